@@ -1,0 +1,33 @@
+/*===-- dlc-c/Dialects.h - dlg and dlk dialect handles ------------*- C -*-===*/
+
+#ifndef DLC_C_DIALECTS_H
+#define DLC_C_DIALECTS_H
+
+#include "mlir-c/IR.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Dlg, dlg);
+MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Dlk, dlk);
+
+/* Inserts dlg and dlk into `registry`. */
+MLIR_CAPI_EXPORTED void dlcRegisterDialects(MlirDialectRegistry registry);
+
+/* A context with every upstream dialect and extension plus dlg and dlk
+   registered, dlg/dlk/func loaded, and every dlc and upstream pass
+   registered (so textual pipelines parse). Destroy with mlirContextDestroy. */
+MLIR_CAPI_EXPORTED MlirContext dlcContextCreate(void);
+
+/* Parses `source` (named `sourceName` in diagnostics), verifies it and
+   returns the module; null after printing diagnostics to stderr. */
+MLIR_CAPI_EXPORTED MlirModule dlcModuleParse(MlirContext ctx,
+                                             MlirStringRef source,
+                                             const char *sourceName);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DLC_C_DIALECTS_H */

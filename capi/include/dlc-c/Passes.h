@@ -1,0 +1,30 @@
+/*===-- dlc-c/Passes.h - The dlc passes and pipelines -------------*- C -*-===*/
+
+#ifndef DLC_C_PASSES_H
+#define DLC_C_PASSES_H
+
+#include "dlc-c/Pass.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Descriptors of the dlc passes (passes/<name>.c). */
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgSimplifyPass;
+
+/* --dlg-simplify: algebraic simplification of dlg ops (on func.func). */
+MLIR_CAPI_EXPORTED MlirPass dlcCreateDlgSimplifyPass(void);
+
+/* Registers every dlc pass and pipeline by name; safe to call repeatedly. */
+MLIR_CAPI_EXPORTED void dlcRegisterAllPasses(void);
+
+/* Runs a textual pipeline, e.g. "builtin.module(func.func(dlg-simplify))",
+   on `op`. Parse errors and pass failures are reported as diagnostics. */
+MLIR_CAPI_EXPORTED MlirLogicalResult dlcRunPipeline(MlirOperation op,
+                                                    const char *pipeline);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DLC_C_PASSES_H */

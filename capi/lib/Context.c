@@ -1,0 +1,48 @@
+/* Contexts with everything dlc needs, and parsing modules (dlc-c/Dialects.h). */
+
+#include "dlc-c/Dialects.h"
+#include "dlc-c/Passes.h"
+
+#include "mlir-c/RegisterEverything.h"
+
+#include <threads.h>
+
+void dlcRegisterDialects(MlirDialectRegistry registry) {
+  mlirDialectHandleInsertDialect(mlirGetDialectHandle__dlg__(), registry);
+  mlirDialectHandleInsertDialect(mlirGetDialectHandle__dlk__(), registry);
+}
+
+static once_flag passesRegistered = ONCE_FLAG_INIT;
+
+static void registerPassesOnce(void) {
+  mlirRegisterAllPasses();
+  dlcRegisterAllPasses();
+}
+
+MlirContext dlcContextCreate(void) {
+  call_once(&passesRegistered, registerPassesOnce);
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(registry);
+  dlcRegisterDialects(registry);
+  MlirContext ctx = mlirContextCreateWithRegistry(registry, false);
+  mlirDialectRegistryDestroy(registry);
+  mlirRegisterAllLLVMTranslations(ctx);
+  static const char *const loaded[] = {"dlg", "dlk", "func"};
+  for (size_t i = 0; i < sizeof loaded / sizeof loaded[0]; ++i)
+    mlirContextGetOrLoadDialect(ctx, mlirStringRefCreateFromCString(loaded[i]));
+  return ctx;
+}
+
+MlirModule dlcModuleParse(MlirContext ctx, MlirStringRef source,
+                          const char *sourceName) {
+  /* Parsing verifies; diagnostics go to the context's handlers (stderr by
+     default). */
+  MlirOperation op = mlirOperationCreateParse(
+      ctx, source, mlirStringRefCreateFromCString(sourceName ? sourceName : "<input>"));
+  if (mlirOperationIsNull(op))
+    return (MlirModule){NULL};
+  MlirModule m = mlirModuleFromOperation(op);
+  if (mlirModuleIsNull(m)) /* not a builtin.module */
+    mlirOperationDestroy(op);
+  return m;
+}

@@ -1,0 +1,517 @@
+//===- DlgOps.td - the dlg (graph) dialect -----------------*- tablegen -*-===//
+//
+// Tensor operators of a deep-learning graph, with value semantics. Names,
+// operand order and attribute names are a public contract (DLG-OPS.md).
+// Every op except reshape, cast and constant infers its result type from one
+// C shape rule (dlc-c/Shape.h); the verifier reports that rule's message.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLG_OPS
+#define DLG_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Dlg_Dialect : Dialect {
+  let name = "dlg";
+  let cppNamespace = "::mlir::dlg";
+  let summary = "Graph-level tensor operators of dlc";
+  let description = [{
+    A model is a DAG of dlg operators on ranked tensors with value semantics.
+    Element types are `f32`, `f16`, `bf16`, `i8`, `i32`, `i64` and `i1`
+    (masks). Shapes may carry dynamic dimensions (`?`); shape inference keeps
+    them dynamic rather than failing. Axes count from the end when negative.
+    Semantics follow ONNX and PyTorch unless stated.
+
+    Every op infers its result type from a shape rule written in C
+    (`dlc-c/Shape.h`), which the verifier, the C passes and the C API share.
+    A declared result type must be compatible with the inferred one (it may
+    be more or less static, but not different).
+  }];
+  let hasConstantMaterializer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def Dlg_Tensor : RankedTensorOf<[F32, F16, BF16, I8, I32, I64, I1]>;
+def Dlg_NumTensor : RankedTensorOf<[F32, F16, BF16, I8, I32, I64]>;
+def Dlg_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def Dlg_MaskTensor : RankedTensorOf<[I1]>;
+def Dlg_IndexTensor : RankedTensorOf<[I32, I64]>;
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+class Dlg_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dlg_Dialect, mnemonic, !listconcat([Pure], traits)>;
+
+// Result type inference from a C shape rule. The generic inferReturnTypes
+// first completes the op's properties (from the attribute dictionary when
+// called at parse or build time, then defaults) so the rule always sees the
+// real attribute values; the op defines the Adaptor form. The verifier runs
+// the rule at the op's location and reports a declared result type that
+// disagrees with it, ahead of InferTypeOpInterface's generic check.
+def Dlg_ShapeRule : NativeOpTrait<"ShapeRule", [], [{
+    static ::llvm::LogicalResult inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes);
+    static bool isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r);
+  }], [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr attributes,
+        ::mlir::OpaqueProperties properties, ::mlir::RegionRange regions,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mlir::dlg::inferWithProperties<$cppClass>(
+          context, location, operands, attributes, properties, regions,
+          inferredReturnTypes);
+    }
+  }]> {
+  let cppNamespace = "::mlir::dlg";
+}
+
+// An op whose result type comes from a C shape rule. `dlgExtraDefs` holds
+// family-wide C++ definitions (usually the Adaptor form of inferReturnTypes).
+class Dlg_InferOp<string mnemonic, list<Trait> traits = []>
+    : Dlg_Op<mnemonic, !listconcat(traits, [Dlg_ShapeRule,
+          DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
+  code dlgExtraDefs = "";
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l,
+                                            ::mlir::TypeRange r) {
+      return ::mlir::dlg::areCompatibleReturnTypes(l, r);
+    }
+  }] # dlgExtraDefs;
+}
+
+//===----------------------------------------------------------------------===//
+// Constant
+//===----------------------------------------------------------------------===//
+
+def Dlg_ConstantOp : Dlg_InferOp<"constant", [ConstantLike]> {
+  let summary = "tensor constant";
+  let description = [{
+    A constant tensor given by an elements attribute (`dense<...>` or
+    `dense_resource<...>` for large weights).
+
+    ```mlir
+    %w = dlg.constant dense<1.0> : tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Dlg_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops with NumPy broadcasting
+//===----------------------------------------------------------------------===//
+
+class Dlg_BinaryOp<string mnemonic, string math>
+    : Dlg_InferOp<mnemonic, [AllElementTypesMatch<["lhs", "rhs", "result"]>]> {
+  let summary = "elementwise " # math # " with NumPy broadcasting";
+  let description = "Computes `" # math # "` elementwise. The shapes of "
+    # "`lhs` and `rhs` broadcast as in NumPy (trailing dims aligned; a dim of "
+    # "1 stretches). Both operands and the result share one element type.";
+  let arguments = (ins Dlg_NumTensor:$lhs, Dlg_NumTensor:$rhs);
+  let results = (outs Dlg_NumTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let dlgExtraDefs = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor a, ::llvm::SmallVectorImpl<::mlir::Type> &out) {
+      return ::mlir::dlg::inferBroadcast(loc, getOperationName(),
+                                         {a.getLhs(), a.getRhs()}, out);
+    }
+  }];
+}
+
+def Dlg_AddOp : Dlg_BinaryOp<"add", "lhs + rhs">;
+def Dlg_SubOp : Dlg_BinaryOp<"sub", "lhs - rhs">;
+def Dlg_MulOp : Dlg_BinaryOp<"mul", "lhs * rhs">;
+def Dlg_DivOp : Dlg_BinaryOp<"div", "lhs / rhs">;
+def Dlg_MaxOp : Dlg_BinaryOp<"max", "max(lhs, rhs)">;
+def Dlg_MinOp : Dlg_BinaryOp<"min", "min(lhs, rhs)">;
+def Dlg_PowOp : Dlg_BinaryOp<"pow", "lhs ^ rhs">;
+
+def Dlg_WhereOp : Dlg_InferOp<"where",
+    [AllElementTypesMatch<["lhs", "rhs", "result"]>]> {
+  let summary = "elementwise select: cond ? lhs : rhs";
+  let description = [{
+    `cond` is an `i1` mask; the three shapes broadcast together (NumPy).
+  }];
+  let arguments = (ins Dlg_MaskTensor:$cond, Dlg_Tensor:$lhs, Dlg_Tensor:$rhs);
+  let results = (outs Dlg_Tensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $lhs `,` $rhs attr-dict `:`
+    type($cond) `,` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let dlgExtraDefs = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor a, ::llvm::SmallVectorImpl<::mlir::Type> &out) {
+      return ::mlir::dlg::inferBroadcast(
+          loc, getOperationName(), {a.getCond(), a.getLhs(), a.getRhs()}, out);
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary ops
+//===----------------------------------------------------------------------===//
+
+class Dlg_UnaryOp<string mnemonic, TypeConstraint type, string math,
+                  list<Trait> traits = []>
+    : Dlg_InferOp<mnemonic, traits> {
+  let summary = "elementwise " # math;
+  let description = "Computes `" # math # "` elementwise; the result has the "
+    # "operand's type.";
+  let arguments = (ins type:$x);
+  let results = (outs type:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let dlgExtraDefs = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location>,
+        Adaptor a, ::llvm::SmallVectorImpl<::mlir::Type> &out) {
+      out.push_back(a.getX().getType());
+      return ::mlir::success();
+    }
+  }];
+}
+
+def Dlg_NegOp : Dlg_UnaryOp<"neg", Dlg_NumTensor, "-x">;
+def Dlg_AbsOp : Dlg_UnaryOp<"abs", Dlg_NumTensor, "|x|">;
+def Dlg_ReluOp : Dlg_UnaryOp<"relu", Dlg_NumTensor, "max(x, 0)">;
+def Dlg_ExpOp : Dlg_UnaryOp<"exp", Dlg_FloatTensor, "e^x">;
+def Dlg_LogOp : Dlg_UnaryOp<"log", Dlg_FloatTensor, "ln(x)">;
+def Dlg_SqrtOp : Dlg_UnaryOp<"sqrt", Dlg_FloatTensor, "sqrt(x)">;
+def Dlg_RsqrtOp : Dlg_UnaryOp<"rsqrt", Dlg_FloatTensor, "1 / sqrt(x)">;
+def Dlg_TanhOp : Dlg_UnaryOp<"tanh", Dlg_FloatTensor, "tanh(x)">;
+def Dlg_ErfOp : Dlg_UnaryOp<"erf", Dlg_FloatTensor, "erf(x)">;
+def Dlg_SigmoidOp : Dlg_UnaryOp<"sigmoid", Dlg_FloatTensor, "1 / (1 + e^-x)">;
+def Dlg_SiluOp : Dlg_UnaryOp<"silu", Dlg_FloatTensor, "x * sigmoid(x)">;
+
+def Dlg_GeluOp : Dlg_UnaryOp<"gelu", Dlg_FloatTensor, "x * Phi(x)"> {
+  let description = [{
+    Gaussian error linear unit. `approximate = "none"` (default) is the exact
+    `0.5 x (1 + erf(x / sqrt 2))`; `"tanh"` is
+    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`.
+  }];
+  let arguments = (ins Dlg_FloatTensor:$x,
+                   DefaultValuedAttr<StrAttr, "\"none\"">:$approximate);
+  let hasVerifier = 1;
+}
+
+def Dlg_ClampOp : Dlg_UnaryOp<"clamp", Dlg_NumTensor, "min(max(x, min), max)"> {
+  let description = [{
+    Clips `x` to `[min, max]`; either bound may be left out (infinite).
+    ReLU6 is `dlg.clamp %x {min = 0.0, max = 6.0}`.
+  }];
+  let arguments = (ins Dlg_NumTensor:$x,
+      DefaultValuedAttr<F64Attr, "-std::numeric_limits<double>::infinity()">:$min,
+      DefaultValuedAttr<F64Attr, "std::numeric_limits<double>::infinity()">:$max);
+  let hasVerifier = 1;
+}
+
+def Dlg_CastOp : Dlg_Op<"cast"> {
+  let summary = "element type conversion";
+  let description = [{
+    Converts each element to the result's element type; the shape is kept.
+    Float to integer rounds toward zero; to `i1` tests for non-zero.
+  }];
+  let arguments = (ins Dlg_Tensor:$x);
+  let results = (outs Dlg_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions and windows
+//===----------------------------------------------------------------------===//
+
+def Dlg_MatmulOp : Dlg_InferOp<"matmul",
+    [AllElementTypesMatch<["a", "b", "result"]>]> {
+  let summary = "batched matrix product (numpy.matmul)";
+  let description = [{
+    `a` is `[..., M, K]` (`[..., K, M]` with `transpose_a`), `b` is
+    `[..., K, N]` (`[..., N, K]` with `transpose_b`); the result is
+    `[..., M, N]` with the batch dims broadcast.
+
+    ```mlir
+    %y = dlg.matmul %x, %w {transpose_b = true}
+        : tensor<32x784xf32>, tensor<512x784xf32> -> tensor<32x512xf32>
+    ```
+  }];
+  let arguments = (ins Dlg_NumTensor:$a, Dlg_NumTensor:$b,
+                   DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                   DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
+  let results = (outs Dlg_NumTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b attr-dict `:` type($a) `,` type($b) `->` type($result)
+  }];
+}
+
+def Dlg_Conv2dOp : Dlg_InferOp<"conv2d",
+    [AllElementTypesMatch<["input", "weight", "result"]>]> {
+  let summary = "2-D convolution, NCHW (ONNX Conv)";
+  let description = [{
+    `input` is `(N, C, H, W)`, `weight` is `(O, C/groups, kH, kW)`, optional
+    `bias` is `(O)`. `padding` is `[top, left, bottom, right]`. The result is
+    `(N, O, Ho, Wo)` with `Ho = (H + top + bottom - dH (kH - 1) - 1) / sH + 1`.
+  }];
+  let arguments = (ins Dlg_NumTensor:$input, Dlg_NumTensor:$weight,
+                   Optional<Dlg_NumTensor>:$bias,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Dlg_NumTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+class Dlg_Pool2dOp<string mnemonic, string what> : Dlg_InferOp<mnemonic,
+    [AllElementTypesMatch<["input", "result"]>]> {
+  let summary = what # " pooling over H and W, NCHW";
+  let results = (outs Dlg_NumTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let dlgExtraDefs = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor a, ::llvm::SmallVectorImpl<::mlir::Type> &out) {
+      return ::mlir::dlg::inferPool2d(loc, getOperationName(), a.getInput(),
+                                      a.getKernel(), a.getStrides(),
+                                      a.getPadding(), a.getCeilMode(), out);
+    }
+  }];
+}
+
+def Dlg_MaxPool2dOp : Dlg_Pool2dOp<"max_pool2d", "max"> {
+  let description = [{
+    ONNX MaxPool: `kernel` [kH, kW], `strides` (default 1), `padding`
+    [top, left, bottom, right] (each smaller than the kernel), `ceil_mode`.
+  }];
+  let arguments = (ins Dlg_NumTensor:$input,
+                   DenseI64ArrayAttr:$kernel,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+                   DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+}
+
+def Dlg_AvgPool2dOp : Dlg_Pool2dOp<"avg_pool2d", "average"> {
+  let description = [{
+    ONNX AveragePool, with the attributes of `dlg.max_pool2d` plus
+    `count_include_pad`: whether padded zeros count in the divisor.
+  }];
+  let arguments = (ins Dlg_NumTensor:$input,
+                   DenseI64ArrayAttr:$kernel,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+                   DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                   DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalizations
+//===----------------------------------------------------------------------===//
+
+def Dlg_BatchNormOp : Dlg_InferOp<"batch_norm",
+    [AllElementTypesMatch<["x", "scale", "bias", "mean", "var", "result"]>]> {
+  let summary = "inference-mode batch normalization";
+  let description = [{
+    `(x - mean) / sqrt(var + epsilon) * scale + bias` along dim `axis`; the
+    four parameters are 1-D with the size of that dim.
+  }];
+  let arguments = (ins Dlg_FloatTensor:$x, Dlg_FloatTensor:$scale,
+                   Dlg_FloatTensor:$bias, Dlg_FloatTensor:$mean,
+                   Dlg_FloatTensor:$var,
+                   DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
+                   DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Dlg_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $scale `,` $bias `,` $mean `,` $var attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dlg_LayerNormOp : Dlg_InferOp<"layer_norm",
+    [AttrSizedOperandSegments, AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "layer normalization over dims [axis, rank)";
+  let description = [{
+    `(x - mean) / sqrt(var + epsilon) * gamma + beta`, with mean and variance
+    over dims `[axis, rank)`. `gamma` and `beta` are optional and have the
+    shape of those dims.
+
+    ```mlir
+    %y = dlg.layer_norm %x gamma %g beta %b {epsilon = 1.0e-12 : f64}
+        : (tensor<128x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<128x768xf32>
+    ```
+  }];
+  let arguments = (ins Dlg_FloatTensor:$x, Optional<Dlg_FloatTensor>:$gamma,
+                   Optional<Dlg_FloatTensor>:$beta,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+  let results = (outs Dlg_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x (`gamma` $gamma^)? (`beta` $beta^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Dlg_RmsNormOp : Dlg_InferOp<"rms_norm",
+    [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "root-mean-square normalization over dims [axis, rank)";
+  let description = [{
+    `x / sqrt(mean(x^2, dims [axis, rank)) + epsilon) * gamma` (Zhang and
+    Sennrich 2019). `gamma` is optional and has the shape of the normalized
+    dims; the result has the shape of `x`.
+  }];
+  let arguments = (ins Dlg_FloatTensor:$x, Optional<Dlg_FloatTensor>:$gamma,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+  let results = (outs Dlg_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x (`gamma` $gamma^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+class Dlg_SoftmaxBase<string mnemonic, string what>
+    : Dlg_UnaryOp<mnemonic, Dlg_FloatTensor, what> {
+  let description = "Numerically stable " # what # " along `axis` (the "
+    # "maximum is subtracted before exponentiation).";
+  let arguments = (ins Dlg_FloatTensor:$x, DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let dlgExtraDefs = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor a, ::llvm::SmallVectorImpl<::mlir::Type> &out) {
+      return ::mlir::dlg::inferSoftmax(loc, getOperationName(), a.getX(),
+                                       a.getAxis(), out);
+    }
+  }];
+}
+
+def Dlg_SoftmaxOp : Dlg_SoftmaxBase<"softmax", "softmax">;
+def Dlg_LogSoftmaxOp : Dlg_SoftmaxBase<"log_softmax", "log-softmax">;
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Dlg_ReduceOp<string mnemonic, string what>
+    : Dlg_InferOp<mnemonic, [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = what # " over `axes`";
+  let description = "Reduces `x` by " # what # " over the distinct dims in "
+    # "`axes` (all dims when empty); `keepdims` keeps them as size 1.";
+  let arguments = (ins Dlg_NumTensor:$x,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
+                   DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs Dlg_NumTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let dlgExtraDefs = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor a, ::llvm::SmallVectorImpl<::mlir::Type> &out) {
+      return ::mlir::dlg::inferReduce(loc, getOperationName(), a.getX(),
+                                      a.getAxes(), a.getKeepdims(), out);
+    }
+  }];
+}
+
+def Dlg_ReduceSumOp : Dlg_ReduceOp<"reduce_sum", "sum">;
+def Dlg_ReduceMeanOp : Dlg_ReduceOp<"reduce_mean", "mean">;
+def Dlg_ReduceMaxOp : Dlg_ReduceOp<"reduce_max", "maximum">;
+def Dlg_ReduceMinOp : Dlg_ReduceOp<"reduce_min", "minimum">;
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Dlg_TransposeOp : Dlg_InferOp<"transpose",
+    [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "dimension permutation";
+  let description = "Result dim `i` is `x` dim `perm[i]`.";
+  let arguments = (ins Dlg_Tensor:$x, DenseI64ArrayAttr:$perm);
+  let results = (outs Dlg_Tensor:$result);
+  let assemblyFormat = [{
+    $x `perm` `=` $perm attr-dict `:` type($x) `->` type($result)
+  }];
+}
+
+def Dlg_ReshapeOp : Dlg_Op<"reshape", [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "reshape to the result type's shape";
+  let description = [{
+    The result type gives the new shape (row-major order kept); the element
+    counts must match where both are static.
+  }];
+  let arguments = (ins Dlg_Tensor:$x);
+  let results = (outs Dlg_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Dlg_ConcatOp : Dlg_InferOp<"concat"> {
+  let summary = "concatenation along `axis`";
+  let description = "All operands have one rank and element type and agree "
+    # "on every dim but `axis`.";
+  let arguments = (ins Variadic<Dlg_Tensor>:$xs, I64Attr:$axis);
+  let results = (outs Dlg_Tensor:$result);
+  let assemblyFormat = "$xs attr-dict `:` functional-type($xs, results)";
+}
+
+def Dlg_SliceOp : Dlg_InferOp<"slice", [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "strided slice (ONNX Slice with every axis given)";
+  let description = [{
+    `starts`, `ends` and `steps` (default all 1) have one value per dim.
+    Negative indices count from the end; starts and ends clamp to the dim;
+    a negative step walks backwards.
+  }];
+  let arguments = (ins Dlg_Tensor:$x, DenseI64ArrayAttr:$starts,
+                   DenseI64ArrayAttr:$ends,
+                   OptionalAttr<DenseI64ArrayAttr>:$steps);
+  let results = (outs Dlg_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+}
+
+def Dlg_GatherOp : Dlg_InferOp<"gather",
+    [AllElementTypesMatch<["data", "result"]>]> {
+  let summary = "gather slices of `data` along `axis` (ONNX Gather)";
+  let description = [{
+    The result shape is `data[:axis] + indices + data[axis+1:]`; negative
+    indices count from the end of the axis (embedding lookup for axis 0).
+  }];
+  let arguments = (ins Dlg_Tensor:$data, Dlg_IndexTensor:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Dlg_Tensor:$result);
+  let assemblyFormat = [{
+    $data `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Dlg_PadOp : Dlg_InferOp<"pad", [AllElementTypesMatch<["x", "result"]>]> {
+  let summary = "constant padding";
+  let description = [{
+    `pads` holds all begin paddings then all end paddings (`2 * rank`
+    non-negative values, ONNX order); new elements are `value`.
+  }];
+  let arguments = (ins Dlg_Tensor:$x, DenseI64ArrayAttr:$pads,
+                   DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Dlg_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+}
+
+#endif // DLG_OPS

@@ -1,0 +1,105 @@
+//===- DlkOps.td - the dlk (kernel) dialect ----------------*- tablegen -*-===//
+//
+// Fused kernels produced by --dlg-fuse: an isolated region of dlg ops with
+// explicit operands and results, a kind, and an optional schedule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLK_OPS
+#define DLK_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Dlk_Dialect : Dialect {
+  let name = "dlk";
+  let cppNamespace = "::mlir::dlk";
+  let summary = "Fused kernels of dlc with their schedules";
+  let description = [{
+    A `dlk.kernel` is one unit of code generation: the dlg ops of its body
+    are lowered together (one loop nest where possible), following the
+    kernel's `#dlk.schedule`.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// #dlk.schedule
+//===----------------------------------------------------------------------===//
+
+def Dlk_ScheduleAttr : AttrDef<Dlk_Dialect, "Schedule"> {
+  let mnemonic = "schedule";
+  let summary = "how a kernel's loops are tiled, vectorized and parallelized";
+  let description = [{
+    `tile` gives one tile size per loop of the kernel's root op (0 leaves
+    that loop untiled); `vector` is the vector width in elements (a power of
+    two, 1 for scalar code); `parallel` lists the loops run in parallel.
+    Every field is optional.
+
+    ```mlir
+    #dlk.schedule<tile = [64, 256, 0], vector = 16, parallel = [0]>
+    ```
+  }];
+  let parameters = (ins
+      OptionalArrayRefParameter<"int64_t">:$tileSizes,
+      DefaultValuedParameter<"int64_t", "1">:$vectorWidth,
+      OptionalArrayRefParameter<"int64_t">:$parallelDims);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+class Dlk_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dlk_Dialect, mnemonic, traits>;
+
+def Dlk_KernelOp : Dlk_Op<"kernel", [IsolatedFromAbove, RecursiveMemoryEffects,
+    SingleBlock]> {
+  let summary = "a fused kernel";
+  let description = [{
+    The region has one block whose arguments stand for the operands (same
+    count and types) and whose dlg ops end in `dlk.yield` of the results.
+    `kind` is one of `"elementwise"`, `"reduction"`, `"contraction"`,
+    `"injective"` or `"opaque"`.
+
+    ```mlir
+    %y = dlk.kernel "contraction" (%x, %w, %b)
+        : (tensor<32x784xf32>, tensor<784x512xf32>, tensor<512xf32>) -> tensor<32x512xf32> {
+    ^bb0(%a: tensor<32x784xf32>, %c: tensor<784x512xf32>, %d: tensor<512xf32>):
+      %0 = dlg.matmul %a, %c : tensor<32x784xf32>, tensor<784x512xf32> -> tensor<32x512xf32>
+      %1 = dlg.add %0, %d : tensor<32x512xf32>, tensor<512xf32> -> tensor<32x512xf32>
+      %2 = dlg.relu %1 : tensor<32x512xf32>
+      dlk.yield %2 : tensor<32x512xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$inputs, StrAttr:$kind,
+                   OptionalAttr<Dlk_ScheduleAttr>:$schedule);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind (`schedule` $schedule^)? `(` $inputs `)` attr-dict `:`
+    functional-type($inputs, $results) $body
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The terminator of the body.
+    YieldOp getYield();
+    /// Whether `kind` names a known kernel kind.
+    static bool isKnownKind(::llvm::StringRef kind);
+  }];
+}
+
+def Dlk_YieldOp : Dlk_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"KernelOp">]> {
+  let summary = "results of a kernel";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+#endif // DLK_OPS

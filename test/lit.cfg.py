@@ -1,0 +1,26 @@
+# lit configuration of the dlc test suite.
+import os
+
+import lit.formats
+
+config.name = "dlc"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir", ".c", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.dlc_obj_root, "test")
+
+bin_dir = os.path.join(config.dlc_obj_root, "bin")
+lib_dir = os.path.join(config.dlc_obj_root, "lib")
+config.environment["PATH"] = os.pathsep.join(
+    [bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
+
+# C programs against libdlc.so: the dlc C API headers and the MLIR C API's.
+cc = (f"{config.c_compiler} -std=c11 -Wall -Werror -Wno-unused-parameter "
+      f"-I{config.dlc_src_root}/capi/include -I{config.mlir_include_dir} "
+      f"-L{lib_dir} -Wl,-rpath,{lib_dir} -Wl,-rpath,{config.llvm_lib_dir}")
+config.substitutions.append(("%cc", cc))
+config.substitutions.append(("%ldlc", "-ldlc"))
+config.substitutions.append(("%dlc_plugin", os.path.join(lib_dir, "DlcPlugin.so")))
+config.substitutions.append(
+    ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))

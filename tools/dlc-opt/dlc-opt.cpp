@@ -1,0 +1,30 @@
+//===- dlc-opt.cpp - mlir-opt with the dlc dialects and passes -*- C++ -*-===//
+//
+// MlirOptMain with every upstream dialect, extension and pass, plus dlg,
+// dlk and every dlc pass and pipeline. Thin by design: registration only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dlc-c/Dialects.h"
+#include "dlc-c/Passes.h"
+#include "../../passes/test/test_passes.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  dlcRegisterAllPasses();
+  dlcRegisterTestPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  dlcRegisterDialects(wrap(&registry));
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "dlc optimizer driver (dlg/dlk + upstream MLIR)\n", registry));
+}
