@@ -2,8 +2,11 @@
 # Installs the Debian packages dlc needs, only those missing; safe to run any number of times.
 set -euo pipefail
 
-PKGS=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-      cmake ninja-build gcc g++ python3 python3-numpy)
+# clang-22 is required: MLIR names template traits by __PRETTY_FUNCTION__, so
+# code must be compiled by the compiler family that built libMLIR.so (GCC's
+# spelling differs and traits such as IsTerminator silently stop matching).
+PKGS=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22
+      cmake ninja-build python3 python3-numpy)
 # Optional extras (benchmarks, Python tests, ONNX) are added with DLC_SETUP_EXTRAS=1.
 if [ "${DLC_SETUP_EXTRAS:-0}" = 1 ]; then
   PKGS+=(python3-pytest python3-onnx python3-torch libopenblas-dev valgrind)

@@ -83,7 +83,7 @@ def Dlk_KernelOp : Dlk_Op<"kernel", [IsolatedFromAbove, RecursiveMemoryEffects,
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $kind (`schedule` $schedule^)? `(` $inputs `)` attr-dict `:`
+    $kind (`schedule` qualified($schedule)^)? `(` $inputs `)` attr-dict `:`
     functional-type($inputs, $results) $body
   }];
   let hasRegionVerifier = 1;

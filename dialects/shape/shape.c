@@ -18,29 +18,33 @@ static bool fail(DlcShapeError *err, const char *fmt, ...) {
   return false;
 }
 
-/* Formats a dim for messages: a number or `?`. Two rotating buffers so that
-   one message can show two dims. */
+/* Writes a dim for messages: a number or `?`. */
+static void formatDim(char *b, size_t n, int64_t d) {
+  if (IS_DYN(d))
+    snprintf(b, n, "?");
+  else
+    snprintf(b, n, "%lld", (long long)d);
+}
+
+/* A dim as a string; four rotating buffers so one message can show several. */
 static const char *dimStr(int64_t d) {
   static _Thread_local char buf[4][24];
   static _Thread_local int next;
   char *b = buf[next++ & 3];
-  if (IS_DYN(d))
-    snprintf(b, sizeof buf[0], "?");
-  else
-    snprintf(b, sizeof buf[0], "%lld", (long long)d);
+  formatDim(b, sizeof buf[0], d);
   return b;
 }
 
-/* Formats a whole shape, e.g. [4, ?, 16]. */
+/* A whole shape, e.g. [4, ?, 16]; two rotating buffers of its own. */
 static const char *shapeStr(const DlcShape *s) {
   static _Thread_local char buf[2][160];
   static _Thread_local int next;
-  char *b = buf[next++ & 1];
-  size_t n = 0;
-  n += snprintf(b + n, sizeof buf[0] - n, "[");
-  for (int64_t i = 0; i < s->rank && n < sizeof buf[0]; ++i)
-    n += snprintf(b + n, sizeof buf[0] - n, "%s%s", i ? ", " : "",
-                  dimStr(s->dims[i]));
+  char *b = buf[next++ & 1], dim[24];
+  size_t n = snprintf(b, sizeof buf[0], "[");
+  for (int64_t i = 0; i < s->rank && n < sizeof buf[0]; ++i) {
+    formatDim(dim, sizeof dim, s->dims[i]);
+    n += snprintf(b + n, sizeof buf[0] - n, "%s%s", i ? ", " : "", dim);
+  }
   if (n < sizeof buf[0])
     snprintf(b + n, sizeof buf[0] - n, "]");
   return b;
