@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The main job: install what is missing, build, then run dlc-opt on an example
+# model (an MLP block with RMSNorm) to show parsing, shape inference,
+# simplification and precise errors.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${DLC_BUILD_DIR:-$root/build}
+bash "$root/scripts/setup.sh"
+bash "$root/scripts/build.sh"
+opt="$build/bin/dlc-opt"
+echo
+echo "== examples/mlp_block.mlir after --dlg-simplify"
+"$opt" --dlg-simplify "$root/examples/mlp_block.mlir"
+echo "== the same, generic form (the public contract)"
+"$opt" --dlg-simplify --mlir-print-op-generic "$root/examples/mlp_block.mlir" | head -12
+echo "== a malformed model gets a located error"
+"$opt" "$root/examples/bad_matmul.mlir" || true
+echo "== generated op docs: $build/docs/Dialects/DlgDialect.md, DlkDialect.md"
