@@ -21,6 +21,8 @@ cc = (f"{config.c_compiler} -std=c11 -Wall -Werror -Wno-unused-parameter "
       f"-L{lib_dir} -Wl,-rpath,{lib_dir} -Wl,-rpath,{config.llvm_lib_dir}")
 config.substitutions.append(("%cc", cc))
 config.substitutions.append(("%ldlc", "-ldlc"))
+config.substitutions.append(("%dlc_lib", os.path.join(lib_dir, "libdlc.so")))
+config.substitutions.append(("%dlc_src", config.dlc_src_root))
 config.substitutions.append(("%dlc_plugin", os.path.join(lib_dir, "DlcPlugin.so")))
 config.substitutions.append(
     ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))

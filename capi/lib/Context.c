@@ -32,17 +32,3 @@ MlirContext dlcContextCreate(void) {
     mlirContextGetOrLoadDialect(ctx, mlirStringRefCreateFromCString(loaded[i]));
   return ctx;
 }
-
-MlirModule dlcModuleParse(MlirContext ctx, MlirStringRef source,
-                          const char *sourceName) {
-  /* Parsing verifies; diagnostics go to the context's handlers (stderr by
-     default). */
-  MlirOperation op = mlirOperationCreateParse(
-      ctx, source, mlirStringRefCreateFromCString(sourceName ? sourceName : "<input>"));
-  if (mlirOperationIsNull(op))
-    return (MlirModule){NULL};
-  MlirModule m = mlirModuleFromOperation(op);
-  if (mlirModuleIsNull(m)) /* not a builtin.module */
-    mlirOperationDestroy(op);
-  return m;
-}

@@ -1,7 +1,8 @@
 //===- Dialects.cpp - C handles of the dlg and dlk dialects ----*- C++ -*-===//
 //
 // The only C++ of the C API: MLIR's registration macro needs the dialect
-// classes. Everything else in capi/lib is C.
+// classes, and the MLIR C API cannot parse a module (implicitly wrapping
+// top-level ops) under a source name. Everything else in capi/lib is C.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,7 +10,19 @@
 
 #include "dlg/DlgOps.h"
 #include "dlk/DlkOps.h"
+#include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
 
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Dlg, dlg, mlir::dlg::DlgDialect)
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Dlk, dlk, mlir::dlk::DlkDialect)
+
+MlirModule dlcModuleParse(MlirContext ctx, MlirStringRef source,
+                          const char *sourceName) {
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(
+      unwrap(source), mlir::ParserConfig(unwrap(ctx)),
+      sourceName ? sourceName : "<input>");
+  return wrap(module.release());
+}

@@ -26,6 +26,21 @@ MLIR_CAPI_EXPORTED MlirModule dlcModuleParse(MlirContext ctx,
                                              MlirStringRef source,
                                              const char *sourceName);
 
+/*--- For hosts without C callbacks (Python's ctypes) ------------------------*/
+
+/* Collects the diagnostics emitted on a context as text, one per line
+   ("file:line:col: error: message"), until detached. */
+typedef struct DlcDiagnostics DlcDiagnostics;
+MLIR_CAPI_EXPORTED DlcDiagnostics *dlcDiagnosticsAttach(MlirContext ctx);
+/* The text collected so far (valid until the next diagnostic or clear). */
+MLIR_CAPI_EXPORTED const char *dlcDiagnosticsText(const DlcDiagnostics *d);
+MLIR_CAPI_EXPORTED void dlcDiagnosticsClear(DlcDiagnostics *d);
+MLIR_CAPI_EXPORTED void dlcDiagnosticsDetach(MlirContext ctx, DlcDiagnostics *d);
+
+/* The op's textual form, malloc'd; release with dlcStringFree. */
+MLIR_CAPI_EXPORTED char *dlcOperationToString(MlirOperation op, bool generic);
+MLIR_CAPI_EXPORTED void dlcStringFree(char *s);
+
 #ifdef __cplusplus
 }
 #endif
