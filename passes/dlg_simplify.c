@@ -47,6 +47,17 @@ static MlirLogicalResult replaceBy(MlirPatternRewriter rw, MlirOperation op,
   return kSuccess;
 }
 
+/* Rewires `op` to read `v` as its first operand, in place. */
+static MlirLogicalResult setFirstOperand(MlirPatternRewriter rw, MlirOperation op,
+                                         MlirValue v, void *state) {
+  MlirRewriterBase base = asBase(rw);
+  mlirRewriterBaseStartOpModification(base, op);
+  mlirOperationSetOperand(op, 0, v);
+  mlirRewriterBaseFinalizeOpModification(base, op);
+  ++((SimplifyState *)state)->rewrites;
+  return kSuccess;
+}
+
 static bool isSplat(MlirValue v, double want) {
   double got;
   return dlcGetSplat(v, &got) && got == want;
@@ -109,12 +120,7 @@ static MlirLogicalResult clampOfRelu(MlirRewritePattern p, MlirOperation op,
   MlirOperation relu = dlcDefiningOp(operand(op, 0), "dlg.relu");
   if (mlirOperationIsNull(relu) || !(dlcGetF64(op, "min", -1.0 / 0.0) >= 0.0))
     return kFailure;
-  MlirRewriterBase base = asBase(rw);
-  mlirRewriterBaseStartOpModification(base, op);
-  mlirOperationSetOperand(op, 0, operand(relu, 0));
-  mlirRewriterBaseFinalizeOpModification(base, op);
-  ++((SimplifyState *)state)->rewrites;
-  return kSuccess;
+  return setFirstOperand(rw, op, operand(relu, 0), state);
 }
 
 /*--- transpose --------------------------------------------------------------*/
@@ -162,12 +168,7 @@ static MlirLogicalResult reshapeSimplify(MlirRewritePattern p, MlirOperation op,
   MlirOperation inner = dlcDefiningOp(x, "dlg.reshape");
   if (mlirOperationIsNull(inner))
     return kFailure;
-  MlirRewriterBase base = asBase(rw);
-  mlirRewriterBaseStartOpModification(base, op);
-  mlirOperationSetOperand(op, 0, operand(inner, 0));
-  mlirRewriterBaseFinalizeOpModification(base, op);
-  ++((SimplifyState *)state)->rewrites;
-  return kSuccess;
+  return setFirstOperand(rw, op, operand(inner, 0), state);
 }
 
 /*--- cast -------------------------------------------------------------------*/
@@ -212,12 +213,7 @@ static MlirLogicalResult castSimplify(MlirRewritePattern p, MlirOperation op,
     return kFailure;
   if (sameType(src, result(op)))
     return replaceBy(rw, op, src, state);
-  MlirRewriterBase base = asBase(rw);
-  mlirRewriterBaseStartOpModification(base, op);
-  mlirOperationSetOperand(op, 0, src);
-  mlirRewriterBaseFinalizeOpModification(base, op);
-  ++((SimplifyState *)state)->rewrites;
-  return kSuccess;
+  return setFirstOperand(rw, op, src, state);
 }
 
 /*--- concat of one, whole-tensor slice -------------------------------------*/
