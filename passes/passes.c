@@ -11,13 +11,21 @@
 
 static const DlcPassDescriptor *const kPasses[] = {
     &dlcDlgSimplifyPass,
+    &dlcDlkToLinalgPass,
+    &dlcReadonlyArgsPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;
 
+static const DlcPipelineDescriptor *const kPipelines[] = {
+    &dlcLowerToLLVMPipeline,
+};
+
 static void registerOnce(void) {
   for (size_t i = 0; i < sizeof kPasses / sizeof kPasses[0]; ++i)
     dlcPassRegister(kPasses[i]);
+  for (size_t i = 0; i < sizeof kPipelines / sizeof kPipelines[0]; ++i)
+    dlcPipelineRegister(kPipelines[i]);
 }
 
 void dlcRegisterAllPasses(void) { call_once(&registered, registerOnce); }

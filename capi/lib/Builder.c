@@ -25,7 +25,7 @@ DlcBuilder dlcBuilderForRewriter(MlirRewriterBase rewriter, MlirLocation loc) {
   return b;
 }
 
-static MlirOperation insert(DlcBuilder *b, MlirOperation op) {
+MlirOperation dlcBuilderInsert(DlcBuilder *b, MlirOperation op) {
   if (mlirOperationIsNull(op))
     return op;
   if (b->rewriter.ptr)
@@ -55,7 +55,7 @@ MlirOperation dlcBuildOp(DlcBuilder *b, const char *name, intptr_t nOperands,
       return (MlirOperation){NULL};
   MlirOperationState st = makeState(b, name, nOperands, operands, nAttrs, attrs);
   mlirOperationStateEnableResultTypeInference(&st);
-  return insert(b, mlirOperationCreate(&st));
+  return dlcBuilderInsert(b, mlirOperationCreate(&st));
 }
 
 MlirValue dlcBuildValue(DlcBuilder *b, const char *name, intptr_t nOperands,
@@ -76,7 +76,7 @@ MlirOperation dlcBuildOpTyped(DlcBuilder *b, const char *name,
       return (MlirOperation){NULL};
   MlirOperationState st = makeState(b, name, nOperands, operands, nAttrs, attrs);
   mlirOperationStateAddResults(&st, nResults, results);
-  return insert(b, mlirOperationCreate(&st));
+  return dlcBuilderInsert(b, mlirOperationCreate(&st));
 }
 
 /*--- Named attributes ------------------------------------------------------*/

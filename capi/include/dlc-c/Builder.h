@@ -35,6 +35,9 @@ MLIR_CAPI_EXPORTED DlcBuilder dlcBuilderBefore(MlirOperation op, MlirLocation lo
 MLIR_CAPI_EXPORTED DlcBuilder dlcBuilderForRewriter(MlirRewriterBase rewriter,
                                                     MlirLocation loc);
 
+/* Inserts a detached op at the builder's insertion point; returns it. */
+MLIR_CAPI_EXPORTED MlirOperation dlcBuilderInsert(DlcBuilder *b, MlirOperation op);
+
 /* Counted array arguments from a list, as C11 compound literals. */
 #define DLC_VALUES(...)                                                        \
   (intptr_t)(sizeof((MlirValue[]){__VA_ARGS__}) / sizeof(MlirValue)),          \

@@ -11,6 +11,12 @@ extern "C" {
 
 /* Descriptors of the dlc passes (passes/<name>.c). */
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgSimplifyPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlkToLinalgPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcReadonlyArgsPass;
+MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcLowerToLLVMPipeline;
+
+/* f32 lanes per vector register for a target name (avx2, avx512, host). */
+MLIR_CAPI_EXPORTED int64_t dlcTargetVectorWidth(MlirStringRef target);
 
 /* --dlg-simplify: algebraic simplification of dlg ops (on func.func). */
 MLIR_CAPI_EXPORTED MlirPass dlcCreateDlgSimplifyPass(void);

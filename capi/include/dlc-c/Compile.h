@@ -1,0 +1,85 @@
+/*===-- dlc-c/Compile.h - Compile a model and run it in process ---*- C -*-===*\
+|*                                                                            *|
+|* A DlcProgram is a module compiled through a pass pipeline (by default     *|
+|* lower-to-llvm) and JIT-compiled by MLIR's ExecutionEngine. Its entry is   *|
+|* called with caller-owned dense row-major buffers:                         *|
+|*                                                                            *|
+|*   char *err = NULL;                                                       *|
+|*   DlcProgram *p = dlcProgramCompile(text, len, "model.mlir", NULL, &err); *|
+|*   DlcTensor in = {dlcProgramInput(p, 0), x}, out = {dlcProgramOutput(p, 0), y}; *|
+|*   dlcProgramRun(p, &in, &out, msg, sizeof msg);                           *|
+|*   dlcProgramDestroy(p);                                                   *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef DLC_C_COMPILE_H
+#define DLC_C_COMPILE_H
+
+#include "mlir-c/Support.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { DLC_MAX_RANK = 16 };
+
+typedef enum DlcDType {
+  DLC_F32, DLC_F16, DLC_BF16, DLC_F64, DLC_I1, DLC_I8, DLC_I32, DLC_I64,
+} DlcDType;
+
+typedef struct DlcTensorType {
+  DlcDType dtype;
+  int32_t rank;
+  int64_t dims[DLC_MAX_RANK];
+} DlcTensorType;
+
+typedef struct DlcTensor {
+  DlcTensorType type;
+  void *data; /* dense, row-major, owned by the caller */
+} DlcTensor;
+
+typedef struct DlcCompileOptions {
+  const char *entry;    /* NULL: the only public function, else "main" */
+  const char *pipeline; /* NULL: "builtin.module(lower-to-llvm)" */
+  int threads;          /* worker threads, 0: all cores */
+  int optLevel;         /* LLVM -O level for the JIT, default 3 */
+} DlcCompileOptions;
+
+typedef struct DlcProgram DlcProgram;
+
+/* Parses, lowers and JIT-compiles `source`. On failure returns NULL and, when
+   `error` is given, a malloc'd message with MLIR's diagnostics (release with
+   free). */
+MLIR_CAPI_EXPORTED DlcProgram *dlcProgramCompile(const char *source, size_t length,
+                                                 const char *sourceName,
+                                                 const DlcCompileOptions *options,
+                                                 char **error);
+MLIR_CAPI_EXPORTED void dlcProgramDestroy(DlcProgram *p);
+
+MLIR_CAPI_EXPORTED intptr_t dlcProgramNumInputs(const DlcProgram *p);
+MLIR_CAPI_EXPORTED intptr_t dlcProgramNumOutputs(const DlcProgram *p);
+MLIR_CAPI_EXPORTED DlcTensorType dlcProgramInput(const DlcProgram *p, intptr_t i);
+MLIR_CAPI_EXPORTED DlcTensorType dlcProgramOutput(const DlcProgram *p, intptr_t i);
+
+/* Runs the entry on `inputs` (types must equal the program's) writing into
+   `outputs` (caller-allocated with the output types). Returns false with a
+   message naming the bad input otherwise. */
+MLIR_CAPI_EXPORTED bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs,
+                                      DlcTensor *outputs, char *error, size_t errorLength);
+
+/* Bytes per element, the name ("f32", ...) and element count. */
+MLIR_CAPI_EXPORTED size_t dlcDTypeSize(DlcDType t);
+MLIR_CAPI_EXPORTED const char *dlcDTypeName(DlcDType t);
+MLIR_CAPI_EXPORTED int64_t dlcTensorTypeNumElements(const DlcTensorType *t);
+/* Formats a type as "f32[4x16]" into buf. */
+MLIR_CAPI_EXPORTED const char *dlcTensorTypeFormat(const DlcTensorType *t, char *buf,
+                                                   size_t length);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DLC_C_COMPILE_H */

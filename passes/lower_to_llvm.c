@@ -1,0 +1,131 @@
+/* --lower-to-llvm: the whole CPU pipeline from dlg (or dlk) to the LLVM
+   dialect. Our rewrites run above the type-conversion boundary; from
+   linalg on tensors on, the pipeline composes upstream passes:
+
+     dlg-simplify, dlg-fuse            graph level (C)
+     dlk-to-linalg                     kernels -> linalg on tensors (C)
+     linalg-fuse-elementwise-ops       one generic per elementwise chain
+     dlc-cpu-schedule                  tiling, parallel forall, vectorisation,
+                                       accumulator hoisting (C, transform IR)
+     one-shot-bufferize ...            memrefs, results as caller buffers
+     scf-forall-to-parallel, convert-scf-to-openmp   2-core parallel loops
+     vector / math / memref / scf -> LLVM
+
+   The target (avx2, avx512 or host) sets the vector width the schedule
+   tiles for; the JIT and llc then pick the matching instructions. */
+
+#include "dlc-c/Passes.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Dialect/Func.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/*--- dlc-readonly-args: public function arguments are the caller's --------------*/
+
+static MlirLogicalResult markReadonly(MlirOperation func, void *state, DlcPass *pass) {
+  MlirAttribute vis = mlirOperationGetAttributeByName(
+      func, mlirStringRefCreateFromCString("sym_visibility"));
+  if (!mlirAttributeIsNull(vis)) /* private or nested: internal calls may write */
+    return (MlirLogicalResult){1};
+  MlirRegion body = mlirOperationGetRegion(func, 0);
+  MlirBlock entry = mlirRegionGetFirstBlock(body);
+  if (mlirBlockIsNull(entry))
+    return (MlirLogicalResult){1};
+  MlirContext ctx = mlirOperationGetContext(func);
+  for (intptr_t i = 0; i < mlirBlockGetNumArguments(entry); ++i)
+    mlirFuncSetArgAttr(func, i, mlirStringRefCreateFromCString("bufferization.writable"),
+                       mlirBoolAttrGet(ctx, 0));
+  return (MlirLogicalResult){1};
+}
+
+const DlcPassDescriptor dlcReadonlyArgsPass = {
+    .argument = "dlc-readonly-args",
+    .summary = "Mark the tensor arguments of public functions as not writable, so "
+               "bufferization never writes into the caller's inputs",
+    .anchor = "func.func",
+    .run = markReadonly,
+};
+
+/*--- The pipeline -----------------------------------------------------------------*/
+
+static const DlcOptionDesc kOptions[] = {
+    {"target", "CPU to generate code for: host, avx2 or avx512", DLC_OPTION_STRING, "host"},
+    {"vector-width", "f32 lanes per vector; 0 takes the target's", DLC_OPTION_INT, "0"},
+    {"fuse", "run dlg-fuse first (kernels already present are kept)", DLC_OPTION_BOOL, "false"},
+    {"schedule", "tile and vectorise (off: plain loops, for debugging)", DLC_OPTION_BOOL, "false"},
+    {"parallel", "turn parallel tiles into OpenMP loops", DLC_OPTION_BOOL, "true"},
+};
+
+int64_t dlcTargetVectorWidth(MlirStringRef target) {
+  if (target.length == 6 && memcmp(target.data, "avx512", 6) == 0)
+    return 16;
+  if (target.length == 4 && memcmp(target.data, "avx2", 4) == 0)
+    return 8;
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f"))
+    return 16;
+  if (__builtin_cpu_supports("avx2"))
+    return 8;
+#endif
+  return 4;
+}
+
+typedef struct {
+  char text[160];
+  size_t len;
+} Err;
+
+static void collectErr(MlirStringRef s, void *u) {
+  Err *e = u;
+  size_t n = s.length < sizeof e->text - 1 - e->len ? s.length : sizeof e->text - 1 - e->len;
+  memcpy(e->text + e->len, s.data, n);
+  e->len += n;
+  e->text[e->len] = 0;
+}
+
+static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
+  int64_t vw = dlcOptionsGetInt(o, "vector-width");
+  if (vw <= 0)
+    vw = dlcTargetVectorWidth(dlcOptionsGetString(o, "target"));
+  bool fuse = dlcOptionsGetBool(o, "fuse"), sched = dlcOptionsGetBool(o, "schedule");
+  bool par = dlcOptionsGetBool(o, "parallel");
+  char schedule[96] = "";
+  if (sched)
+    snprintf(schedule, sizeof schedule, "func.func(dlc-cpu-schedule{vector-width=%d}),", (int)vw);
+  char p[2048];
+  snprintf(p, sizeof p,
+           "func.func(dlg-simplify),%s"
+           "func.func(dlk-to-linalg),func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
+           "%s"
+           "func.func(dlc-readonly-args),"
+           "one-shot-bufferize{bufferize-function-boundaries "
+           "function-boundary-type-conversion=identity-layout-map},"
+           "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
+           "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+           "func.func(convert-linalg-to-loops),%s"
+           "canonicalize,lower-affine,convert-vector-to-scf,convert-scf-to-cf,"
+           "func.func(math-expand-ops),"
+           "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
+           "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,"
+           "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
+           fuse ? "func.func(dlg-fuse)," : "", schedule,
+           par ? "scf-forall-to-parallel,convert-scf-to-openmp," : "scf-forall-to-parallel,");
+  Err e = {{0}, 0};
+  MlirLogicalResult r =
+      mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(p), collectErr, &e);
+  if (mlirLogicalResultIsFailure(r))
+    fprintf(stderr, "lower-to-llvm: %s\n", e.text);
+  return r;
+}
+
+const DlcPipelineDescriptor dlcLowerToLLVMPipeline = {
+    .argument = "lower-to-llvm",
+    .summary = "The CPU pipeline from dlg or dlk to the LLVM dialect: fusion, lowering, "
+               "tiling, vectorisation, bufferisation, parallel loops, LLVM conversion",
+    .options = kOptions,
+    .numOptions = sizeof kOptions / sizeof kOptions[0],
+    .build = build,
+};

@@ -1,0 +1,308 @@
+/* Building linalg / tensor / arith IR from C (see emit.h). */
+
+#include "lowering/emit.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/Linalg.h"
+
+#include <math.h>
+#include <string.h>
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static MlirNamedAttribute named(MlirContext ctx, const char *n, MlirAttribute a) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, str(n)), a);
+}
+
+static MlirAttribute segments(MlirContext ctx, intptr_t n, const int32_t *v) {
+  return mlirDenseI32ArrayGet(ctx, n, v);
+}
+
+static MlirValue result0(MlirOperation op) {
+  return mlirOperationIsNull(op) ? (MlirValue){NULL} : mlirOperationGetResult(op, 0);
+}
+
+/*--- Types and constants -----------------------------------------------------*/
+
+MlirType dlcElementType(MlirValue v) {
+  return mlirShapedTypeGetElementType(mlirValueGetType(v));
+}
+
+bool dlcIsFloat(MlirType t) { return mlirTypeIsAFloat(t); }
+
+MlirType dlcIndexType(MlirContext ctx) { return mlirIndexTypeGet(ctx); }
+
+MlirValue dlcEmitScalar(DlcBuilder *b, MlirType type, double v) {
+  MlirAttribute a;
+  if (mlirTypeIsAFloat(type))
+    a = mlirFloatAttrDoubleGet(b->context, type, v);
+  else if (mlirTypeIsAInteger(type) && mlirIntegerTypeGetWidth(type) == 1)
+    a = mlirIntegerAttrGet(type, v != 0 ? -1 : 0);
+  else
+    a = mlirIntegerAttrGet(type, (int64_t)v);
+  return result0(dlcBuildOpTyped(b, "arith.constant", 0, NULL, 1, &type,
+                                 DLC_ATTRS(named(b->context, "value", a))));
+}
+
+MlirValue dlcEmitIndex(DlcBuilder *b, int64_t v) {
+  MlirType t = mlirIndexTypeGet(b->context);
+  MlirAttribute a = mlirIntegerAttrGet(t, v);
+  return result0(dlcBuildOpTyped(b, "arith.constant", 0, NULL, 1, &t,
+                                 DLC_ATTRS(named(b->context, "value", a))));
+}
+
+static double intLimit(MlirType t, bool high) {
+  unsigned w = mlirIntegerTypeGetWidth(t);
+  if (w == 1)
+    return high ? 1 : 0;
+  double m = ldexp(1.0, (int)w - 1);
+  return high ? m - 1 : -m;
+}
+
+double dlcLowest(MlirType t) { return mlirTypeIsAFloat(t) ? -INFINITY : intLimit(t, false); }
+double dlcHighest(MlirType t) { return mlirTypeIsAFloat(t) ? INFINITY : intLimit(t, true); }
+
+/*--- Tensors -----------------------------------------------------------------*/
+
+MlirValue dlcEmitDim(DlcBuilder *b, MlirValue v, int64_t i) {
+  MlirType idx = mlirIndexTypeGet(b->context);
+  MlirValue c = dlcEmitIndex(b, i);
+  return result0(dlcBuildOpTyped(b, "tensor.dim", DLC_VALUES(v, c), 1, &idx, DLC_NO_ATTRS));
+}
+
+MlirValue dlcEmitEmpty(DlcBuilder *b, MlirType type, const MlirValue *dimOf,
+                       const int64_t *dimIdx) {
+  MlirValue dyn[DLC_MAX_LOOPS];
+  intptr_t n = 0, rank = mlirShapedTypeGetRank(type);
+  for (intptr_t i = 0; i < rank; ++i) {
+    if (!mlirShapedTypeIsDynamicDim(type, i))
+      continue;
+    if (!dimOf || mlirValueIsNull(dimOf[i]))
+      return (MlirValue){NULL};
+    dyn[n++] = dlcEmitDim(b, dimOf[i], dimIdx[i]);
+  }
+  return result0(dlcBuildOpTyped(b, "tensor.empty", n, dyn, 1, &type, DLC_NO_ATTRS));
+}
+
+static MlirValue emitFill(DlcBuilder *b, MlirValue scalar, MlirValue dest) {
+  MlirOperationState st = mlirOperationStateGet(str("linalg.fill"), b->loc);
+  MlirValue ops[2] = {scalar, dest};
+  MlirType t = mlirValueGetType(dest);
+  mlirOperationStateAddOperands(&st, 2, ops);
+  mlirOperationStateAddResults(&st, 1, &t);
+  MlirNamedAttribute seg = named(b->context, "operandSegmentSizes",
+                                 segments(b->context, 2, (int32_t[]){1, 1}));
+  mlirOperationStateAddAttributes(&st, 1, &seg);
+  MlirRegion r = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&st, 1, &r);
+  MlirOperation op = mlirOperationCreate(&st);
+  mlirLinalgFillBuiltinNamedOpRegion(op);
+  return mlirOperationGetResult(dlcBuilderInsert(b, op), 0);
+}
+
+MlirValue dlcEmitFilled(DlcBuilder *b, MlirType type, double v,
+                        const MlirValue *dimOf, const int64_t *dimIdx) {
+  MlirValue e = dlcEmitEmpty(b, type, dimOf, dimIdx);
+  if (mlirValueIsNull(e))
+    return e;
+  MlirValue s = dlcEmitScalar(b, mlirShapedTypeGetElementType(type), v);
+  return emitFill(b, s, e);
+}
+
+static MlirAttribute i64Array(MlirContext ctx, intptr_t n, const int64_t *v) {
+  return mlirDenseI64ArrayGet(ctx, n, v);
+}
+
+MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
+                     const int64_t *high, double value) {
+  MlirType t = mlirValueGetType(x), elt = mlirShapedTypeGetElementType(t);
+  intptr_t rank = mlirShapedTypeGetRank(t);
+  bool any = false;
+  for (intptr_t i = 0; i < rank; ++i)
+    any |= low[i] != 0 || high[i] != 0;
+  if (!any)
+    return x;
+  int64_t dims[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < rank; ++i) {
+    int64_t d = mlirShapedTypeGetDimSize(t, i);
+    dims[i] = mlirShapedTypeIsDynamicDim(t, i) ? d : d + low[i] + high[i];
+  }
+  MlirType rt = mlirRankedTensorTypeGet(rank, dims, elt, mlirAttributeGetNull());
+  MlirType idx[DLC_MAX_LOOPS];
+  MlirLocation locs[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < rank; ++i)
+    idx[i] = mlirIndexTypeGet(b->context), locs[i] = b->loc;
+  MlirBlock body = mlirBlockCreate(rank, idx, locs);
+  DlcBuilder in = dlcBuilderAtEnd(body, b->loc);
+  MlirValue c = dlcEmitScalar(&in, elt, value);
+  dlcBuildOpTyped(&in, "tensor.yield", 1, &c, 0, NULL, DLC_NO_ATTRS);
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, body);
+
+  MlirOperationState st = mlirOperationStateGet(str("tensor.pad"), b->loc);
+  mlirOperationStateAddOperands(&st, 1, &x);
+  mlirOperationStateAddResults(&st, 1, &rt);
+  MlirNamedAttribute attrs[3] = {
+      named(b->context, "static_low", i64Array(b->context, rank, low)),
+      named(b->context, "static_high", i64Array(b->context, rank, high)),
+      named(b->context, "operandSegmentSizes",
+            segments(b->context, 3, (int32_t[]){1, 0, 0}))};
+  mlirOperationStateAddAttributes(&st, 3, attrs);
+  mlirOperationStateAddOwnedRegions(&st, 1, &region);
+  return mlirOperationGetResult(dlcBuilderInsert(b, mlirOperationCreate(&st)), 0);
+}
+
+/* [[0, 1, ..., rank-1]] (or [] for rank 0), grouping every dim into one. */
+static MlirAttribute allInOne(MlirContext ctx, intptr_t rank) {
+  MlirAttribute elems[DLC_MAX_LOOPS];
+  MlirType i64 = mlirIntegerTypeGet(ctx, 64);
+  for (intptr_t i = 0; i < rank; ++i)
+    elems[i] = mlirIntegerAttrGet(i64, i);
+  if (rank == 0)
+    return mlirArrayAttrGet(ctx, 0, NULL);
+  MlirAttribute group = mlirArrayAttrGet(ctx, rank, elems);
+  return mlirArrayAttrGet(ctx, 1, &group);
+}
+
+MlirValue dlcEmitReshape(DlcBuilder *b, MlirValue x, MlirType resultType) {
+  MlirType t = mlirValueGetType(x), elt = mlirShapedTypeGetElementType(t);
+  if (mlirTypeEqual(t, resultType))
+    return x;
+  intptr_t rank = mlirShapedTypeGetRank(t), outRank = mlirShapedTypeGetRank(resultType);
+  int64_t n = 1;
+  for (intptr_t i = 0; i < rank; ++i)
+    n *= mlirShapedTypeGetDimSize(t, i);
+  MlirValue flat = x;
+  MlirType flatType = mlirRankedTensorTypeGet(1, &n, elt, mlirAttributeGetNull());
+  if (rank != 1) {
+    flat = result0(dlcBuildOpTyped(
+        b, "tensor.collapse_shape", 1, &x, 1, &flatType,
+        DLC_ATTRS(named(b->context, "reassociation", allInOne(b->context, rank)))));
+  }
+  if (outRank == 1)
+    return flat;
+  int64_t dims[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < outRank; ++i)
+    dims[i] = mlirShapedTypeGetDimSize(resultType, i);
+  if (outRank == 0)
+    return result0(dlcBuildOpTyped(
+        b, "tensor.collapse_shape", 1, &flat, 1, &resultType,
+        DLC_ATTRS(named(b->context, "reassociation", allInOne(b->context, 0)))));
+  return result0(dlcBuildOpTyped(
+      b, "tensor.expand_shape", 1, &flat, 1, &resultType,
+      DLC_ATTRS(named(b->context, "reassociation", allInOne(b->context, outRank)),
+                named(b->context, "static_output_shape",
+                      i64Array(b->context, outRank, dims)))));
+}
+
+MlirValue dlcEmitInsertSlice(DlcBuilder *b, MlirValue src, MlirValue dest,
+                             const int64_t *offsets) {
+  MlirType st = mlirValueGetType(src), dt = mlirValueGetType(dest);
+  intptr_t rank = mlirShapedTypeGetRank(st);
+  int64_t sizes[DLC_MAX_LOOPS], strides[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < rank; ++i)
+    sizes[i] = mlirShapedTypeGetDimSize(st, i), strides[i] = 1;
+  return result0(dlcBuildOpTyped(
+      b, "tensor.insert_slice", DLC_VALUES(src, dest), 1, &dt,
+      DLC_ATTRS(named(b->context, "static_offsets", i64Array(b->context, rank, offsets)),
+                named(b->context, "static_sizes", i64Array(b->context, rank, sizes)),
+                named(b->context, "static_strides", i64Array(b->context, rank, strides)),
+                named(b->context, "operandSegmentSizes",
+                      segments(b->context, 5, (int32_t[]){1, 1, 0, 0, 0})))));
+}
+
+MlirValue dlcEmitExtractSlice(DlcBuilder *b, MlirValue src, MlirType resultType,
+                              const int64_t *offsets, const int64_t *strides) {
+  intptr_t rank = mlirShapedTypeGetRank(resultType);
+  int64_t sizes[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < rank; ++i)
+    sizes[i] = mlirShapedTypeGetDimSize(resultType, i);
+  return result0(dlcBuildOpTyped(
+      b, "tensor.extract_slice", 1, &src, 1, &resultType,
+      DLC_ATTRS(named(b->context, "static_offsets", i64Array(b->context, rank, offsets)),
+                named(b->context, "static_sizes", i64Array(b->context, rank, sizes)),
+                named(b->context, "static_strides", i64Array(b->context, rank, strides)),
+                named(b->context, "operandSegmentSizes",
+                      segments(b->context, 4, (int32_t[]){1, 0, 0, 0})))));
+}
+
+/*--- linalg.generic ----------------------------------------------------------*/
+
+MlirAffineExpr dlcDim(MlirContext ctx, intptr_t i) { return mlirAffineDimExprGet(ctx, i); }
+MlirAffineExpr dlcConst(MlirContext ctx, int64_t c) {
+  return mlirAffineConstantExprGet(ctx, c);
+}
+
+MlirAffineMap dlcMapIdentity(MlirContext ctx, intptr_t n) {
+  return mlirAffineMapMultiDimIdentityGet(ctx, n);
+}
+
+MlirAffineMap dlcMapGet(MlirContext ctx, intptr_t nLoops, intptr_t n,
+                        MlirAffineExpr *exprs) {
+  return mlirAffineMapGet(ctx, nLoops, 0, n, exprs);
+}
+
+MlirAffineMap dlcMapBroadcast(MlirContext ctx, const DlcShape *s, const DlcShape *out) {
+  MlirAffineExpr e[DLC_MAX_LOOPS];
+  intptr_t lead = out->rank - s->rank;
+  for (intptr_t j = 0; j < s->rank; ++j) {
+    bool pinned = s->dims[j] == 1 && out->dims[lead + j] != 1;
+    e[j] = pinned ? dlcConst(ctx, 0) : dlcDim(ctx, lead + j);
+  }
+  return dlcMapGet(ctx, out->rank, s->rank, e);
+}
+
+MlirOperation dlcEmitGeneric(DlcBuilder *b, const DlcGeneric *g, DlcBodyFn body,
+                             void *user) {
+  MlirContext ctx = b->context;
+  intptr_t n = g->nIns + g->nOuts;
+  MlirValue operands[12];
+  MlirType argTypes[12], resTypes[4];
+  MlirLocation locs[12];
+  MlirAttribute maps[12], iters[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < n; ++i) {
+    operands[i] = i < g->nIns ? g->ins[i] : g->outs[i - g->nIns];
+    if (mlirValueIsNull(operands[i]))
+      return (MlirOperation){NULL};
+    argTypes[i] = dlcElementType(operands[i]);
+    locs[i] = b->loc;
+    maps[i] = mlirAffineMapAttrGet(g->maps[i]);
+  }
+  for (intptr_t i = 0; i < g->nOuts; ++i)
+    resTypes[i] = mlirValueGetType(g->outs[i]);
+  MlirAttribute par = mlirAttributeParseGet(ctx, str("#linalg.iterator_type<parallel>"));
+  MlirAttribute red = mlirAttributeParseGet(ctx, str("#linalg.iterator_type<reduction>"));
+  for (intptr_t i = 0; i < g->nLoops; ++i)
+    iters[i] = g->reduction[i] ? red : par;
+
+  MlirBlock block = mlirBlockCreate(n, argTypes, locs);
+  MlirValue args[12], yields[4];
+  for (intptr_t i = 0; i < n; ++i)
+    args[i] = mlirBlockGetArgument(block, i);
+  DlcBuilder in = dlcBuilderAtEnd(block, b->loc);
+  if (!body(&in, args, yields, user)) {
+    mlirBlockDestroy(block);
+    return (MlirOperation){NULL};
+  }
+  for (intptr_t i = 0; i < g->nOuts; ++i)
+    if (mlirValueIsNull(yields[i])) {
+      mlirBlockDestroy(block);
+      return (MlirOperation){NULL};
+    }
+  dlcBuildOpTyped(&in, "linalg.yield", g->nOuts, yields, 0, NULL, DLC_NO_ATTRS);
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, block);
+
+  MlirOperationState st = mlirOperationStateGet(str("linalg.generic"), b->loc);
+  mlirOperationStateAddOperands(&st, n, operands);
+  mlirOperationStateAddResults(&st, g->nOuts, resTypes);
+  int32_t seg[2] = {(int32_t)g->nIns, (int32_t)g->nOuts};
+  MlirNamedAttribute attrs[3] = {
+      named(ctx, "indexing_maps", mlirArrayAttrGet(ctx, n, maps)),
+      named(ctx, "iterator_types", mlirArrayAttrGet(ctx, g->nLoops, iters)),
+      named(ctx, "operandSegmentSizes", segments(ctx, 2, seg))};
+  mlirOperationStateAddAttributes(&st, 3, attrs);
+  mlirOperationStateAddOwnedRegions(&st, 1, &region);
+  return dlcBuilderInsert(b, mlirOperationCreate(&st));
+}

@@ -1,0 +1,190 @@
+/* The scalar meaning of each elementwise dlg op, as arith/math ops: the
+   body that dlk-to-linalg puts inside a linalg.generic. */
+
+#include "lowering/emit.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <math.h>
+#include <string.h>
+
+static MlirValue first(MlirOperation op) {
+  return mlirOperationIsNull(op) ? (MlirValue){NULL} : mlirOperationGetResult(op, 0);
+}
+
+MlirValue dlcArith(DlcBuilder *b, const char *floatOp, const char *intOp,
+                   MlirValue x, MlirValue y) {
+  MlirType t = mlirValueGetType(x);
+  const char *name = dlcIsFloat(t) ? floatOp : intOp;
+  if (!name)
+    return (MlirValue){NULL};
+  return first(dlcBuildOpTyped(b, name, DLC_VALUES(x, y), 1, &t, DLC_NO_ATTRS));
+}
+
+MlirValue dlcUnary(DlcBuilder *b, const char *name, MlirValue x) {
+  MlirType t = mlirValueGetType(x);
+  return first(dlcBuildOpTyped(b, name, 1, &x, 1, &t, DLC_NO_ATTRS));
+}
+
+static MlirValue cst(DlcBuilder *b, MlirValue like, double v) {
+  return dlcEmitScalar(b, mlirValueGetType(like), v);
+}
+
+static MlirValue add(DlcBuilder *b, MlirValue x, MlirValue y) {
+  return dlcArith(b, "arith.addf", "arith.addi", x, y);
+}
+static MlirValue mul(DlcBuilder *b, MlirValue x, MlirValue y) {
+  return dlcArith(b, "arith.mulf", "arith.muli", x, y);
+}
+
+/* 1 / (1 + e^-x) */
+static MlirValue sigmoid(DlcBuilder *b, MlirValue x) {
+  MlirValue one = cst(b, x, 1.0);
+  MlirValue e = dlcUnary(b, "math.exp", dlcUnary(b, "arith.negf", x));
+  return dlcArith(b, "arith.divf", NULL, one, add(b, one, e));
+}
+
+/* erf by Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7): plain
+   arith that vectorises, where math.erf would become a scalar libm call. */
+static MlirValue erfApprox(DlcBuilder *b, MlirValue x) {
+  static const double p = 0.3275911, a[5] = {0.254829592, -0.284496736, 1.421413741,
+                                             -1.453152027, 1.061405429};
+  MlirValue ax = dlcUnary(b, "math.absf", x);
+  MlirValue t = dlcArith(b, "arith.divf", NULL, cst(b, x, 1.0),
+                         add(b, cst(b, x, 1.0), mul(b, cst(b, x, p), ax)));
+  MlirValue poly = cst(b, x, a[4]);
+  for (int i = 3; i >= 0; --i)
+    poly = add(b, mul(b, poly, t), cst(b, x, a[i]));
+  poly = mul(b, poly, t);
+  MlirValue e = dlcUnary(b, "math.exp", dlcUnary(b, "arith.negf", mul(b, ax, ax)));
+  MlirValue y = dlcArith(b, "arith.subf", NULL, cst(b, x, 1.0), mul(b, poly, e));
+  return dlcArith(b, "math.copysign", NULL, y, x);
+}
+
+/* exact: x/2 (1 + erf(x / sqrt 2)); tanh: x/2 (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))) */
+static MlirValue gelu(DlcBuilder *b, MlirValue x, bool tanhApprox) {
+  MlirValue inner;
+  if (tanhApprox) {
+    MlirValue x3 = mul(b, mul(b, x, x), x);
+    MlirValue t = add(b, x, mul(b, cst(b, x, 0.044715), x3));
+    inner = dlcUnary(b, "math.tanh", mul(b, cst(b, x, sqrt(2.0 / M_PI)), t));
+  } else {
+    inner = erfApprox(b, mul(b, x, cst(b, x, M_SQRT1_2)));
+  }
+  MlirValue half = mul(b, x, cst(b, x, 0.5));
+  return mul(b, half, add(b, cst(b, x, 1.0), inner));
+}
+
+static unsigned width(MlirType t) {
+  if (mlirTypeIsAInteger(t))
+    return mlirIntegerTypeGetWidth(t);
+  return mlirTypeIsAF32(t) ? 32 : mlirTypeIsAF64(t) ? 64 : 16;
+}
+
+/* Element type conversion with NumPy's astype meaning (truncation toward
+   zero for float -> int; nonzero -> true for -> i1). */
+static MlirValue convert(DlcBuilder *b, MlirValue x, MlirType to) {
+  MlirType from = mlirValueGetType(x);
+  if (mlirTypeEqual(from, to))
+    return x;
+  bool ff = dlcIsFloat(from), tf = dlcIsFloat(to);
+  const char *name = NULL;
+  if (!tf && width(to) == 1) { /* x != 0 */
+    MlirValue zero = cst(b, x, 0.0);
+    MlirType i1 = to;
+    MlirAttribute pred = mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64), ff ? 13 : 1); /* une, ne */
+    return first(dlcBuildOpTyped(
+        b, ff ? "arith.cmpf" : "arith.cmpi", DLC_VALUES(x, zero), 1, &i1,
+        DLC_ATTRS(mlirNamedAttributeGet(
+            mlirIdentifierGet(b->context, mlirStringRefCreateFromCString("predicate")),
+            pred))));
+  }
+  bool fromBool = !ff && width(from) == 1;
+  if (ff && tf)
+    name = width(to) > width(from) ? "arith.extf" : "arith.truncf";
+  else if (ff)
+    name = "arith.fptosi";
+  else if (tf)
+    name = fromBool ? "arith.uitofp" : "arith.sitofp";
+  else
+    name = width(to) > width(from) ? (fromBool ? "arith.extui" : "arith.extsi")
+                                   : "arith.trunci";
+  if (ff && tf && width(to) == width(from)) { /* f16 <-> bf16 */
+    MlirType f32 = mlirF32TypeGet(b->context);
+    return convert(b, convert(b, x, f32), to);
+  }
+  return first(dlcBuildOpTyped(b, name, 1, &x, 1, &to, DLC_NO_ATTRS));
+}
+
+static bool is(MlirStringRef n, const char *s) {
+  return n.length == strlen(s) && memcmp(n.data, s, n.length) == 0;
+}
+
+static const char *const kElementwise[] = {
+    "dlg.add",  "dlg.sub",  "dlg.mul",     "dlg.div",   "dlg.max",  "dlg.min",
+    "dlg.pow",  "dlg.neg",  "dlg.abs",     "dlg.exp",   "dlg.log",  "dlg.sqrt",
+    "dlg.rsqrt", "dlg.tanh", "dlg.erf",    "dlg.sigmoid", "dlg.relu", "dlg.silu",
+    "dlg.gelu", "dlg.clamp", "dlg.where",  "dlg.cast"};
+
+bool dlcIsElementwiseName(MlirStringRef name) {
+  for (size_t i = 0; i < sizeof kElementwise / sizeof kElementwise[0]; ++i)
+    if (is(name, kElementwise[i]))
+      return true;
+  return false;
+}
+
+MlirValue dlcEmitElementwise(DlcBuilder *b, MlirOperation op, const MlirValue *a,
+                             MlirType rt) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  MlirValue x = a[0];
+  bool fl = dlcIsFloat(mlirValueGetType(x));
+  if (is(n, "dlg.add")) return add(b, a[0], a[1]);
+  if (is(n, "dlg.sub")) return dlcArith(b, "arith.subf", "arith.subi", a[0], a[1]);
+  if (is(n, "dlg.mul")) return mul(b, a[0], a[1]);
+  if (is(n, "dlg.div")) return dlcArith(b, "arith.divf", "arith.divsi", a[0], a[1]);
+  if (is(n, "dlg.max")) return dlcArith(b, "arith.maximumf", "arith.maxsi", a[0], a[1]);
+  if (is(n, "dlg.min")) return dlcArith(b, "arith.minimumf", "arith.minsi", a[0], a[1]);
+  if (is(n, "dlg.pow")) return dlcArith(b, "math.powf", "math.ipowi", a[0], a[1]);
+  if (is(n, "dlg.neg"))
+    return fl ? dlcUnary(b, "arith.negf", x)
+              : dlcArith(b, NULL, "arith.subi", cst(b, x, 0), x);
+  if (is(n, "dlg.abs")) return dlcUnary(b, fl ? "math.absf" : "math.absi", x);
+  if (is(n, "dlg.exp")) return dlcUnary(b, "math.exp", x);
+  if (is(n, "dlg.log")) return dlcUnary(b, "math.log", x);
+  if (is(n, "dlg.sqrt")) return dlcUnary(b, "math.sqrt", x);
+  if (is(n, "dlg.rsqrt")) return dlcUnary(b, "math.rsqrt", x);
+  if (is(n, "dlg.tanh")) return dlcUnary(b, "math.tanh", x);
+  if (is(n, "dlg.erf")) return erfApprox(b, x);
+  if (is(n, "dlg.sigmoid")) return sigmoid(b, x);
+  if (is(n, "dlg.silu")) return mul(b, x, sigmoid(b, x));
+  if (is(n, "dlg.relu"))
+    return dlcArith(b, "arith.maximumf", "arith.maxsi", x, cst(b, x, 0));
+  if (is(n, "dlg.gelu")) {
+    MlirAttribute ap = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("approximate"));
+    bool t = !mlirAttributeIsNull(ap) && mlirAttributeIsAString(ap) &&
+             is(mlirStringAttrGetValue(ap), "tanh");
+    return gelu(b, x, t);
+  }
+  if (is(n, "dlg.clamp")) {
+    double lo = dlcGetF64(op, "min", -INFINITY), hi = dlcGetF64(op, "max", INFINITY);
+    MlirValue y = x;
+    MlirType t = mlirValueGetType(x);
+    if (lo > dlcLowest(t))
+      y = dlcArith(b, "arith.maximumf", "arith.maxsi", y, cst(b, x, fl ? lo : ceil(lo)));
+    if (hi < dlcHighest(t))
+      y = dlcArith(b, "arith.minimumf", "arith.minsi", y, cst(b, x, fl ? hi : floor(hi)));
+    return y;
+  }
+  if (is(n, "dlg.where")) {
+    MlirType t = mlirValueGetType(a[1]);
+    return first(dlcBuildOpTyped(b, "arith.select", DLC_VALUES(a[0], a[1], a[2]), 1, &t,
+                                 DLC_NO_ATTRS));
+  }
+  if (is(n, "dlg.cast")) return convert(b, x, rt);
+  return (MlirValue){NULL};
+}
+
+MlirValue dlcConvertScalar(DlcBuilder *b, MlirValue x, MlirType to) {
+  return convert(b, x, to);
+}

@@ -1,0 +1,284 @@
+/* dlc-run: compile a dlg (or already lowered) module in process, JIT it and
+   run its entry on .npy or seeded random inputs (DLG-OPS.md, "The runner").
+
+     dlc-run FILE.mlir [--entry NAME] [--input A.npy]... [--random-inputs
+             [--seed N]] [--output OUT.npy]... [--threads N] [--bench N]
+             [--pipeline P]
+
+   Exit status 0 on success, 1 with one line on stderr on any error. */
+
+#include "dlc-c/Compile.h"
+#include "npy.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { MAX_IO = 64 };
+
+typedef struct {
+  const char *file, *entry, *pipeline;
+  const char *inputs[MAX_IO], *outputs[MAX_IO];
+  int numInputs, numOutputs, threads, bench;
+  bool random;
+  unsigned long long seed;
+} Args;
+
+static int usage(const char *why) {
+  if (why)
+    fprintf(stderr, "dlc-run: %s\n", why);
+  fprintf(stderr,
+          "usage: dlc-run FILE.mlir [--entry NAME] [--input A.npy]... [--random-inputs "
+          "[--seed N]]\n"
+          "               [--output OUT.npy]... [--threads N] [--bench N] [--pipeline P]\n");
+  return 1;
+}
+
+static bool parseInt(const char *s, long long lo, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end || v < lo)
+    return false;
+  *out = v;
+  return true;
+}
+
+static int parseArgs(int argc, char **argv, Args *a) {
+  for (int i = 1; i < argc; ++i) {
+    const char *s = argv[i];
+    bool hasValue = i + 1 < argc;
+    long long v;
+    if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+      usage(NULL);
+      exit(0);
+    } else if (!strcmp(s, "--random-inputs")) {
+      a->random = true;
+    } else if (s[0] == '-' && s[1] == '-' && !hasValue) {
+      fprintf(stderr, "dlc-run: option %s needs a value\n", s);
+      return 1;
+    } else if (!strcmp(s, "--entry")) {
+      a->entry = argv[++i];
+    } else if (!strcmp(s, "--pipeline")) {
+      a->pipeline = argv[++i];
+    } else if (!strcmp(s, "--input") || !strcmp(s, "--output")) {
+      bool in = s[2] == 'i';
+      if ((in ? a->numInputs : a->numOutputs) == MAX_IO)
+        return usage("too many files");
+      if (in)
+        a->inputs[a->numInputs++] = argv[++i];
+      else
+        a->outputs[a->numOutputs++] = argv[++i];
+    } else if (!strcmp(s, "--seed") || !strcmp(s, "--threads") || !strcmp(s, "--bench")) {
+      if (!parseInt(argv[++i], s[2] == 's' ? 0 : 1, &v)) {
+        fprintf(stderr, "dlc-run: %s expects %s integer, got '%s'\n", s,
+                s[2] == 's' ? "a non-negative" : "a positive", argv[i]);
+        return 1;
+      }
+      if (s[2] == 's') a->seed = (unsigned long long)v;
+      else if (s[2] == 't') a->threads = (int)v;
+      else a->bench = (int)v;
+    } else if (s[0] == '-' && s[1]) {
+      fprintf(stderr, "dlc-run: unknown option %s\n", s);
+      return 1;
+    } else if (a->file) {
+      return usage("more than one model file given");
+    } else {
+      a->file = s;
+    }
+  }
+  if (!a->file)
+    return usage("no model file");
+  if (a->random && a->numInputs)
+    return usage("--input and --random-inputs are exclusive");
+  return 0;
+}
+
+static char *readFile(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  size_t got;
+  while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap)
+      buf = realloc(buf, cap *= 2);
+  }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+/* splitmix64: a small seeded generator, reproducible across platforms. */
+static unsigned long long next(unsigned long long *s) {
+  unsigned long long z = (*s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static unsigned short toHalf(float f) {
+  unsigned int x;
+  memcpy(&x, &f, 4);
+  unsigned int sign = (x >> 16) & 0x8000, e = (x >> 23) & 0xff, m = x & 0x7fffff;
+  if (e < 113) /* |f| < 2^-14: flush to zero (random data is in [-1, 1)) */
+    return (unsigned short)sign;
+  return (unsigned short)(sign | ((e - 112) << 10) | (m >> 13));
+}
+
+/* Uniform floats in [-1, 1), integers in [0, 4), booleans. */
+static void fillRandom(DlcTensor *t, unsigned long long *s) {
+  int64_t n = dlcTensorTypeNumElements(&t->type);
+  for (int64_t i = 0; i < n; ++i) {
+    unsigned long long r = next(s);
+    double u = (double)(r >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+    switch (t->type.dtype) {
+    case DLC_F32: ((float *)t->data)[i] = (float)u; break;
+    case DLC_F64: ((double *)t->data)[i] = u; break;
+    case DLC_F16: ((unsigned short *)t->data)[i] = toHalf((float)u); break;
+    case DLC_BF16: {
+      float f = (float)u;
+      unsigned int x;
+      memcpy(&x, &f, 4);
+      ((unsigned short *)t->data)[i] = (unsigned short)(x >> 16);
+      break;
+    }
+    case DLC_I1: ((unsigned char *)t->data)[i] = r & 1; break;
+    case DLC_I8: ((signed char *)t->data)[i] = (signed char)(r % 4); break;
+    case DLC_I32: ((int *)t->data)[i] = (int)(r % 4); break;
+    case DLC_I64: ((long long *)t->data)[i] = (long long)(r % 4); break;
+    }
+  }
+}
+
+static double nowMs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmpDouble(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void printSummary(intptr_t i, const DlcTensor *t) {
+  char ty[128];
+  printf("result %ld: %s", (long)i, dlcTensorTypeFormat(&t->type, ty, sizeof ty));
+  int64_t n = dlcTensorTypeNumElements(&t->type), shown = n < 8 ? n : 8;
+  printf(" [");
+  for (int64_t k = 0; k < shown; ++k) {
+    double v = 0;
+    switch (t->type.dtype) {
+    case DLC_F32: v = ((float *)t->data)[k]; break;
+    case DLC_F64: v = ((double *)t->data)[k]; break;
+    case DLC_I1: v = ((unsigned char *)t->data)[k]; break;
+    case DLC_I8: v = ((signed char *)t->data)[k]; break;
+    case DLC_I32: v = ((int *)t->data)[k]; break;
+    case DLC_I64: v = (double)((long long *)t->data)[k]; break;
+    default: v = NAN; break;
+    }
+    printf("%s%g", k ? ", " : "", v);
+  }
+  printf("%s]\n", n > shown ? ", ..." : "");
+}
+
+int main(int argc, char **argv) {
+  Args a = {0};
+  int rc = parseArgs(argc, argv, &a);
+  if (rc)
+    return rc;
+  size_t len;
+  char *src = readFile(a.file, &len);
+  if (!src) {
+    fprintf(stderr, "dlc-run: cannot read %s: %s\n", a.file, strerror(errno));
+    return 1;
+  }
+  char *err = NULL;
+  DlcCompileOptions opts = {a.entry, a.pipeline, a.threads, 3};
+  DlcProgram *p = dlcProgramCompile(src, len, a.file, &opts, &err);
+  free(src);
+  if (!p) {
+    /* diagnostics are multi-line; keep the first line as the message */
+    char *nl = err ? strchr(err, '\n') : NULL;
+    if (nl && nl[1] == 0)
+      *nl = 0;
+    fprintf(stderr, "dlc-run: %s\n", err ? err : "compilation failed");
+    free(err);
+    return 1;
+  }
+  intptr_t ni = dlcProgramNumInputs(p), no = dlcProgramNumOutputs(p);
+  DlcTensor *in = calloc((size_t)ni + 1, sizeof *in), *out = calloc((size_t)no + 1, sizeof *out);
+  char msg[512];
+  rc = 1;
+  if (!a.random && a.numInputs != ni) {
+    fprintf(stderr, "dlc-run: wrong input count: the entry takes %ld inputs, %d given%s\n",
+            (long)ni, a.numInputs, ni && !a.numInputs ? " (or use --random-inputs)" : "");
+    goto done;
+  }
+  if (a.numOutputs && a.numOutputs != no) {
+    fprintf(stderr, "dlc-run: wrong output count: the entry returns %ld results, %d --output given\n",
+            (long)no, a.numOutputs);
+    goto done;
+  }
+  unsigned long long seed = a.seed;
+  for (intptr_t i = 0; i < ni; ++i) {
+    if (a.random) {
+      in[i].type = dlcProgramInput(p, i);
+      in[i].data = malloc((size_t)dlcTensorTypeNumElements(&in[i].type) *
+                              dlcDTypeSize(in[i].type.dtype) + 1);
+      fillRandom(&in[i], &seed);
+    } else if (!dlcNpyRead(a.inputs[i], &in[i], msg, sizeof msg)) {
+      fprintf(stderr, "dlc-run: input %ld: %s\n", (long)i, msg);
+      goto done;
+    }
+  }
+  for (intptr_t i = 0; i < no; ++i) {
+    out[i].type = dlcProgramOutput(p, i);
+    out[i].data = calloc((size_t)dlcTensorTypeNumElements(&out[i].type) + 1,
+                         dlcDTypeSize(out[i].type.dtype));
+  }
+  if (!dlcProgramRun(p, in, out, msg, sizeof msg)) {
+    fprintf(stderr, "dlc-run: %s\n", msg);
+    goto done;
+  }
+  if (a.bench) {
+    double *ms = malloc(sizeof(double) * (size_t)a.bench);
+    for (int w = 0; w < 2; ++w) /* warm-up beyond the first run */
+      dlcProgramRun(p, in, out, msg, sizeof msg);
+    for (int r = 0; r < a.bench; ++r) {
+      double t0 = nowMs();
+      dlcProgramRun(p, in, out, msg, sizeof msg);
+      ms[r] = nowMs() - t0;
+    }
+    qsort(ms, (size_t)a.bench, sizeof *ms, cmpDouble);
+    double median = a.bench % 2 ? ms[a.bench / 2] : (ms[a.bench / 2 - 1] + ms[a.bench / 2]) / 2;
+    printf("median_ms=%.4f min_ms=%.4f runs=%d\n", median, ms[0], a.bench);
+    free(ms);
+  }
+  for (intptr_t i = 0; i < no; ++i) {
+    if (a.numOutputs) {
+      if (!dlcNpyWrite(a.outputs[i], &out[i], msg, sizeof msg)) {
+        fprintf(stderr, "dlc-run: output %ld: %s\n", (long)i, msg);
+        goto done;
+      }
+    } else if (!a.bench) {
+      printSummary(i, &out[i]);
+    }
+  }
+  rc = 0;
+done:
+  for (intptr_t i = 0; i < ni; ++i)
+    free(in[i].data);
+  for (intptr_t i = 0; i < no; ++i)
+    free(out[i].data);
+  free(in);
+  free(out);
+  dlcProgramDestroy(p);
+  return rc;
+}
