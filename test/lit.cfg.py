@@ -26,3 +26,8 @@ config.substitutions.append(("%dlc_src", config.dlc_src_root))
 config.substitutions.append(("%dlc_plugin", os.path.join(lib_dir, "DlcPlugin.so")))
 config.substitutions.append(
     ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+
+# Python against libdlc.so (Debian's interpreter, which has numpy/torch/onnx).
+config.substitutions.append(
+    ("%python", f"env DLC_LIB={os.path.join(lib_dir, 'libdlc.so')} "
+                f"PYTHONPATH={os.path.join(config.dlc_src_root, 'python')} /usr/bin/python3"))

@@ -113,3 +113,8 @@ def run_pipeline(source, pipeline, *, name="<input>", generic=False):
         return _text(lib, op, generic)
 
     return _with_module(source, name, action)
+
+
+from .compiler import Module, compile  # noqa: E402  (needs the helpers above)
+
+__all__ += ["Module", "compile"]

@@ -1,0 +1,165 @@
+"""dlc.compile and dlc.Module: JIT-compiled models called with NumPy arrays."""
+
+import ctypes
+import os
+
+import numpy as np
+
+from . import CompileError, _library, run_pipeline
+
+_MAX_RANK = 16
+_DTYPES = ["float32", "float16", None, "float64", "bool", "int8", "int32", "int64"]
+
+
+class _TensorType(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_int), ("rank", ctypes.c_int32),
+                ("dims", ctypes.c_int64 * _MAX_RANK)]
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [("type", _TensorType), ("data", ctypes.c_void_p)]
+
+
+class _Options(ctypes.Structure):
+    _fields_ = [("entry", ctypes.c_char_p), ("pipeline", ctypes.c_char_p),
+                ("threads", ctypes.c_int), ("optLevel", ctypes.c_int)]
+
+
+_bound = False
+
+
+def _lib():
+    global _bound
+    lib = _library()
+    if not _bound:
+        sig = {
+            "dlcProgramCompile": ([ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                   ctypes.POINTER(_Options), ctypes.POINTER(ctypes.c_void_p)],
+                                  ctypes.c_void_p),
+            "dlcProgramDestroy": ([ctypes.c_void_p], None),
+            "dlcProgramNumInputs": ([ctypes.c_void_p], ctypes.c_ssize_t),
+            "dlcProgramNumOutputs": ([ctypes.c_void_p], ctypes.c_ssize_t),
+            "dlcProgramInput": ([ctypes.c_void_p, ctypes.c_ssize_t], _TensorType),
+            "dlcProgramOutput": ([ctypes.c_void_p, ctypes.c_ssize_t], _TensorType),
+            "dlcProgramRun": ([ctypes.c_void_p, ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor),
+                               ctypes.c_char_p, ctypes.c_size_t], ctypes.c_bool),
+            "free": ([ctypes.c_void_p], None),
+        }
+        for name, (args, res) in sig.items():
+            fn = getattr(lib, name) if name != "free" else ctypes.CDLL(None).free
+            fn.argtypes, fn.restype = args, res
+            if name == "free":
+                lib._free = fn
+        _bound = True
+    return lib
+
+
+def _describe(shape, dtype):
+    return f"{dtype}[{'x'.join(str(d) for d in shape)}]"
+
+
+class Module:
+    """A compiled model. `run(*arrays)` returns a list of arrays, one per
+    result; calling the module returns the array itself when there is one."""
+
+    # The IR after each stage, as `Module.ir(stage)` shows it.
+    STAGES = {
+        "dlg": "builtin.module(func.func(dlg-simplify))",
+        "dlk": "builtin.module(func.func(dlg-simplify),func.func(dlg-fuse))",
+        "linalg": "builtin.module(func.func(dlg-simplify),func.func(dlg-fuse),"
+                  "func.func(dlk-to-linalg),func.func(linalg-fuse-elementwise-ops),"
+                  "canonicalize,cse)",
+        "llvm": "builtin.module(lower-to-llvm)",
+    }
+
+    def __init__(self, source, *, name="<input>", threads=None, target=None, entry=None):
+        lib = _lib()
+        self._source, self._name, self._target = source, name, target
+        data = source.encode()
+        pipeline = None
+        if target:
+            pipeline = f"builtin.module(lower-to-llvm{{target={target}}})".encode()
+        opts = _Options(entry.encode() if entry else None, pipeline, threads or 0, 3)
+        err = ctypes.c_void_p()
+        self._p = lib.dlcProgramCompile(data, len(data), name.encode(), ctypes.byref(opts),
+                                        ctypes.byref(err))
+        if not self._p:
+            text = ctypes.string_at(err.value).decode() if err.value else ""
+            if err.value:
+                lib._free(err)
+            raise CompileError("could not compile " + name, text)
+        n_in, n_out = lib.dlcProgramNumInputs(self._p), lib.dlcProgramNumOutputs(self._p)
+        self.inputs = [self._spec(lib.dlcProgramInput(self._p, i)) for i in range(n_in)]
+        self.outputs = [self._spec(lib.dlcProgramOutput(self._p, i)) for i in range(n_out)]
+
+    @staticmethod
+    def _spec(t):
+        return (tuple(t.dims[i] for i in range(t.rank)), np.dtype(_DTYPES[t.dtype]))
+
+    @staticmethod
+    def _tensor(array, spec):
+        t = _Tensor()
+        t.type.dtype = _DTYPES.index(spec[1].name)
+        t.type.rank = len(spec[0])
+        for i, d in enumerate(spec[0]):
+            t.type.dims[i] = d
+        t.data = array.ctypes.data
+        return t
+
+    def run(self, *arrays):
+        if len(arrays) != len(self.inputs):
+            raise ValueError(f"expected {len(self.inputs)} inputs, got {len(arrays)}")
+        ins = []
+        for i, (a, spec) in enumerate(zip(arrays, self.inputs)):
+            a = np.asarray(a)
+            if a.shape != spec[0] or a.dtype != spec[1]:
+                raise ValueError(f"input {i}: expected {_describe(*spec)}, "
+                                 f"got {_describe(a.shape, a.dtype)}")
+            ins.append(np.ascontiguousarray(a))
+        outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
+        c_in = (_Tensor * max(1, len(ins)))(*[self._tensor(a, s) for a, s in zip(ins, self.inputs)])
+        c_out = (_Tensor * max(1, len(outs)))(
+            *[self._tensor(a, s) for a, s in zip(outs, self.outputs)])
+        msg = ctypes.create_string_buffer(512)
+        if not _lib().dlcProgramRun(self._p, c_in, c_out, msg, len(msg)):
+            raise ValueError(msg.value.decode())
+        return outs
+
+    def __call__(self, *arrays):
+        outs = self.run(*arrays)
+        return outs[0] if len(outs) == 1 else outs
+
+    def ir(self, stage="dlg"):
+        """The module after `stage`: "dlg", "dlk", "linalg" or "llvm"."""
+        if stage not in self.STAGES:
+            raise ValueError(f"unknown stage {stage!r}; one of {', '.join(self.STAGES)}")
+        pipeline = self.STAGES[stage]
+        if stage == "llvm" and self._target:
+            pipeline = f"builtin.module(lower-to-llvm{{target={self._target}}})"
+        return run_pipeline(self._source, pipeline, name=self._name)
+
+    def __del__(self):
+        if getattr(self, "_p", None):
+            _lib().dlcProgramDestroy(self._p)
+            self._p = None
+
+
+def compile(model, *, threads=None, target=None, entry=None):
+    """Compiles a model: a path (.mlir or .onnx), an onnx.ModelProto, or MLIR
+    text. Returns a dlc.Module."""
+    name = "<input>"
+    if hasattr(model, "graph") and hasattr(model, "opset_import"):  # onnx.ModelProto
+        from . import onnx as _onnx
+        text, name = _onnx.import_model(model), "<onnx>"
+    elif isinstance(model, (str, os.PathLike)) and str(model).endswith(".onnx"):
+        from . import onnx as _onnx
+        text, name = _onnx.import_model(str(model)), str(model)
+    elif isinstance(model, (str, os.PathLike)) and str(model).endswith(".mlir") \
+            and os.path.exists(str(model)):
+        with open(model) as f:
+            text, name = f.read(), str(model)
+    elif isinstance(model, str):
+        text = model
+    else:
+        raise TypeError("dlc.compile expects a path, an onnx.ModelProto or MLIR text")
+    return Module(text, name=name, threads=threads, target=target, entry=entry)
