@@ -853,47 +853,92 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-/* Moves a lowered kernel's body in front of it and forwards its values;
-   tags the moved linalg ops with the kernel id and hands the schedule to
-   the kernel's root. */
-static void inlineKernel(MlirOperation k, int64_t id) {
+/* Turns a lowered kernel into a private function of its own, called in
+   its place: kernel boundaries then survive the elementwise fusion that
+   follows (it works within a function), so an expensive producer is never
+   recomputed inside a consumer that dlg-fuse kept apart. The function
+   carries the kernel's kind and schedule; its contraction or reduction
+   root keeps the dlc.root tag for the scheduler. */
+static void outlineKernel(MlirOperation k, MlirOperation parentFunc, int64_t id) {
   MlirContext ctx = mlirOperationGetContext(k);
+  MlirLocation loc = mlirOperationGetLocation(k);
+  MlirStringRef parent = mlirStringAttrGetValue(
+      mlirOperationGetAttributeByName(parentFunc, str("sym_name")));
+  char name[256];
+  snprintf(name, sizeof name, "%.*s_kernel%lld", (int)parent.length, parent.data, (long long)id);
+
+  intptr_t nIn = mlirOperationGetNumOperands(k), nOut = mlirOperationGetNumResults(k);
+  MlirType *types = malloc(sizeof(MlirType) * (size_t)(nIn + nOut + 1));
+  for (intptr_t i = 0; i < nIn; ++i)
+    types[i] = mlirValueGetType(mlirOperationGetOperand(k, i));
+  for (intptr_t i = 0; i < nOut; ++i)
+    types[nIn + i] = mlirValueGetType(mlirOperationGetResult(k, i));
+  MlirType fnType = mlirFunctionTypeGet(ctx, nIn, types, nOut, types + nIn);
+
+  /* func.return in place of dlk.yield */
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(k, 0));
-  for (intptr_t i = 0; i < mlirBlockGetNumArguments(body); ++i)
-    mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(body, i), mlirOperationGetOperand(k, i));
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  MlirOperationState rs = mlirOperationStateGet(str("func.return"), loc);
+  intptr_t nY = mlirOperationGetNumOperands(yield);
+  MlirValue *ys = malloc(sizeof(MlirValue) * (size_t)(nY + 1));
+  for (intptr_t i = 0; i < nY; ++i)
+    ys[i] = mlirOperationGetOperand(yield, i);
+  mlirOperationStateAddOperands(&rs, nY, ys);
+  mlirBlockInsertOwnedOperationBefore(body, yield, mlirOperationCreate(&rs));
+  mlirOperationDestroy(yield);
+  free(ys);
+
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionTakeBody(region, mlirOperationGetRegion(k, 0));
+  MlirAttribute kind = mlirOperationGetAttributeByName(k, str("kind"));
   MlirAttribute sched = mlirOperationGetAttributeByName(k, str("schedule"));
-  MlirAttribute idAttr = mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), id);
-  MlirOperation op = mlirBlockGetFirstOperation(body);
-  while (!mlirOperationIsNull(op)) {
-    MlirOperation next = mlirOperationGetNextInBlock(op);
-    if (dlcOpIs(op, "dlk.yield")) {
-      for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
-        mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(k, i),
-                                      mlirOperationGetOperand(op, i));
-      break;
-    }
-    mlirOperationMoveBefore(op, k);
-    MlirStringRef d = mlirIdentifierStr(mlirOperationGetName(op));
-    if (d.length > 7 && memcmp(d.data, "linalg.", 7) == 0) {
-      mlirOperationSetDiscardableAttributeByName(op, str("dlk.kernel"), idAttr);
-      if (!mlirAttributeIsNull(sched) &&
-          !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(op, str("dlc.root"))))
-        mlirOperationSetDiscardableAttributeByName(op, str("dlk.schedule"), sched);
-    }
-    op = next;
-  }
+  MlirNamedAttribute attrs[5];
+  int na = 0;
+  attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_name")),
+                                      mlirStringAttrGet(ctx, str(name)));
+  attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("function_type")),
+                                      mlirTypeAttrGet(fnType));
+  attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_visibility")),
+                                      mlirStringAttrGet(ctx, str("private")));
+  if (!mlirAttributeIsNull(kind))
+    attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("dlk.kind")), kind);
+  if (!mlirAttributeIsNull(sched))
+    attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("dlk.schedule")), sched);
+  MlirOperationState fs = mlirOperationStateGet(str("func.func"), loc);
+  mlirOperationStateAddAttributes(&fs, na, attrs);
+  mlirOperationStateAddOwnedRegions(&fs, 1, &region);
+  MlirOperation fn = mlirOperationCreate(&fs);
+  mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(parentFunc), parentFunc, fn);
+
+  MlirOperationState cs = mlirOperationStateGet(str("func.call"), loc);
+  MlirValue *args = malloc(sizeof(MlirValue) * (size_t)(nIn + 1));
+  for (intptr_t i = 0; i < nIn; ++i)
+    args[i] = mlirOperationGetOperand(k, i);
+  mlirOperationStateAddOperands(&cs, nIn, args);
+  mlirOperationStateAddResults(&cs, nOut, types + nIn);
+  MlirNamedAttribute callee = mlirNamedAttributeGet(
+      mlirIdentifierGet(ctx, str("callee")), mlirFlatSymbolRefAttrGet(ctx, str(name)));
+  mlirOperationStateAddAttributes(&cs, 1, &callee);
+  MlirOperation call = mlirOperationCreate(&cs);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(k), k, call);
+  for (intptr_t i = 0; i < nOut; ++i)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(k, i), mlirOperationGetResult(call, i));
   mlirOperationDestroy(k);
+  free(args);
+  free(types);
 }
 
-static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
+/* Lowers every dlg op of one function (post-order, so kernel bodies come
+   before their kernel), then outlines its kernels. */
+static bool lowerFunction(MlirOperation func) {
   OpList l = {0};
   mlirOperationWalk(func, collect, &l, MlirWalkPostOrder);
   bool ok = true;
   int64_t kernels = 0;
   for (intptr_t i = 0; i < l.n && ok; ++i) {
     MlirOperation op = l.ops[i];
-    if (dlcOpIs(op, "dlk.kernel")) { /* post-order: its body is already lowered */
-      inlineKernel(op, kernels++);
+    if (dlcOpIs(op, "dlk.kernel")) {
+      outlineKernel(op, func, kernels++);
       continue;
     }
     DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
@@ -906,6 +951,20 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
     mlirOperationDestroy(op);
   }
   free(l.ops);
+  return ok;
+}
+
+static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  OpList funcs = {0};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (dlcOpIs(op, "func.func"))
+      push(&funcs, op);
+  bool ok = true;
+  for (intptr_t i = 0; i < funcs.n && ok; ++i)
+    ok = lowerFunction(funcs.ops[i]);
+  free(funcs.ops);
   return (MlirLogicalResult){ok};
 }
 
@@ -919,7 +978,7 @@ static void dependentDialects(MlirDialectRegistry registry) {
 const DlcPassDescriptor dlcDlkToLinalgPass = {
     .argument = "dlk-to-linalg",
     .summary = "Lower dlk kernels and dlg ops to linalg/tensor/arith/math on tensors",
-    .anchor = "func.func",
+    .anchor = "builtin.module",
     .getDependentDialects = dependentDialects,
     .run = run,
 };

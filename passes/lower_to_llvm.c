@@ -53,7 +53,7 @@ const DlcPassDescriptor dlcReadonlyArgsPass = {
 static const DlcOptionDesc kOptions[] = {
     {"target", "CPU to generate code for: host, avx2 or avx512", DLC_OPTION_STRING, "host"},
     {"vector-width", "f32 lanes per vector; 0 takes the target's", DLC_OPTION_INT, "0"},
-    {"fuse", "run dlg-fuse first (kernels already present are kept)", DLC_OPTION_BOOL, "false"},
+    {"fuse", "run dlg-fuse first (kernels already present are kept)", DLC_OPTION_BOOL, "true"},
     {"schedule", "tile and vectorise (off: plain loops, for debugging)", DLC_OPTION_BOOL, "false"},
     {"parallel", "turn parallel tiles into OpenMP loops", DLC_OPTION_BOOL, "true"},
 };
@@ -98,7 +98,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   char p[2048];
   snprintf(p, sizeof p,
            "func.func(dlg-simplify),%s"
-           "func.func(dlk-to-linalg),func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
+           "dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
            "%s"
            "func.func(dlc-readonly-args),"
            "one-shot-bufferize{bufferize-function-boundaries "

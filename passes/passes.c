@@ -11,6 +11,7 @@
 
 static const DlcPassDescriptor *const kPasses[] = {
     &dlcDlgSimplifyPass,
+    &dlcDlgFusePass,
     &dlcDlkToLinalgPass,
     &dlcReadonlyArgsPass,
 };

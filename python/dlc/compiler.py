@@ -67,7 +67,7 @@ class Module:
         "dlg": "builtin.module(func.func(dlg-simplify))",
         "dlk": "builtin.module(func.func(dlg-simplify),func.func(dlg-fuse))",
         "linalg": "builtin.module(func.func(dlg-simplify),func.func(dlg-fuse),"
-                  "func.func(dlk-to-linalg),func.func(linalg-fuse-elementwise-ops),"
+                  "dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),"
                   "canonicalize,cse)",
         "llvm": "builtin.module(lower-to-llvm)",
     }

@@ -1,0 +1,266 @@
+/* --dlg-fuse: partitions each function's dlg ops into dlk.kernels.
+
+   Ops are visited in program order; each consumer absorbs the kernels of
+   its producers when the rules allow (DESIGN.md, after TVM's FuseOps):
+     - an elementwise or injective producer fuses into any consumer except
+       that only injective ops (transpose, reshape) may feed a contraction,
+       where they become its indexing: an elementwise prologue would be
+       recomputed for every element the contraction reads;
+     - a contraction or reduction kernel takes an elementwise epilogue;
+       a kernel never holds two of them (they are its root);
+     - a producer is fused only when all its users are in the consumer's
+       kernel, so nothing is duplicated and every kernel has one output,
+       its last op, which keeps kernels in a valid topological order;
+     - a kernel holds at most max-ops ops.
+   Splat constants are cloned into the kernels that read them; other
+   constants stay outside as kernel operands. */
+
+#include "dlc-c/Builder.h"
+#include "dlc-c/Dialects.h"
+#include "dlc-c/Passes.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { K_ELEMENTWISE, K_INJECTIVE, K_REDUCTION, K_CONTRACTION, K_OPAQUE } Kind;
+
+static const char *const kKindNames[] = {"elementwise", "injective", "reduction", "contraction",
+                                         "opaque"};
+
+static bool isAny(MlirOperation op, const char *const *names) {
+  for (; *names; ++names)
+    if (dlcOpIs(op, *names))
+      return true;
+  return false;
+}
+
+static Kind classify(MlirOperation op) {
+  static const char *const injective[] = {"dlg.transpose", "dlg.reshape", "dlg.slice",
+                                          "dlg.concat", "dlg.pad", NULL};
+  static const char *const reduction[] = {
+      "dlg.softmax", "dlg.log_softmax", "dlg.layer_norm", "dlg.rms_norm", "dlg.reduce_sum",
+      "dlg.reduce_mean", "dlg.reduce_max", "dlg.reduce_min", "dlg.max_pool2d",
+      "dlg.avg_pool2d", NULL};
+  static const char *const contraction[] = {"dlg.matmul", "dlg.conv2d", NULL};
+  if (isAny(op, contraction)) return K_CONTRACTION;
+  if (isAny(op, reduction)) return K_REDUCTION;
+  if (isAny(op, injective)) return K_INJECTIVE;
+  if (dlcOpIs(op, "dlg.gather")) return K_OPAQUE;
+  return K_ELEMENTWISE; /* elementwise, broadcast, where, cast, clamp, batch_norm */
+}
+
+static bool hasRoot(Kind k) { return k == K_REDUCTION || k == K_CONTRACTION; }
+
+typedef struct {
+  MlirOperation *ops;
+  int *parent, *size;
+  Kind *kind;
+  bool *onlyInjective; /* every op of the kernel is injective */
+  int n;
+} Graph;
+
+static int find(Graph *g, int i) {
+  while (g->parent[i] != i)
+    i = g->parent[i] = g->parent[g->parent[i]];
+  return i;
+}
+
+static int indexOf(const Graph *g, MlirOperation op) {
+  for (int i = g->n - 1; i >= 0; --i) /* producers are usually close by */
+    if (mlirOperationEqual(g->ops[i], op))
+      return i;
+  return -1;
+}
+
+/* Whether every user of op's results is in kernel `k`. */
+static bool usedOnlyBy(Graph *g, MlirOperation op, int k) {
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
+    for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(op, r));
+         !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+      int j = indexOf(g, mlirOpOperandGetOwner(u));
+      if (j < 0 || find(g, j) != k)
+        return false;
+    }
+  return true;
+}
+
+static bool canFuse(Graph *g, int producer, int consumer, int64_t maxOps) {
+  Kind p = g->kind[producer], c = g->kind[consumer];
+  if (p == K_OPAQUE || c == K_OPAQUE)
+    return false;
+  if (g->size[producer] + g->size[consumer] > maxOps)
+    return false;
+  if (hasRoot(p)) /* epilogue: consumer kernel must be plain elementwise */
+    return c == K_ELEMENTWISE;
+  if (c == K_CONTRACTION) /* prologue of a contraction: indexing only */
+    return g->onlyInjective[producer];
+  return true;
+}
+
+static void merge(Graph *g, int producer, int consumer) {
+  g->parent[producer] = consumer;
+  g->size[consumer] += g->size[producer];
+  Kind p = g->kind[producer], c = g->kind[consumer];
+  g->kind[consumer] = hasRoot(p) ? p : hasRoot(c) ? c : (p == K_INJECTIVE || c == K_INJECTIVE)
+                                                           ? K_INJECTIVE : K_ELEMENTWISE;
+  g->onlyInjective[consumer] &= g->onlyInjective[producer];
+}
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+/* Builds the dlk.kernel of the ops in kernel `k`, in place of its root. */
+static void buildKernel(Graph *g, int k, MlirContext ctx) {
+  MlirOperation root = g->ops[k];
+  MlirLocation loc = mlirOperationGetLocation(root);
+  MlirValue inputs[256];
+  MlirType inTypes[256];
+  MlirLocation inLocs[256];
+  intptr_t nIn = 0;
+  for (int i = 0; i <= k; ++i) {
+    if (find(g, i) != k)
+      continue;
+    MlirOperation op = g->ops[i];
+    for (intptr_t a = 0; a < mlirOperationGetNumOperands(op); ++a) {
+      MlirValue v = mlirOperationGetOperand(op, a);
+      MlirOperation def = !mlirValueIsAOpResult(v) ? (MlirOperation){NULL} : mlirOpResultGetOwner(v);
+      int j = mlirOperationIsNull(def) ? -1 : indexOf(g, def);
+      if (j >= 0 && find(g, j) == k)
+        continue;
+      double splat;
+      if (dlcOpIs(def, "dlg.constant") && dlcGetSplat(v, &splat))
+        continue; /* cloned below */
+      bool seen = false;
+      for (intptr_t s = 0; s < nIn && !seen; ++s)
+        seen = mlirValueEqual(inputs[s], v);
+      if (!seen && nIn < 256) {
+        inputs[nIn] = v;
+        inTypes[nIn] = mlirValueGetType(v);
+        inLocs[nIn++] = loc;
+      }
+    }
+  }
+  intptr_t nRes = mlirOperationGetNumResults(root);
+  MlirType resTypes[8];
+  for (intptr_t r = 0; r < nRes; ++r)
+    resTypes[r] = mlirValueGetType(mlirOperationGetResult(root, r));
+
+  MlirBlock body = mlirBlockCreate(nIn, inTypes, inLocs);
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, body);
+  MlirOperationState st = mlirOperationStateGet(str("dlk.kernel"), loc);
+  mlirOperationStateAddOperands(&st, nIn, inputs);
+  mlirOperationStateAddResults(&st, nRes, resTypes);
+  MlirNamedAttribute kind = mlirNamedAttributeGet(
+      mlirIdentifierGet(ctx, str("kind")), mlirStringAttrGet(ctx, str(kKindNames[g->kind[k]])));
+  mlirOperationStateAddAttributes(&st, 1, &kind);
+  mlirOperationStateAddOwnedRegions(&st, 1, &region);
+  MlirOperation kernel = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(root), root, kernel);
+  for (intptr_t r = 0; r < nRes; ++r)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(root, r),
+                                  mlirOperationGetResult(kernel, r));
+
+  for (int i = 0; i <= k; ++i) {
+    if (find(g, i) != k)
+      continue;
+    MlirOperation op = g->ops[i];
+    mlirOperationRemoveFromParent(op);
+    mlirBlockAppendOwnedOperation(body, op);
+    for (intptr_t a = 0; a < mlirOperationGetNumOperands(op); ++a) {
+      MlirValue v = mlirOperationGetOperand(op, a);
+      for (intptr_t s = 0; s < nIn; ++s)
+        if (mlirValueEqual(inputs[s], v))
+          mlirOperationSetOperand(op, a, mlirBlockGetArgument(body, s));
+      MlirOperation def = !mlirValueIsAOpResult(v) ? (MlirOperation){NULL} : mlirOpResultGetOwner(v);
+      double splat;
+      if (dlcOpIs(def, "dlg.constant") && dlcGetSplat(v, &splat) &&
+          !mlirBlockEqual(mlirOperationGetBlock(def), body)) {
+        MlirOperation c = mlirOperationClone(def);
+        mlirBlockInsertOwnedOperationBefore(body, op, c);
+        mlirOperationSetOperand(op, a, mlirOperationGetResult(c, 0));
+      }
+    }
+  }
+  MlirValue results[8];
+  for (intptr_t r = 0; r < nRes; ++r)
+    results[r] = mlirOperationGetResult(root, r);
+  MlirOperationState ys = mlirOperationStateGet(str("dlk.yield"), loc);
+  mlirOperationStateAddOperands(&ys, nRes, results);
+  mlirBlockAppendOwnedOperation(body, mlirOperationCreate(&ys));
+}
+
+static void dependentDialects(MlirDialectRegistry registry) {
+  mlirDialectHandleInsertDialect(mlirGetDialectHandle__dlk__(), registry);
+}
+
+static const DlcOptionDesc kOptions[] = {
+    {"max-ops", "most dlg ops in one kernel", DLC_OPTION_INT, "64"},
+};
+
+static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
+  int64_t maxOps = dlcOptionsGetInt(dlcPassGetOptions(pass), "max-ops");
+  if (maxOps < 1)
+    maxOps = 1;
+  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  if (mlirBlockIsNull(block))
+    return (MlirLogicalResult){1};
+  int cap = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    ++cap;
+  Graph g = {calloc((size_t)cap + 1, sizeof(MlirOperation)), calloc((size_t)cap + 1, sizeof(int)),
+             calloc((size_t)cap + 1, sizeof(int)), calloc((size_t)cap + 1, sizeof(Kind)),
+             calloc((size_t)cap + 1, sizeof(bool)), 0};
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+    if (n.length < 4 || memcmp(n.data, "dlg.", 4) != 0 || dlcOpIs(op, "dlg.constant"))
+      continue;
+    int i = g.n++;
+    g.ops[i] = op;
+    g.parent[i] = i;
+    g.size[i] = 1;
+    g.kind[i] = classify(op);
+    g.onlyInjective[i] = dlcOpIs(op, "dlg.transpose") || dlcOpIs(op, "dlg.reshape");
+    for (intptr_t a = 0; a < mlirOperationGetNumOperands(op); ++a) {
+      MlirValue v = mlirOperationGetOperand(op, a);
+      if (!mlirValueIsAOpResult(v))
+        continue;
+      int j = indexOf(&g, mlirOpResultGetOwner(v));
+      if (j < 0)
+        continue;
+      int p = find(&g, j), c = find(&g, i);
+      if (p != c && usedOnlyBy(&g, g.ops[j], c) && canFuse(&g, p, c, maxOps))
+        merge(&g, p, c);
+    }
+  }
+  MlirContext ctx = mlirOperationGetContext(func);
+  for (int i = 0; i < g.n; ++i)
+    if (find(&g, i) == i)
+      buildKernel(&g, i, ctx);
+  /* Constants now unused (cloned into every kernel that read them) go. */
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    if (dlcOpIs(op, "dlg.constant") &&
+        mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, 0))))
+      mlirOperationDestroy(op);
+    op = next;
+  }
+  free(g.ops), free(g.parent), free(g.size), free(g.kind), free(g.onlyInjective);
+  return (MlirLogicalResult){1};
+}
+
+const DlcPassDescriptor dlcDlgFusePass = {
+    .argument = "dlg-fuse",
+    .summary = "Partition each function's dlg ops into dlk.kernels (elementwise and "
+               "injective producers into consumers, epilogues into contractions and "
+               "reductions, no duplication)",
+    .anchor = "func.func",
+    .options = kOptions,
+    .numOptions = sizeof kOptions / sizeof kOptions[0],
+    .getDependentDialects = dependentDialects,
+    .run = run,
+};
