@@ -1,0 +1,222 @@
+"""dlc benchmarks: each figure printed next to a reference measured in this
+same process, and their ratio (dlc / reference; > 1 means dlc is faster).
+
+  GEMM f32 (GFLOP/s) at 256, 512, 1024, 2048 and 128x768x3072 vs OpenBLAS
+  BERT encoder layer and MLP (ms) vs PyTorch eager
+  5-op elementwise chain over 16M floats and RMSNorm [32,4096] vs a
+  hand-fused C loop (clang -O3 -march=native)
+
+for 1 thread and for 2. OPENBLAS_CORETYPE is removed from the environment
+before OpenBLAS loads (this machine sets it to Haswell, which halves it).
+Run: /usr/bin/python3 bench/run.py [--quick] [--threads 1,2]
+"""
+
+import argparse
+import ctypes
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ.pop("OPENBLAS_CORETYPE", None)
+os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx512")
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "e2e"))
+import dlc  # noqa: E402
+
+
+def timeit(fn, reps):
+    fn()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts))
+
+
+def openblas():
+    for name in ("libopenblas.so.0", "libopenblas.so"):
+        try:
+            lib = ctypes.CDLL(name)
+            lib.cblas_sgemm.argtypes = [ctypes.c_int] * 6 + [ctypes.c_float, ctypes.c_void_p,
+                                        ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
+                                        ctypes.c_float, ctypes.c_void_p, ctypes.c_int]
+            return lib
+        except OSError:
+            continue
+    return None
+
+
+def gemm(m, k, n, threads, reps, blas):
+    src = f"""func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %0 = dlg.matmul %a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32> -> tensor<{m}x{n}xf32>
+  return %0 : tensor<{m}x{n}xf32>
+}}"""
+    a = np.random.rand(m, k).astype(np.float32)
+    b = np.random.rand(k, n).astype(np.float32)
+    mod = dlc.compile(src, threads=threads)
+    flop = 2.0 * m * n * k
+    ours = flop / timeit(lambda: mod(a, b), reps) / 1e9
+    ref = None
+    if blas:
+        c = np.empty((m, n), np.float32)
+        blas.openblas_set_num_threads(threads)
+        ref = flop / timeit(lambda: blas.cblas_sgemm(101, 111, 111, m, n, k, 1.0, a.ctypes.data, k,
+                                                     b.ctypes.data, n, 0.0, c.ctypes.data, n),
+                            reps) / 1e9
+    return ours, ref
+
+
+HAND_C = r"""
+#include <math.h>
+#include <stddef.h>
+void chain(const float *x, const float *y, float *o, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    float v = x[i] * y[i] + 1.0f;
+    v = v > 0.0f ? v : 0.0f;
+    o[i] = v * 0.5f - y[i];
+  }
+}
+void rms(const float *x, const float *g, float *o, size_t rows, size_t cols) {
+  for (size_t r = 0; r < rows; ++r) {
+    float s = 0.0f;
+    for (size_t c = 0; c < cols; ++c) s += x[r * cols + c] * x[r * cols + c];
+    float inv = 1.0f / sqrtf(s / cols + 1e-5f);
+    for (size_t c = 0; c < cols; ++c) o[r * cols + c] = x[r * cols + c] * inv * g[c];
+  }
+}
+"""
+
+
+def hand_c():
+    d = tempfile.mkdtemp()
+    so = os.path.join(d, "hand.so")
+    with open(os.path.join(d, "hand.c"), "w") as f:
+        f.write(HAND_C)
+    subprocess.check_call(["/usr/lib/llvm-22/bin/clang", "-O3", "-march=native", "-ffast-math",
+                           "-shared", "-fPIC", "-o", so, os.path.join(d, "hand.c")])
+    return ctypes.CDLL(so)
+
+
+def chain(threads, reps, hand):
+    n = 16 * 1024 * 1024
+    ty = f"tensor<{n}xf32>"
+    src = f"""func.func @main(%x: {ty}, %y: {ty}) -> {ty} {{
+  %one = dlg.constant dense<1.0> : tensor<f32>
+  %half = dlg.constant dense<0.5> : tensor<f32>
+  %0 = dlg.mul %x, %y : {ty}, {ty} -> {ty}
+  %1 = dlg.add %0, %one : {ty}, tensor<f32> -> {ty}
+  %2 = dlg.relu %1 : {ty}
+  %3 = dlg.mul %2, %half : {ty}, tensor<f32> -> {ty}
+  %4 = dlg.sub %3, %y : {ty}, {ty} -> {ty}
+  return %4 : {ty}
+}}"""
+    x, y = np.random.rand(n).astype(np.float32), np.random.rand(n).astype(np.float32)
+    o = np.empty(n, np.float32)
+    mod = dlc.compile(src, threads=threads)
+    ours = timeit(lambda: mod(x, y), reps)
+    ref = timeit(lambda: hand.chain(x.ctypes.data_as(ctypes.c_void_p), y.ctypes.data_as(ctypes.c_void_p),
+                                    o.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(n)), reps)
+    return ours * 1e3, ref * 1e3
+
+
+def rmsnorm(threads, reps, hand):
+    r, c = 32, 4096
+    src = f"""func.func @main(%x: tensor<{r}x{c}xf32>, %g: tensor<{c}xf32>) -> tensor<{r}x{c}xf32> {{
+  %0 = dlg.rms_norm %x gamma %g : (tensor<{r}x{c}xf32>, tensor<{c}xf32>) -> tensor<{r}x{c}xf32>
+  return %0 : tensor<{r}x{c}xf32>
+}}"""
+    x, g = np.random.rand(r, c).astype(np.float32), np.random.rand(c).astype(np.float32)
+    o = np.empty_like(x)
+    mod = dlc.compile(src, threads=threads)
+    ours = timeit(lambda: mod(x, g), reps)
+    ref = timeit(lambda: hand.rms(x.ctypes.data_as(ctypes.c_void_p), g.ctypes.data_as(ctypes.c_void_p),
+                                  o.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(r),
+                                  ctypes.c_size_t(c)), reps)
+    return ours * 1e3, ref * 1e3
+
+
+def models(threads, reps):
+    import models as m
+    out = {}
+    try:
+        import torch
+        torch.set_num_threads(threads)
+    except ImportError:
+        torch = None
+    for name, src, args, ref in [("bert layer", m.bert_source(), m.bert_args(), None),
+                                 ("mlp batch 32", *m.mlp(32)[:2], None)]:
+        mod = dlc.compile(src, threads=threads)
+        ours = timeit(lambda: mod(*args), reps) * 1e3
+        theirs = None
+        if torch is not None:
+            fn = torch_model(torch, name)
+            targs = [torch.from_numpy(a) for a in args]
+            with torch.no_grad():
+                theirs = timeit(lambda: fn(*targs), reps) * 1e3
+        out[name] = (ours, theirs)
+    return out
+
+
+def torch_model(torch, name):
+    F = torch.nn.functional
+    if name.startswith("mlp"):
+        def mlp(x, w1, b1, w2, b2, w3, b3):
+            h = F.relu(x @ w1 + b1)
+            h = F.relu(h @ w2 + b2)
+            return F.softmax(h @ w3 + b3, -1)
+        return mlp
+
+    def bert(x, wq, bq, wk, bk, wv, bv, wo, bo, g1, be1, w1, b1, w2, b2, g2, be2, heads=12):
+        s, h = x.shape
+        d = h // heads
+        q = (x @ wq + bq).view(s, heads, d).transpose(0, 1)
+        k = (x @ wk + bk).view(s, heads, d).permute(1, 2, 0)
+        v = (x @ wv + bv).view(s, heads, d).transpose(0, 1)
+        p = F.softmax(q @ k / d ** 0.5, -1)
+        c = (p @ v).transpose(0, 1).reshape(s, h)
+        n1 = F.layer_norm(c @ wo + bo + x, (h,), g1, be1, 1e-12)
+        f = F.gelu(n1 @ w1 + b1)
+        return F.layer_norm(f @ w2 + b2 + n1, (h,), g2, be2, 1e-12)
+    return bert
+
+
+def ratio(ours, ref, higher_is_better):
+    if ref is None:
+        return "n/a"
+    return f"{(ours / ref if higher_is_better else ref / ours):.2f}x"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="small sizes and few repetitions (CI)")
+    ap.add_argument("--threads", default="1,2")
+    opts = ap.parse_args()
+    reps = 2 if opts.quick else 5
+    sizes = [(256, 256, 256), (512, 512, 512)] if opts.quick else \
+        [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (128, 768, 3072)]
+    blas = openblas()
+    hand = hand_c()
+    for threads in [int(t) for t in opts.threads.split(",")]:
+        print(f"== {threads} thread{'s' if threads > 1 else ''}")
+        for m, k, n in sizes:
+            ours, ref = gemm(m, k, n, threads, reps, blas)
+            print(f"gemm {m}x{k}x{n}: dlc {ours:.2f} GFLOP/s, OpenBLAS "
+                  f"{ref if ref is None else f'{ref:.2f}'} GFLOP/s, ratio {ratio(ours, ref, True)}")
+        ours, ref = chain(threads, reps, hand)
+        print(f"elementwise chain 16M: dlc {ours:.2f} ms, hand-fused C {ref:.2f} ms, ratio {ratio(ours, ref, False)}")
+        ours, ref = rmsnorm(threads, reps, hand)
+        print(f"rms_norm [32,4096]: dlc {ours:.3f} ms, hand-fused C {ref:.3f} ms, ratio {ratio(ours, ref, False)}")
+        if not opts.quick:
+            for name, (ours, ref) in models(threads, reps).items():
+                print(f"{name}: dlc {ours:.2f} ms, PyTorch eager "
+                      f"{ref if ref is None else f'{ref:.2f}'} ms, ratio {ratio(ours, ref, False)}")
+
+
+if __name__ == "__main__":
+    main()
