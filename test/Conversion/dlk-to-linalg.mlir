@@ -1,0 +1,79 @@
+// RUN: dlc-opt %s --split-input-file --dlk-to-linalg --verify-diagnostics | FileCheck %s
+
+// Broadcasting lives in the indexing maps; one generic per elementwise op.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @bias_relu
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
+// CHECK: arith.addf
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+func.func @bias_relu(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = dlg.add %x, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %1 = dlg.relu %0 : tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// -----
+
+// A kernel becomes a private function called in its place; its contraction
+// root is tagged for the scheduler and keeps the kernel's schedule.
+// CHECK-LABEL: func.func @kernel
+// CHECK: %[[R:.*]] = call @kernel_kernel0(%arg0, %arg1)
+// CHECK: return %[[R]]
+// CHECK: func.func private @kernel_kernel0({{.*}}) -> tensor<4x16xf32> attributes {dlk.kind = "contraction", dlk.schedule = #dlk.schedule<tile = [4, 16, 8], vector = 8>}
+// CHECK: linalg.fill
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}}attrs = {dlc.root}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: return
+func.func @kernel(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [4, 16, 8], vector = 8> (%a, %b) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>):
+    %m = dlg.matmul %x, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    dlk.yield %m : tensor<4x16xf32>
+  }
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// Softmax: max and shifted-exp-sum reductions, then one parallel generic.
+// CHECK-LABEL: func.func @softmax
+// CHECK: arith.constant 0xFF800000
+// CHECK: linalg.generic {{.*}}["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}}["parallel", "reduction"]
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}}["parallel", "parallel"]
+// CHECK: math.exp
+// CHECK: arith.divf
+func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %0 = dlg.softmax %x : tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// Static reshapes are a collapse and an expand; slices with unit steps an
+// extract_slice; concat a chain of insert_slices.
+// CHECK-LABEL: func.func @movement
+// CHECK: tensor.collapse_shape %arg0 {{\[\[}}0, 1]] : tensor<2x6xf32> into tensor<12xf32>
+// CHECK: tensor.expand_shape {{.*}} output_shape [3, 4]
+// CHECK: tensor.extract_slice %arg0[0, 1] [2, 4] [1, 1]
+// CHECK: tensor.insert_slice %arg0 into {{.*}}[0, 0] [2, 6] [1, 1]
+// CHECK: tensor.insert_slice %arg0 into {{.*}}[0, 6] [2, 6] [1, 1]
+func.func @movement(%x: tensor<2x6xf32>) -> (tensor<3x4xf32>, tensor<2x4xf32>, tensor<2x12xf32>) {
+  %0 = dlg.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>
+  %1 = dlg.slice %x {starts = array<i64: 0, 1>, ends = array<i64: 2, 5>} : tensor<2x6xf32> -> tensor<2x4xf32>
+  %2 = dlg.concat %x, %x {axis = 1 : i64} : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<2x12xf32>
+  return %0, %1, %2 : tensor<3x4xf32>, tensor<2x4xf32>, tensor<2x12xf32>
+}
+
+// -----
+
+func.func @dynamic_reshape(%x: tensor<?x6xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{reshape with dynamic dimensions is not supported yet}}
+  %0 = dlg.reshape %x : tensor<?x6xf32> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}

@@ -1,0 +1,20 @@
+// The whole CPU pipeline ends in the LLVM dialect that mlir-translate accepts;
+// results become caller-provided buffers (out-params).
+// RUN: dlc-opt %s --lower-to-llvm | FileCheck %s
+// RUN: dlc-opt %s --dlg-fuse --lower-to-llvm | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVM
+// RUN: dlc-opt %s --lower-to-llvm=target=avx2 --mlir-print-ir-after=dlk-to-linalg -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGE
+
+// CHECK: llvm.func @mlp(
+// CHECK-NOT: dlg.
+// CHECK-NOT: linalg.
+// CHECK: llvm.return
+// LLVM: define void @mlp(ptr
+// LLVM: fadd float
+// STAGE: IR Dump After dlk-to-linalg
+// STAGE: call @mlp_kernel0
+func.func @mlp(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  %0 = dlg.matmul %x, %w : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+  %1 = dlg.add %0, %b : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
+  %2 = dlg.relu %1 : tensor<2x4xf32>
+  return %2 : tensor<2x4xf32>
+}
