@@ -634,7 +634,7 @@ static MlirValue lowerPool(DlcBuilder *b, MlirOperation op) {
   free(div);
   MlirValue divisor = out0(dlcBuildOpTyped(
       b, "arith.constant", 0, NULL, 1, &dt,
-      DLC_ATTRS(mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("value")), dv))));
+      DLC_ATTRS(dlcNamed(ctx, "value", dv))));
   DlcGeneric q = {.nLoops = 4, .nIns = 2, .nOuts = 1};
   MlirAffineExpr de[2] = {dlcDim(ctx, 2), dlcDim(ctx, 3)};
   q.ins[0] = out0(r);
@@ -744,7 +744,7 @@ static bool gatherBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u)
   MlirAttribute slt = mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64), 2);
   MlirValue neg = out0(dlcBuildOpTyped(
       b, "arith.cmpi", DLC_VALUES(i, zero), 1, &i1,
-      DLC_ATTRS(mlirNamedAttributeGet(mlirIdentifierGet(b->context, str("predicate")), slt))));
+      DLC_ATTRS(dlcNamed(b->context, "predicate", slt))));
   MlirValue wrapped = dlcArith(b, NULL, "arith.addi", i, dim);
   i = out0(dlcBuildOpTyped(b, "arith.select", DLC_VALUES(neg, wrapped, i), 1, &index,
                            DLC_NO_ATTRS));
@@ -760,7 +760,7 @@ static bool gatherBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u)
     MlirAttribute da = mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64), loop);
     idx[n++] = out0(dlcBuildOpTyped(
         b, "linalg.index", 0, NULL, 1, &index,
-        DLC_ATTRS(mlirNamedAttributeGet(mlirIdentifierGet(b->context, str("dim")), da))));
+        DLC_ATTRS(dlcNamed(b->context, "dim", da))));
   }
   MlirType elt = mlirValueGetType(a[1]);
   y[0] = out0(dlcBuildOpTyped(b, "tensor.extract", n, idx, 1, &elt, DLC_NO_ATTRS));
@@ -802,7 +802,7 @@ static MlirValue lowerConstant(DlcBuilder *b, MlirOperation op) {
   MlirAttribute v = mlirOperationGetAttributeByName(op, str("value"));
   return out0(dlcBuildOpTyped(
       b, "arith.constant", 0, NULL, 1, &t,
-      DLC_ATTRS(mlirNamedAttributeGet(mlirIdentifierGet(b->context, str("value")), v))));
+      DLC_ATTRS(dlcNamed(b->context, "value", v))));
 }
 
 /*--- Dispatch --------------------------------------------------------------------*/
@@ -894,16 +894,13 @@ static void outlineKernel(MlirOperation k, MlirOperation parentFunc, int64_t id)
   MlirAttribute sched = mlirOperationGetAttributeByName(k, str("schedule"));
   MlirNamedAttribute attrs[5];
   int na = 0;
-  attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_name")),
-                                      mlirStringAttrGet(ctx, str(name)));
-  attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("function_type")),
-                                      mlirTypeAttrGet(fnType));
-  attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_visibility")),
-                                      mlirStringAttrGet(ctx, str("private")));
+  attrs[na++] = dlcNamed(ctx, "sym_name", mlirStringAttrGet(ctx, str(name)));
+  attrs[na++] = dlcNamed(ctx, "function_type", mlirTypeAttrGet(fnType));
+  attrs[na++] = dlcNamed(ctx, "sym_visibility", mlirStringAttrGet(ctx, str("private")));
   if (!mlirAttributeIsNull(kind))
-    attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("dlk.kind")), kind);
+    attrs[na++] = dlcNamed(ctx, "dlk.kind", kind);
   if (!mlirAttributeIsNull(sched))
-    attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("dlk.schedule")), sched);
+    attrs[na++] = dlcNamed(ctx, "dlk.schedule", sched);
   MlirOperationState fs = mlirOperationStateGet(str("func.func"), loc);
   mlirOperationStateAddAttributes(&fs, na, attrs);
   mlirOperationStateAddOwnedRegions(&fs, 1, &region);
@@ -916,8 +913,7 @@ static void outlineKernel(MlirOperation k, MlirOperation parentFunc, int64_t id)
     args[i] = mlirOperationGetOperand(k, i);
   mlirOperationStateAddOperands(&cs, nIn, args);
   mlirOperationStateAddResults(&cs, nOut, types + nIn);
-  MlirNamedAttribute callee = mlirNamedAttributeGet(
-      mlirIdentifierGet(ctx, str("callee")), mlirFlatSymbolRefAttrGet(ctx, str(name)));
+  MlirNamedAttribute callee = dlcNamed(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, str(name)));
   mlirOperationStateAddAttributes(&cs, 1, &callee);
   MlirOperation call = mlirOperationCreate(&cs);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(k), k, call);

@@ -14,6 +14,7 @@
    The target (avx2, avx512 or host) sets the vector width the schedule
    tiles for; the JIT and llc then pick the matching instructions. */
 
+#include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -73,19 +74,6 @@ int64_t dlcTargetVectorWidth(MlirStringRef target) {
   return 4;
 }
 
-typedef struct {
-  char text[160];
-  size_t len;
-} Err;
-
-static void collectErr(MlirStringRef s, void *u) {
-  Err *e = u;
-  size_t n = s.length < sizeof e->text - 1 - e->len ? s.length : sizeof e->text - 1 - e->len;
-  memcpy(e->text + e->len, s.data, n);
-  e->len += n;
-  e->text[e->len] = 0;
-}
-
 static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   int64_t vw = dlcOptionsGetInt(o, "vector-width");
   if (vw <= 0)
@@ -113,11 +101,12 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
            "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
            fuse ? "func.func(dlg-fuse)," : "", schedule,
            par ? "scf-forall-to-parallel,convert-scf-to-openmp," : "scf-forall-to-parallel,");
-  Err e = {{0}, 0};
+  DlcText e = {NULL, 0, 0};
   MlirLogicalResult r =
-      mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(p), collectErr, &e);
+      mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(p), dlcTextAppend, &e);
   if (mlirLogicalResultIsFailure(r))
-    fprintf(stderr, "lower-to-llvm: %s\n", e.text);
+    fprintf(stderr, "lower-to-llvm: %s\n", dlcTextGet(&e));
+  dlcTextFree(&e);
   return r;
 }
 

@@ -1,12 +1,11 @@
 /* Registration of every dlc pass, and running textual pipelines from C. */
 
+#include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/RegisterEverything.h"
 
-#include <stdio.h>
-#include <string.h>
 #include <threads.h>
 
 static const DlcPassDescriptor *const kPasses[] = {
@@ -31,34 +30,22 @@ static void registerOnce(void) {
 
 void dlcRegisterAllPasses(void) { call_once(&registered, registerOnce); }
 
-typedef struct {
-  char text[1024];
-  size_t len;
-} Message;
-
-static void appendMessage(MlirStringRef s, void *user) {
-  Message *m = user;
-  size_t n = s.length < sizeof m->text - 1 - m->len ? s.length
-                                                     : sizeof m->text - 1 - m->len;
-  memcpy(m->text + m->len, s.data, n);
-  m->len += n;
-  m->text[m->len] = 0;
-}
-
 MlirLogicalResult dlcRunPipeline(MlirOperation op, const char *pipeline) {
   MlirContext ctx = mlirOperationGetContext(op);
   MlirPassManager pm = mlirPassManagerCreate(ctx);
-  Message msg = {{0}, 0};
+  DlcText msg = {NULL, 0, 0};
+  dlcTextAppend(mlirStringRefCreateFromCString("invalid pass pipeline '"), &msg);
+  dlcTextAppend(mlirStringRefCreateFromCString(pipeline), &msg);
+  dlcTextAppend(mlirStringRefCreateFromCString("': "), &msg);
   MlirLogicalResult r = mlirParsePassPipeline(
       mlirPassManagerGetAsOpPassManager(pm),
-      mlirStringRefCreateFromCString(pipeline), appendMessage, &msg);
+      mlirStringRefCreateFromCString(pipeline), dlcTextAppend, &msg);
   if (mlirLogicalResultIsFailure(r)) {
-    char text[1200];
-    snprintf(text, sizeof text, "invalid pass pipeline '%s': %s", pipeline, msg.text);
-    mlirEmitError(mlirOperationGetLocation(op), text);
+    mlirEmitError(mlirOperationGetLocation(op), dlcTextGet(&msg));
   } else {
     r = mlirPassManagerRunOnOp(pm, op);
   }
   mlirPassManagerDestroy(pm);
+  dlcTextFree(&msg);
   return r;
 }

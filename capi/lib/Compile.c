@@ -2,12 +2,12 @@
 
 #include "dlc-c/Compile.h"
 #include "dlc-c/Dialects.h"
+#include "dlc-c/Passes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/ExecutionEngine.h"
 #include "mlir-c/IR.h"
-#include "mlir-c/Pass.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -160,19 +160,6 @@ static char *diagnosticsOr(DlcDiagnostics *d, const char *fallback) {
   return format("%s", t && *t ? t : fallback);
 }
 
-typedef struct {
-  char text[512];
-  size_t len;
-} Buf;
-
-static void append(MlirStringRef s, void *u) {
-  Buf *b = u;
-  size_t n = s.length < sizeof b->text - 1 - b->len ? s.length : sizeof b->text - 1 - b->len;
-  memcpy(b->text + b->len, s.data, n);
-  b->len += n;
-  b->text[b->len] = 0;
-}
-
 static const char *const kRuntimeLibs[] = {
     "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so",
     "/usr/lib/x86_64-linux-gnu/libomp.so.5",
@@ -214,19 +201,10 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
       goto fail;
   }
   {
-    MlirPassManager pm = mlirPassManagerCreate(p->ctx);
+    /* Pipeline syntax errors and pass failures both arrive as diagnostics. */
     const char *pipeline = o->pipeline ? o->pipeline : "builtin.module(lower-to-llvm)";
-    Buf msg = {{0}, 0};
-    MlirLogicalResult r = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                                                str(pipeline), append, &msg);
-    if (mlirLogicalResultIsFailure(r)) {
-      mlirPassManagerDestroy(pm);
-      err = format("invalid pipeline '%s': %s", pipeline, msg.text);
-      goto fail;
-    }
-    r = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(p->module));
-    mlirPassManagerDestroy(pm);
-    if (mlirLogicalResultIsFailure(r)) {
+    if (mlirLogicalResultIsFailure(
+            dlcRunPipeline(mlirModuleGetOperation(p->module), pipeline))) {
       err = diagnosticsOr(diags, "compilation failed");
       goto fail;
     }

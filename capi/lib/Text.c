@@ -9,12 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Text {
-  char *data;
-  size_t len, cap;
-} Text;
-
-static void append(Text *t, const char *s, size_t n) {
+static void append(DlcText *t, const char *s, size_t n) {
   if (t->len + n + 1 > t->cap) {
     size_t cap = t->cap ? t->cap : 256;
     while (cap < t->len + n + 1)
@@ -30,10 +25,18 @@ static void append(Text *t, const char *s, size_t n) {
   t->data[t->len] = 0;
 }
 
-static void appendRef(MlirStringRef s, void *t) { append(t, s.data, s.length); }
+void dlcTextAppend(MlirStringRef s, void *text) { append(text, s.data, s.length); }
+
+const char *dlcTextGet(const DlcText *t) { return t->data ? t->data : ""; }
+
+void dlcTextFree(DlcText *t) {
+  free(t->data);
+  t->data = NULL;
+  t->len = t->cap = 0;
+}
 
 struct DlcDiagnostics {
-  Text text;
+  DlcText text;
   MlirDiagnosticHandlerID id;
 };
 
@@ -59,13 +62,13 @@ static MlirLogicalResult collect(MlirDiagnostic diag, void *user) {
     append(&d->text, file.data, file.length);
     append(&d->text, pos, (size_t)n);
   } else {
-    mlirLocationPrint(loc, appendRef, &d->text);
+    mlirLocationPrint(loc, dlcTextAppend, &d->text);
   }
   append(&d->text, ": ", 2);
   const char *sev = severityName(mlirDiagnosticGetSeverity(diag));
   append(&d->text, sev, strlen(sev));
   append(&d->text, ": ", 2);
-  mlirDiagnosticPrint(diag, appendRef, &d->text);
+  mlirDiagnosticPrint(diag, dlcTextAppend, &d->text);
   append(&d->text, "\n", 1);
   return mlirLogicalResultSuccess();
 }
@@ -77,7 +80,7 @@ DlcDiagnostics *dlcDiagnosticsAttach(MlirContext ctx) {
 }
 
 const char *dlcDiagnosticsText(const DlcDiagnostics *d) {
-  return d->text.data ? d->text.data : "";
+  return dlcTextGet(&d->text);
 }
 
 void dlcDiagnosticsClear(DlcDiagnostics *d) {
@@ -93,11 +96,11 @@ void dlcDiagnosticsDetach(MlirContext ctx, DlcDiagnostics *d) {
 }
 
 char *dlcOperationToString(MlirOperation op, bool generic) {
-  Text t = {NULL, 0, 0};
+  DlcText t = {NULL, 0, 0};
   MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
   if (generic)
     mlirOpPrintingFlagsPrintGenericOpForm(flags);
-  mlirOperationPrintWithFlags(op, flags, appendRef, &t);
+  mlirOperationPrintWithFlags(op, flags, dlcTextAppend, &t);
   mlirOpPrintingFlagsDestroy(flags);
   return t.data ? t.data : calloc(1, 1);
 }

@@ -11,10 +11,6 @@
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-static MlirNamedAttribute named(MlirContext ctx, const char *n, MlirAttribute a) {
-  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, str(n)), a);
-}
-
 static MlirAttribute segments(MlirContext ctx, intptr_t n, const int32_t *v) {
   return mlirDenseI32ArrayGet(ctx, n, v);
 }
@@ -42,14 +38,14 @@ MlirValue dlcEmitScalar(DlcBuilder *b, MlirType type, double v) {
   else
     a = mlirIntegerAttrGet(type, (int64_t)v);
   return result0(dlcBuildOpTyped(b, "arith.constant", 0, NULL, 1, &type,
-                                 DLC_ATTRS(named(b->context, "value", a))));
+                                 DLC_ATTRS(dlcNamed(b->context, "value", a))));
 }
 
 MlirValue dlcEmitIndex(DlcBuilder *b, int64_t v) {
   MlirType t = mlirIndexTypeGet(b->context);
   MlirAttribute a = mlirIntegerAttrGet(t, v);
   return result0(dlcBuildOpTyped(b, "arith.constant", 0, NULL, 1, &t,
-                                 DLC_ATTRS(named(b->context, "value", a))));
+                                 DLC_ATTRS(dlcNamed(b->context, "value", a))));
 }
 
 static double intLimit(MlirType t, bool high) {
@@ -91,7 +87,7 @@ static MlirValue emitFill(DlcBuilder *b, MlirValue scalar, MlirValue dest) {
   MlirType t = mlirValueGetType(dest);
   mlirOperationStateAddOperands(&st, 2, ops);
   mlirOperationStateAddResults(&st, 1, &t);
-  MlirNamedAttribute seg = named(b->context, "operandSegmentSizes",
+  MlirNamedAttribute seg = dlcNamed(b->context, "operandSegmentSizes",
                                  segments(b->context, 2, (int32_t[]){1, 1}));
   mlirOperationStateAddAttributes(&st, 1, &seg);
   MlirRegion r = mlirRegionCreate();
@@ -108,10 +104,6 @@ MlirValue dlcEmitFilled(DlcBuilder *b, MlirType type, double v,
     return e;
   MlirValue s = dlcEmitScalar(b, mlirShapedTypeGetElementType(type), v);
   return emitFill(b, s, e);
-}
-
-static MlirAttribute i64Array(MlirContext ctx, intptr_t n, const int64_t *v) {
-  return mlirDenseI64ArrayGet(ctx, n, v);
 }
 
 MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
@@ -144,9 +136,9 @@ MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
   mlirOperationStateAddOperands(&st, 1, &x);
   mlirOperationStateAddResults(&st, 1, &rt);
   MlirNamedAttribute attrs[3] = {
-      named(b->context, "static_low", i64Array(b->context, rank, low)),
-      named(b->context, "static_high", i64Array(b->context, rank, high)),
-      named(b->context, "operandSegmentSizes",
+      dlcNamedI64Array(b->context, "static_low", rank, low),
+      dlcNamedI64Array(b->context, "static_high", rank, high),
+      dlcNamed(b->context, "operandSegmentSizes",
             segments(b->context, 3, (int32_t[]){1, 0, 0}))};
   mlirOperationStateAddAttributes(&st, 3, attrs);
   mlirOperationStateAddOwnedRegions(&st, 1, &region);
@@ -178,7 +170,7 @@ MlirValue dlcEmitReshape(DlcBuilder *b, MlirValue x, MlirType resultType) {
   if (rank != 1) {
     flat = result0(dlcBuildOpTyped(
         b, "tensor.collapse_shape", 1, &x, 1, &flatType,
-        DLC_ATTRS(named(b->context, "reassociation", allInOne(b->context, rank)))));
+        DLC_ATTRS(dlcNamed(b->context, "reassociation", allInOne(b->context, rank)))));
   }
   if (outRank == 1)
     return flat;
@@ -188,12 +180,11 @@ MlirValue dlcEmitReshape(DlcBuilder *b, MlirValue x, MlirType resultType) {
   if (outRank == 0)
     return result0(dlcBuildOpTyped(
         b, "tensor.collapse_shape", 1, &flat, 1, &resultType,
-        DLC_ATTRS(named(b->context, "reassociation", allInOne(b->context, 0)))));
+        DLC_ATTRS(dlcNamed(b->context, "reassociation", allInOne(b->context, 0)))));
   return result0(dlcBuildOpTyped(
       b, "tensor.expand_shape", 1, &flat, 1, &resultType,
-      DLC_ATTRS(named(b->context, "reassociation", allInOne(b->context, outRank)),
-                named(b->context, "static_output_shape",
-                      i64Array(b->context, outRank, dims)))));
+      DLC_ATTRS(dlcNamed(b->context, "reassociation", allInOne(b->context, outRank)),
+                dlcNamedI64Array(b->context, "static_output_shape", outRank, dims))));
 }
 
 MlirValue dlcEmitInsertSlice(DlcBuilder *b, MlirValue src, MlirValue dest,
@@ -205,10 +196,10 @@ MlirValue dlcEmitInsertSlice(DlcBuilder *b, MlirValue src, MlirValue dest,
     sizes[i] = mlirShapedTypeGetDimSize(st, i), strides[i] = 1;
   return result0(dlcBuildOpTyped(
       b, "tensor.insert_slice", DLC_VALUES(src, dest), 1, &dt,
-      DLC_ATTRS(named(b->context, "static_offsets", i64Array(b->context, rank, offsets)),
-                named(b->context, "static_sizes", i64Array(b->context, rank, sizes)),
-                named(b->context, "static_strides", i64Array(b->context, rank, strides)),
-                named(b->context, "operandSegmentSizes",
+      DLC_ATTRS(dlcNamedI64Array(b->context, "static_offsets", rank, offsets),
+                dlcNamedI64Array(b->context, "static_sizes", rank, sizes),
+                dlcNamedI64Array(b->context, "static_strides", rank, strides),
+                dlcNamed(b->context, "operandSegmentSizes",
                       segments(b->context, 5, (int32_t[]){1, 1, 0, 0, 0})))));
 }
 
@@ -220,10 +211,10 @@ MlirValue dlcEmitExtractSlice(DlcBuilder *b, MlirValue src, MlirType resultType,
     sizes[i] = mlirShapedTypeGetDimSize(resultType, i);
   return result0(dlcBuildOpTyped(
       b, "tensor.extract_slice", 1, &src, 1, &resultType,
-      DLC_ATTRS(named(b->context, "static_offsets", i64Array(b->context, rank, offsets)),
-                named(b->context, "static_sizes", i64Array(b->context, rank, sizes)),
-                named(b->context, "static_strides", i64Array(b->context, rank, strides)),
-                named(b->context, "operandSegmentSizes",
+      DLC_ATTRS(dlcNamedI64Array(b->context, "static_offsets", rank, offsets),
+                dlcNamedI64Array(b->context, "static_sizes", rank, sizes),
+                dlcNamedI64Array(b->context, "static_strides", rank, strides),
+                dlcNamed(b->context, "operandSegmentSizes",
                       segments(b->context, 4, (int32_t[]){1, 0, 0, 0})))));
 }
 
@@ -299,9 +290,9 @@ MlirOperation dlcEmitGeneric(DlcBuilder *b, const DlcGeneric *g, DlcBodyFn body,
   mlirOperationStateAddResults(&st, g->nOuts, resTypes);
   int32_t seg[2] = {(int32_t)g->nIns, (int32_t)g->nOuts};
   MlirNamedAttribute attrs[3] = {
-      named(ctx, "indexing_maps", mlirArrayAttrGet(ctx, n, maps)),
-      named(ctx, "iterator_types", mlirArrayAttrGet(ctx, g->nLoops, iters)),
-      named(ctx, "operandSegmentSizes", segments(ctx, 2, seg))};
+      dlcNamed(ctx, "indexing_maps", mlirArrayAttrGet(ctx, n, maps)),
+      dlcNamed(ctx, "iterator_types", mlirArrayAttrGet(ctx, g->nLoops, iters)),
+      dlcNamed(ctx, "operandSegmentSizes", segments(ctx, 2, seg))};
   mlirOperationStateAddAttributes(&st, 3, attrs);
   mlirOperationStateAddOwnedRegions(&st, 1, &region);
   return dlcBuilderInsert(b, mlirOperationCreate(&st));

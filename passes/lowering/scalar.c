@@ -84,7 +84,7 @@ static unsigned width(MlirType t) {
 
 /* Element type conversion with NumPy's astype meaning (truncation toward
    zero for float -> int; nonzero -> true for -> i1). */
-static MlirValue convert(DlcBuilder *b, MlirValue x, MlirType to) {
+MlirValue dlcConvertScalar(DlcBuilder *b, MlirValue x, MlirType to) {
   MlirType from = mlirValueGetType(x);
   if (mlirTypeEqual(from, to))
     return x;
@@ -96,9 +96,7 @@ static MlirValue convert(DlcBuilder *b, MlirValue x, MlirType to) {
     MlirAttribute pred = mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64), ff ? 13 : 1); /* une, ne */
     return first(dlcBuildOpTyped(
         b, ff ? "arith.cmpf" : "arith.cmpi", DLC_VALUES(x, zero), 1, &i1,
-        DLC_ATTRS(mlirNamedAttributeGet(
-            mlirIdentifierGet(b->context, mlirStringRefCreateFromCString("predicate")),
-            pred))));
+        DLC_ATTRS(dlcNamed(b->context, "predicate", pred))));
   }
   bool fromBool = !ff && width(from) == 1;
   if (ff && tf)
@@ -112,7 +110,7 @@ static MlirValue convert(DlcBuilder *b, MlirValue x, MlirType to) {
                                    : "arith.trunci";
   if (ff && tf && width(to) == width(from)) { /* f16 <-> bf16 */
     MlirType f32 = mlirF32TypeGet(b->context);
-    return convert(b, convert(b, x, f32), to);
+    return dlcConvertScalar(b, dlcConvertScalar(b, x, f32), to);
   }
   return first(dlcBuildOpTyped(b, name, 1, &x, 1, &to, DLC_NO_ATTRS));
 }
@@ -181,10 +179,6 @@ MlirValue dlcEmitElementwise(DlcBuilder *b, MlirOperation op, const MlirValue *a
     return first(dlcBuildOpTyped(b, "arith.select", DLC_VALUES(a[0], a[1], a[2]), 1, &t,
                                  DLC_NO_ATTRS));
   }
-  if (is(n, "dlg.cast")) return convert(b, x, rt);
+  if (is(n, "dlg.cast")) return dlcConvertScalar(b, x, rt);
   return (MlirValue){NULL};
-}
-
-MlirValue dlcConvertScalar(DlcBuilder *b, MlirValue x, MlirType to) {
-  return convert(b, x, to);
 }

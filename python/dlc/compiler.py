@@ -43,13 +43,13 @@ def _lib():
             "dlcProgramOutput": ([ctypes.c_void_p, ctypes.c_ssize_t], _TensorType),
             "dlcProgramRun": ([ctypes.c_void_p, ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor),
                                ctypes.c_char_p, ctypes.c_size_t], ctypes.c_bool),
-            "free": ([ctypes.c_void_p], None),
         }
         for name, (args, res) in sig.items():
-            fn = getattr(lib, name) if name != "free" else ctypes.CDLL(None).free
+            fn = getattr(lib, name)
             fn.argtypes, fn.restype = args, res
-            if name == "free":
-                lib._free = fn
+        # dlcProgramCompile's error message is malloc'd: released with libc's free.
+        lib._free = ctypes.CDLL(None).free
+        lib._free.argtypes, lib._free.restype = [ctypes.c_void_p], None
         _bound = True
     return lib
 

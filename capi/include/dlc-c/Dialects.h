@@ -37,6 +37,17 @@ MLIR_CAPI_EXPORTED const char *dlcDiagnosticsText(const DlcDiagnostics *d);
 MLIR_CAPI_EXPORTED void dlcDiagnosticsClear(DlcDiagnostics *d);
 MLIR_CAPI_EXPORTED void dlcDiagnosticsDetach(MlirContext ctx, DlcDiagnostics *d);
 
+/* A growable string that MLIR's string callbacks fill: pass dlcTextAppend
+   as the MlirStringCallback and the DlcText as its user data. */
+typedef struct DlcText {
+  char *data;
+  size_t len, cap;
+} DlcText;
+MLIR_CAPI_EXPORTED void dlcTextAppend(MlirStringRef s, void *text);
+/* The text so far ("" when empty); release with dlcTextFree. */
+MLIR_CAPI_EXPORTED const char *dlcTextGet(const DlcText *t);
+MLIR_CAPI_EXPORTED void dlcTextFree(DlcText *t);
+
 /* The op's textual form, malloc'd; release with dlcStringFree. */
 MLIR_CAPI_EXPORTED char *dlcOperationToString(MlirOperation op, bool generic);
 MLIR_CAPI_EXPORTED void dlcStringFree(char *s);
