@@ -7,7 +7,9 @@ same process, and their ratio (dlc / reference; > 1 means dlc is faster).
   hand-fused C loop (clang -O3 -march=native)
 
 for 1 thread and for 2. OPENBLAS_CORETYPE is removed from the environment
-before OpenBLAS loads (this machine sets it to Haswell, which halves it).
+before OpenBLAS loads (this machine sets it to Haswell, which halves it);
+PyTorch runs with ATEN_CPU_CAPABILITY=avx512 where the CPU has AVX-512
+(avx2 elsewhere) and tcmalloc preloaded when libtcmalloc-minimal4 is in.
 Run: /usr/bin/python3 bench/run.py [--quick] [--threads 1,2]
 """
 
@@ -20,7 +22,23 @@ import tempfile
 import time
 
 os.environ.pop("OPENBLAS_CORETYPE", None)
-os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx512")
+
+
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return []
+
+
+# PyTorch's AVX-512 kernels where the CPU has them (it dies of SIGILL otherwise).
+os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx512" if "avx512f" in _cpu_flags() else "avx2")
+# PyTorch eager is measured with tcmalloc, as it is usually deployed.
+_TCMALLOC = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
+if os.path.exists(_TCMALLOC) and "tcmalloc" not in os.environ.get("LD_PRELOAD", ""):
+    os.environ["LD_PRELOAD"] = ":".join(filter(None, [os.environ.get("LD_PRELOAD"), _TCMALLOC]))
+    os.execv(sys.executable, [sys.executable] + sys.argv)
 
 import numpy as np  # noqa: E402
 
@@ -61,7 +79,8 @@ def gemm(m, k, n, threads, reps, blas):
     b = np.random.rand(k, n).astype(np.float32)
     mod = dlc.compile(src, threads=threads)
     flop = 2.0 * m * n * k
-    ours = flop / timeit(lambda: mod(a, b), reps) / 1e9
+    c_ours = np.empty((m, n), np.float32)
+    ours = flop / timeit(lambda: mod.run(a, b, out=[c_ours]), reps) / 1e9
     ref = None
     if blas:
         c = np.empty((m, n), np.float32)
@@ -119,7 +138,8 @@ def chain(threads, reps, hand):
     x, y = np.random.rand(n).astype(np.float32), np.random.rand(n).astype(np.float32)
     o = np.empty(n, np.float32)
     mod = dlc.compile(src, threads=threads)
-    ours = timeit(lambda: mod(x, y), reps)
+    o2 = np.empty(n, np.float32)
+    ours = timeit(lambda: mod.run(x, y, out=[o2]), reps)
     ref = timeit(lambda: hand.chain(x.ctypes.data_as(ctypes.c_void_p), y.ctypes.data_as(ctypes.c_void_p),
                                     o.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(n)), reps)
     return ours * 1e3, ref * 1e3
@@ -134,7 +154,8 @@ def rmsnorm(threads, reps, hand):
     x, g = np.random.rand(r, c).astype(np.float32), np.random.rand(c).astype(np.float32)
     o = np.empty_like(x)
     mod = dlc.compile(src, threads=threads)
-    ours = timeit(lambda: mod(x, g), reps)
+    o2 = np.empty_like(x)
+    ours = timeit(lambda: mod.run(x, g, out=[o2]), reps)
     ref = timeit(lambda: hand.rms(x.ctypes.data_as(ctypes.c_void_p), g.ctypes.data_as(ctypes.c_void_p),
                                   o.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(r),
                                   ctypes.c_size_t(c)), reps)

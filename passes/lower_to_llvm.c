@@ -55,7 +55,7 @@ static const DlcOptionDesc kOptions[] = {
     {"target", "CPU to generate code for: host, avx2 or avx512", DLC_OPTION_STRING, "host"},
     {"vector-width", "f32 lanes per vector; 0 takes the target's", DLC_OPTION_INT, "0"},
     {"fuse", "run dlg-fuse first (kernels already present are kept)", DLC_OPTION_BOOL, "true"},
-    {"schedule", "tile and vectorise (off: plain loops, for debugging)", DLC_OPTION_BOOL, "false"},
+    {"schedule", "tile and vectorise (off: plain loops, for debugging)", DLC_OPTION_BOOL, "true"},
     {"parallel", "turn parallel tiles into OpenMP loops", DLC_OPTION_BOOL, "true"},
 };
 
@@ -82,22 +82,22 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   bool par = dlcOptionsGetBool(o, "parallel");
   char schedule[96] = "";
   if (sched)
-    snprintf(schedule, sizeof schedule, "func.func(dlc-cpu-schedule{vector-width=%d}),", (int)vw);
+    snprintf(schedule, sizeof schedule, "dlc-cpu-schedule{vector-width=%d},canonicalize,cse,", (int)vw);
   char p[2048];
   snprintf(p, sizeof p,
            "func.func(dlg-simplify),%s"
            "dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
            "%s"
-           "func.func(dlc-readonly-args),"
+           "inline,symbol-dce,func.func(dlc-readonly-args),"
            "one-shot-bufferize{bufferize-function-boundaries "
            "function-boundary-type-conversion=identity-layout-map},"
            "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
            "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
            "func.func(convert-linalg-to-loops),%s"
-           "canonicalize,lower-affine,convert-vector-to-scf,convert-scf-to-cf,"
+           "canonicalize,lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},convert-scf-to-cf,"
            "func.func(math-expand-ops),"
            "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
-           "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,"
+           "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,"
            "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
            fuse ? "func.func(dlg-fuse)," : "", schedule,
            par ? "scf-forall-to-parallel,convert-scf-to-openmp," : "scf-forall-to-parallel,");

@@ -13,6 +13,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcDlgFusePass,
     &dlcDlkToLinalgPass,
     &dlcReadonlyArgsPass,
+    &dlcCpuSchedulePass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

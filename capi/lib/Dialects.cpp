@@ -1,8 +1,9 @@
 //===- Dialects.cpp - C handles of the dlg and dlk dialects ----*- C++ -*-===//
 //
 // The only C++ of the C API: MLIR's registration macro needs the dialect
-// classes, and the MLIR C API cannot parse a module (implicitly wrapping
-// top-level ops) under a source name. Everything else in capi/lib is C.
+// classes, #dlk.schedule has no generic C accessor, and the MLIR C API
+// cannot parse a module (implicitly wrapping top-level ops) under a source
+// name. Everything else in capi/lib is C.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,4 +26,27 @@ MlirModule dlcModuleParse(MlirContext ctx, MlirStringRef source,
       unwrap(source), mlir::ParserConfig(unwrap(ctx)),
       sourceName ? sourceName : "<input>");
   return wrap(module.release());
+}
+
+bool dlcAttributeIsASchedule(MlirAttribute attr) {
+  return llvm::isa<mlir::dlk::ScheduleAttr>(unwrap(attr));
+}
+
+bool dlcScheduleRead(MlirAttribute attr, DlcSchedule *out) {
+  auto s = llvm::dyn_cast<mlir::dlk::ScheduleAttr>(unwrap(attr));
+  if (!s || s.getTileSizes().size() > DLC_SCHEDULE_MAX_LOOPS ||
+      s.getParallelDims().size() > DLC_SCHEDULE_MAX_LOOPS)
+    return false;
+  out->numTiles = s.getTileSizes().size();
+  llvm::copy(s.getTileSizes(), out->tiles);
+  out->vectorWidth = s.getVectorWidth();
+  out->numParallel = s.getParallelDims().size();
+  llvm::copy(s.getParallelDims(), out->parallel);
+  return true;
+}
+
+MlirAttribute dlcScheduleAttrGet(MlirContext ctx, const DlcSchedule *s) {
+  return wrap(mlir::dlk::ScheduleAttr::get(
+      unwrap(ctx), llvm::ArrayRef<int64_t>(s->tiles, s->numTiles), s->vectorWidth,
+      llvm::ArrayRef<int64_t>(s->parallel, s->numParallel)));
 }

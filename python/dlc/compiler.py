@@ -106,7 +106,9 @@ class Module:
         t.data = array.ctypes.data
         return t
 
-    def run(self, *arrays):
+    def run(self, *arrays, out=None):
+        """Runs the model; `out` optionally gives preallocated, C-contiguous,
+        writable result arrays (one per result), which are filled and returned."""
         if len(arrays) != len(self.inputs):
             raise ValueError(f"expected {len(self.inputs)} inputs, got {len(arrays)}")
         ins = []
@@ -116,7 +118,17 @@ class Module:
                 raise ValueError(f"input {i}: expected {_describe(*spec)}, "
                                  f"got {_describe(a.shape, a.dtype)}")
             ins.append(np.ascontiguousarray(a))
-        outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
+        if out is None:
+            outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
+        else:
+            outs = list(out)
+            if len(outs) != len(self.outputs):
+                raise ValueError(f"expected {len(self.outputs)} output arrays, got {len(outs)}")
+            for i, (o, spec) in enumerate(zip(outs, self.outputs)):
+                if not isinstance(o, np.ndarray) or o.shape != spec[0] or o.dtype != spec[1]:
+                    raise ValueError(f"output {i}: expected {_describe(*spec)}")
+                if not (o.flags.c_contiguous and o.flags.writeable):
+                    raise ValueError(f"output {i}: must be C-contiguous and writable")
         c_in = (_Tensor * max(1, len(ins)))(*[self._tensor(a, s) for a, s in zip(ins, self.inputs)])
         c_out = (_Tensor * max(1, len(outs)))(
             *[self._tensor(a, s) for a, s in zip(outs, self.outputs)])

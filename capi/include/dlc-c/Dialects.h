@@ -26,6 +26,27 @@ MLIR_CAPI_EXPORTED MlirModule dlcModuleParse(MlirContext ctx,
                                              MlirStringRef source,
                                              const char *sourceName);
 
+/*--- #dlk.schedule ------------------------------------------------------------*/
+
+#define DLC_SCHEDULE_MAX_LOOPS 16
+
+/* The fields of a #dlk.schedule: one tile size per loop of the kernel's
+   root (0 = untiled), the vector width, and the loops run in parallel. */
+typedef struct DlcSchedule {
+  intptr_t numTiles;
+  int64_t tiles[DLC_SCHEDULE_MAX_LOOPS];
+  int64_t vectorWidth;
+  intptr_t numParallel;
+  int64_t parallel[DLC_SCHEDULE_MAX_LOOPS];
+} DlcSchedule;
+
+MLIR_CAPI_EXPORTED bool dlcAttributeIsASchedule(MlirAttribute attr);
+/* Fills `*out` from a #dlk.schedule; false (and `*out` untouched) if `attr`
+   is something else or has more than DLC_SCHEDULE_MAX_LOOPS entries. */
+MLIR_CAPI_EXPORTED bool dlcScheduleRead(MlirAttribute attr, DlcSchedule *out);
+MLIR_CAPI_EXPORTED MlirAttribute dlcScheduleAttrGet(MlirContext ctx,
+                                                    const DlcSchedule *s);
+
 /*--- For hosts without C callbacks (Python's ctypes) ------------------------*/
 
 /* Collects the diagnostics emitted on a context as text, one per line

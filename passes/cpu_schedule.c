@@ -1,0 +1,670 @@
+/* --dlc-cpu-schedule: the three loop levers on linalg-on-tensors.
+
+   Each function's linalg ops are partitioned into groups: a sink (an op
+   whose result leaves the group) and the producers whose every use is in
+   the group (after dlk-to-linalg, one kernel function is one group). Each
+   group gets the #dlk.schedule of its kernel, or one from the cost model
+   (schedule/cost_model.h), and the pass writes a transform-dialect script
+   for all groups, then runs it with the transform interpreter:
+
+     fusion         the sink is tiled by scf.forall over its parallel tiles
+                    and every producer is fused into the tile;
+     tiling         GEMM roots get a Kc reduction block and an MR x NR x 1
+                    register tile; other ops a 1 x .. x vector tile (a
+                    trailing reduction keeps vector-wide partial sums);
+     vectorisation  every tiled op becomes vector code; contractions lower
+                    to outer products and the register tile's accumulators
+                    are hoisted out of the reduction loop.
+
+   Option print-transform prints the generated script, which replays with
+   `mlir-opt --transform-interpreter` on the same input. */
+
+#include "dlc-c/Builder.h"
+#include "dlc-c/Dialects.h"
+#include "dlc-c/Passes.h"
+#include "schedule/cost_model.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Dialect/Arith.h"
+#include "mlir-c/Dialect/Linalg.h"
+#include "mlir-c/Dialect/SCF.h"
+#include "mlir-c/Dialect/Tensor.h"
+#include "mlir-c/Dialect/Transform.h"
+#include "mlir-c/Dialect/Transform/Interpreter.h"
+#include "mlir-c/Dialect/Vector.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+/*--- Reading linalg ops ---------------------------------------------------------*/
+
+typedef struct {
+  MlirOperation op;
+  DlcLoopNest loops;
+  int64_t tileExtent[DLC_SCHEDULE_MAX_LOOPS]; /* loop extents inside the group's forall */
+  bool vectorizable; /* static, projected-permutation maps */
+  bool combiner;     /* one trailing reduction loop with a recognised combiner */
+} OpInfo;
+
+static bool isLinalg(MlirOperation op) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  return n.length > 7 && memcmp(n.data, "linalg.", 7) == 0;
+}
+
+static bool attrTextHas(MlirAttribute a, const char *needle) {
+  DlcText t = {NULL, 0, 0};
+  mlirAttributePrint(a, dlcTextAppend, &t);
+  bool has = strstr(dlcTextGet(&t), needle) != NULL;
+  dlcTextFree(&t);
+  return has;
+}
+
+/* True when the body yields `combiner(x, out)` for a combiner that
+   tile_reduction_using_for can split into vector-wide partial results. */
+static bool yieldsCombiner(MlirOperation generic) {
+  static const char *const kCombiners[] = {"arith.addf", "arith.mulf", "arith.maximumf",
+                                           "arith.minimumf", "arith.maxnumf", "arith.minnumf",
+                                           "arith.addi", NULL};
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(generic, 0));
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  if (mlirOperationGetNumOperands(yield) != 1)
+    return false;
+  MlirValue y = mlirOperationGetOperand(yield, 0);
+  if (!mlirValueIsAOpResult(y))
+    return false;
+  MlirOperation comb = mlirOpResultGetOwner(y);
+  bool known = false;
+  for (const char *const *c = kCombiners; *c && !known; ++c)
+    known = dlcOpIs(comb, *c);
+  if (!known)
+    return false;
+  MlirValue acc = mlirBlockGetArgument(body, mlirBlockGetNumArguments(body) - 1);
+  return mlirValueEqual(mlirOperationGetOperand(comb, 0), acc) ||
+         mlirValueEqual(mlirOperationGetOperand(comb, 1), acc);
+}
+
+/* Vectors of i1 are bit-packed in memory while tensors of i1 take a byte
+   per element, and a tensor.extract in a body is a gather: both stay scalar. */
+static bool vectorSafe(MlirOperation op) {
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+    MlirType e = mlirTypeIsAShaped(t) ? mlirShapedTypeGetElementType(t) : t;
+    if (mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 1)
+      return false;
+  }
+  if (mlirOperationGetNumRegions(op) == 0)
+    return true;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o))
+    if (dlcOpIs(o, "tensor.extract"))
+      return false;
+  return true;
+}
+
+static bool readOp(MlirOperation op, OpInfo *info) {
+  memset(info, 0, sizeof *info);
+  info->op = op;
+  DlcLoopNest *l = &info->loops;
+  if (dlcOpIs(op, "linalg.fill")) {
+    MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
+    l->numLoops = (int)mlirShapedTypeGetRank(t);
+    for (int d = 0; d < l->numLoops; ++d)
+      l->extent[d] = mlirShapedTypeIsDynamicDim(t, d) ? -1 : mlirShapedTypeGetDimSize(t, d);
+    info->vectorizable = mlirShapedTypeHasStaticShape(t) && vectorSafe(op);
+    return l->numLoops <= DLC_SCHEDULE_MAX_LOOPS;
+  }
+  if (!dlcOpIs(op, "linalg.generic"))
+    return false;
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
+  MlirAttribute iters = mlirOperationGetAttributeByName(op, str("iterator_types"));
+  intptr_t nMaps = mlirArrayAttrGetNumElements(maps);
+  if (nMaps != mlirOperationGetNumOperands(op) || mlirArrayAttrGetNumElements(iters) < 1 ||
+      mlirArrayAttrGetNumElements(iters) > DLC_SCHEDULE_MAX_LOOPS)
+    return false;
+  l->numLoops = (int)mlirArrayAttrGetNumElements(iters);
+  int reductions = 0;
+  for (int d = 0; d < l->numLoops; ++d) {
+    l->extent[d] = -1;
+    l->reduction[d] = attrTextHas(mlirArrayAttrGetElement(iters, d), "reduction");
+    reductions += l->reduction[d];
+  }
+  info->vectorizable = vectorSafe(op);
+  for (intptr_t i = 0; i < nMaps; ++i) {
+    MlirAffineMap m = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
+    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+    if (!mlirAffineMapIsProjectedPermutation(m))
+      info->vectorizable = false;
+    if (!mlirTypeIsARankedTensor(t))
+      return false;
+    for (intptr_t r = 0; r < mlirAffineMapGetNumResults(m); ++r) {
+      MlirAffineExpr e = mlirAffineMapGetResult(m, r);
+      if (mlirAffineExprIsADim(e) && !mlirShapedTypeIsDynamicDim(t, r))
+        l->extent[mlirAffineDimExprGetPosition(e)] = mlirShapedTypeGetDimSize(t, r);
+    }
+  }
+  for (int d = 0; d < l->numLoops; ++d)
+    if (l->extent[d] < 0)
+      info->vectorizable = false;
+  info->combiner = reductions == 1 && l->reduction[l->numLoops - 1] && yieldsCombiner(op);
+  return true;
+}
+
+/* GEMM shape: loops [parallel..., m, n, k] with k the only reduction, the
+   output indexed by the parallel loops in order, and maps that vectorise. */
+static bool isGemmRoot(const OpInfo *r) {
+  const DlcLoopNest *l = &r->loops;
+  int n = l->numLoops;
+  bool tagged =
+      !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(r->op, str("dlc.root")));
+  if (!tagged || !r->vectorizable || n < 3 || !l->reduction[n - 1])
+    return false;
+  for (int d = 0; d < n - 1; ++d)
+    if (l->reduction[d])
+      return false;
+  MlirAttribute maps = mlirOperationGetAttributeByName(r->op, str("indexing_maps"));
+  MlirAffineMap out = mlirAffineMapAttrGetValue(
+      mlirArrayAttrGetElement(maps, mlirArrayAttrGetNumElements(maps) - 1));
+  if (mlirAffineMapGetNumResults(out) != n - 1)
+    return false;
+  for (int d = 0; d < n - 1; ++d) {
+    MlirAffineExpr e = mlirAffineMapGetResult(out, d);
+    if (!mlirAffineExprIsADim(e) || mlirAffineDimExprGetPosition(e) != d)
+      return false;
+  }
+  return true;
+}
+
+/*--- The transform script ---------------------------------------------------------*/
+
+typedef struct {
+  DlcText text;
+  int next;      /* fresh SSA number */
+  int vw;
+  bool failed;
+} Script;
+
+static void emit(Script *s, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n < 0 || n >= (int)sizeof buf) {
+    s->failed = true;
+    return;
+  }
+  dlcTextAppend(mlirStringRefCreate(buf, (size_t)n), &s->text);
+}
+
+static void emitSizes(Script *s, const int64_t *sizes, int n) {
+  emit(s, "[");
+  for (int i = 0; i < n; ++i)
+    emit(s, "%s%lld", i ? ", " : "", (long long)sizes[i]);
+  emit(s, "]");
+}
+
+static int countNonZero(const int64_t *sizes, int n) {
+  int c = 0;
+  for (int i = 0; i < n; ++i)
+    c += sizes[i] != 0;
+  return c;
+}
+
+static void emitTypes(Script *s, int results) {
+  emit(s, " : (!transform.any_op) -> (");
+  for (int i = 0; i < results; ++i)
+    emit(s, "%s!transform.any_op", i ? ", " : "");
+  emit(s, ")\n");
+}
+
+/* %h = the op tagged `sid`. */
+static int emitMatch(Script *s, int64_t sid) {
+  int h = s->next++;
+  emit(s, "    %%h%d = transform.structured.match attributes{dlc.sid = %lld : i64} in %%m"
+          " : (!transform.any_op) -> !transform.any_op\n",
+       h, (long long)sid);
+  return h;
+}
+
+/* Tiles handle `h` with scf.for loops; returns the tiled op's handle and,
+   through `innermost`, the innermost loop's (-1 when nothing is tiled). */
+static int emitTileFor(Script *s, int h, const int64_t *sizes, int n, const int64_t *interchange,
+                       int *innermost) {
+  int loops = countNonZero(sizes, n);
+  if (innermost)
+    *innermost = -1;
+  if (loops == 0)
+    return h;
+  int t = s->next;
+  s->next += 1 + loops;
+  emit(s, "    %%h%d", t);
+  for (int i = 1; i <= loops; ++i)
+    emit(s, ", %%h%d", t + i);
+  emit(s, " = transform.structured.tile_using_for %%h%d tile_sizes ", h);
+  emitSizes(s, sizes, n);
+  if (interchange) {
+    emit(s, " interchange = ");
+    emitSizes(s, interchange, n);
+  }
+  emitTypes(s, 1 + loops);
+  if (innermost)
+    *innermost = t + loops;
+  return t;
+}
+
+static void emitVectorize(Script *s, int h) {
+  emit(s, "    transform.structured.vectorize %%h%d : !transform.any_op\n", h);
+}
+
+/* Vector tile of a non-GEMM op: 1 on every loop but the innermost. A lone
+   trailing reduction keeps `vector`-wide partial sums instead. */
+static void emitVectorTile(Script *s, int h, const OpInfo *o) {
+  const DlcLoopNest *l = &o->loops;
+  const int64_t *ext = o->tileExtent;
+  int n = l->numLoops;
+  if (!o->vectorizable || n == 0)
+    return;
+  int64_t sizes[DLC_SCHEDULE_MAX_LOOPS];
+  int64_t v = dlcVectorTile(ext[n - 1], s->vw);
+  for (int d = 0; d < n; ++d)
+    sizes[d] = ext[d] == 1 ? 0 : 1;
+  if (o->combiner && ext[n - 1] > v) {
+    sizes[n - 1] = 0;
+    int t = emitTileFor(s, h, sizes, n, NULL, NULL);
+    memset(sizes, 0, sizeof sizes);
+    sizes[n - 1] = v;
+    int r = s->next;
+    s->next += 4;
+    emit(s, "    %%h%d, %%h%d, %%h%d, %%h%d = transform.structured.tile_reduction_using_for %%h%d"
+            " by tile_sizes = ",
+         r, r + 1, r + 2, r + 3, t);
+    emitSizes(s, sizes, n);
+    emit(s, " : (!transform.any_op) -> (!transform.any_op, !transform.any_op, "
+            "!transform.any_op, !transform.any_op)\n");
+    for (int i = 0; i < 3; ++i) /* the partial sums' fill, the partial op, the merge */
+      emitVectorize(s, r + i);
+    return;
+  }
+  sizes[n - 1] = v == ext[n - 1] ? 0 : v;
+  emitVectorize(s, emitTileFor(s, h, sizes, n, NULL, NULL));
+}
+
+typedef struct {
+  OpInfo *ops; /* program order; the last is the sink */
+  int numOps;
+  int root;    /* index of the GEMM root, or -1 */
+  int64_t firstSid;
+  DlcSchedule sched;
+} Group;
+
+static int indexOf(const Group *g, MlirOperation op) {
+  for (int i = 0; i < g->numOps; ++i)
+    if (mlirOperationEqual(g->ops[i].op, op))
+      return i;
+  return -1;
+}
+
+static MlirAffineMap operandMap(MlirOperation op, intptr_t operand) {
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
+  if (mlirAttributeIsNull(maps)) /* linalg.fill: its output is the identity */
+    return mlirAffineMapMultiDimIdentityGet(
+        mlirOperationGetContext(op),
+        mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetOperand(op, operand))));
+  return mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, operand));
+}
+
+/* The loop extents each op keeps once fused into the sink's forall tile:
+   a producer loop that writes a result dim read through a consumer loop
+   gets that loop's tile extent; a loop of its own (a reduction) keeps its
+   full extent. */
+static void propagateTileExtents(Group *g, const int64_t *forall) {
+  for (int i = 0; i < g->numOps; ++i)
+    memcpy(g->ops[i].tileExtent, g->ops[i].loops.extent, sizeof g->ops[i].tileExtent);
+  OpInfo *sink = &g->ops[g->numOps - 1];
+  for (int d = 0; d < sink->loops.numLoops; ++d)
+    if (forall[d])
+      sink->tileExtent[d] = forall[d];
+  for (int i = g->numOps - 2; i >= 0; --i) {
+    OpInfo *p = &g->ops[i];
+    intptr_t nOps = mlirOperationGetNumOperands(p->op);
+    MlirAffineMap out = operandMap(p->op, nOps - 1);
+    for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(p->op, 0));
+         !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+      int c = indexOf(g, mlirOpOperandGetOwner(u));
+      if (c <= i)
+        continue;
+      MlirAffineMap in = operandMap(g->ops[c].op, mlirOpOperandGetOperandNumber(u));
+      for (intptr_t r = 0; r < mlirAffineMapGetNumResults(out) &&
+                           r < mlirAffineMapGetNumResults(in); ++r) {
+        MlirAffineExpr pe = mlirAffineMapGetResult(out, r), ce = mlirAffineMapGetResult(in, r);
+        if (!mlirAffineExprIsADim(pe) || !mlirAffineExprIsADim(ce))
+          continue;
+        int64_t ext = g->ops[c].tileExtent[mlirAffineDimExprGetPosition(ce)];
+        int64_t *mine = &p->tileExtent[mlirAffineDimExprGetPosition(pe)];
+        if (ext < *mine)
+          *mine = ext;
+      }
+    }
+  }
+}
+
+/* Tiles the sink by scf.forall over the schedule's parallel loops and fuses
+   every producer into it, last first; handles[i] gets op i's handle. */
+static void emitForallAndFuse(Script *s, Group *g, const int64_t *forallSizes,
+                              int *handles) {
+  int last = g->numOps - 1;
+  propagateTileExtents(g, forallSizes);
+  const DlcLoopNest *sl = &g->ops[last].loops;
+  for (int i = 0; i <= last; ++i)
+    handles[i] = emitMatch(s, g->firstSid + i);
+  if (countNonZero(forallSizes, sl->numLoops) == 0)
+    return;
+  int t = s->next;
+  s->next += 2;
+  emit(s, "    %%h%d, %%h%d = transform.structured.tile_using_forall %%h%d tile_sizes ", t, t + 1,
+       handles[last]);
+  emitSizes(s, forallSizes, sl->numLoops);
+  emitTypes(s, 2);
+  handles[last] = t;
+  int forall = t + 1;
+  for (int i = last - 1; i >= 0; --i) {
+    int f = s->next;
+    s->next += 2;
+    emit(s, "    %%h%d, %%h%d = transform.structured.fuse_into_containing_op %%h%d into %%h%d"
+            " : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
+         f, f + 1, handles[i], forall);
+    handles[i] = f;
+    forall = f + 1;
+  }
+}
+
+static void emitGemmGroup(Script *s, Group *g) {
+  int handles[64];
+  const OpInfo *root = &g->ops[g->root];
+  int n = root->loops.numLoops;
+  const DlcSchedule *sc = &g->sched;
+  /* The sink's loops are the root's parallel loops. */
+  int64_t forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  for (intptr_t i = 0; i < sc->numParallel; ++i)
+    if (sc->parallel[i] < n - 1)
+      forall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
+  emitForallAndFuse(s, g, forall, handles);
+  int64_t mc = sc->tiles[n - 3] ? sc->tiles[n - 3] : root->loops.extent[n - 3];
+  int64_t nc = sc->tiles[n - 2] ? sc->tiles[n - 2] : root->loops.extent[n - 2];
+  int64_t kc = sc->tiles[n - 1];
+  int64_t nr = sc->vectorWidth > 0 ? sc->vectorWidth : 2 * s->vw;
+  if (nc % nr)
+    nr = dlcLargestDivisor(nc, nr);
+  int64_t mr = dlcGemmRegisterRows(mc, nr, s->vw);
+  for (int i = 0; i < g->numOps; ++i) {
+    if (i != g->root) {
+      emitVectorTile(s, handles[i], &g->ops[i]);
+      continue;
+    }
+    int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0}, order[DLC_SCHEDULE_MAX_LOOPS];
+    int h = handles[i];
+    if (kc > 0 && kc < root->loops.extent[n - 1]) {
+      sizes[n - 1] = kc;
+      h = emitTileFor(s, h, sizes, n, NULL, NULL);
+    }
+    /* Register tile, loops n-then-m so one B panel serves every row block. */
+    for (int d = 0; d < n; ++d) {
+      sizes[d] = 1;
+      order[d] = d;
+    }
+    sizes[n - 3] = mr;
+    sizes[n - 2] = nr;
+    order[n - 3] = n - 2;
+    order[n - 2] = n - 3;
+    int inner;
+    emitVectorize(s, emitTileFor(s, h, sizes, n, order, &inner));
+    if (inner >= 0) /* named, as vectorisation invalidates the handle */
+      emit(s, "    transform.annotate %%h%d \"dlc.kloop\" : !transform.any_op\n", inner);
+  }
+}
+
+static void emitLoopsGroup(Script *s, Group *g) {
+  int handles[64];
+  const DlcSchedule *sc = &g->sched;
+  const DlcLoopNest *sl = &g->ops[g->numOps - 1].loops;
+  int64_t forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  for (intptr_t i = 0; i < sc->numParallel; ++i)
+    if (sc->parallel[i] < sl->numLoops && !sl->reduction[sc->parallel[i]])
+      forall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
+  emitForallAndFuse(s, g, forall, handles);
+  for (int i = 0; i < g->numOps; ++i)
+    emitVectorTile(s, handles[i], &g->ops[i]);
+}
+
+/*--- Grouping ------------------------------------------------------------------*/
+
+typedef struct {
+  MlirOperation *ops;
+  int n, cap;
+} OpList;
+
+static void push(OpList *l, MlirOperation op) {
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 32;
+    l->ops = realloc(l->ops, sizeof *l->ops * l->cap);
+  }
+  l->ops[l->n++] = op;
+}
+
+static bool inList(const MlirOperation *ops, int n, MlirOperation op) {
+  for (int i = 0; i < n; ++i)
+    if (mlirOperationEqual(ops[i], op))
+      return true;
+  return false;
+}
+
+static bool allUsesIn(MlirOperation op, const MlirOperation *group, int n) {
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r)
+    for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(op, r));
+         !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+      if (!inList(group, n, mlirOpOperandGetOwner(u)))
+        return false;
+  return true;
+}
+
+typedef struct {
+  Script script;
+  int64_t sid;
+  int groups;
+  MlirContext ctx;
+} State;
+
+static void tag(State *st, MlirOperation op) {
+  mlirOperationSetDiscardableAttributeByName(
+      op, str("dlc.sid"), mlirIntegerAttrGet(mlirIntegerTypeGet(st->ctx, 64), st->sid++));
+}
+
+static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *ops, int n) {
+  Group g = {.numOps = 0, .root = -1, .firstSid = st->sid};
+  OpInfo infos[64];
+  if (n > 64)
+    return;
+  for (int i = 0; i < n; ++i) {
+    if (!readOp(ops[i], &infos[g.numOps]))
+      return; /* an op we cannot read stays as it is (plain loops) */
+    if (g.root < 0 && isGemmRoot(&infos[g.numOps]))
+      g.root = g.numOps;
+    g.numOps++;
+  }
+  g.ops = infos;
+  const OpInfo *sink = &infos[n - 1];
+  if (g.root >= 0 && sink->loops.numLoops != infos[g.root].loops.numLoops - 1 &&
+      g.root != n - 1)
+    g.root = -1; /* an epilogue that changes shape: no common tiling */
+  MlirAttribute given = mlirOperationGetDiscardableAttributeByName(func, str("dlk.schedule"));
+  bool haveGiven = !mlirAttributeIsNull(given) && dlcScheduleRead(given, &g.sched);
+  const DlcLoopNest *nest = g.root >= 0 ? &infos[g.root].loops : &sink->loops;
+  if (haveGiven && g.sched.numTiles != nest->numLoops)
+    haveGiven = false; /* written for another root: use the model */
+  if (!haveGiven) {
+    if (g.root >= 0)
+      dlcScheduleGemm(nest, st->script.vw, &g.sched);
+    else
+      dlcScheduleLoops(nest, st->script.vw, &g.sched);
+    bool kernel = !mlirAttributeIsNull(
+        mlirOperationGetDiscardableAttributeByName(func, str("dlk.kind")));
+    if (kernel && mlirAttributeIsNull(given)) /* shown in the IR, and overridable */
+      mlirOperationSetDiscardableAttributeByName(func, str("dlk.schedule"),
+                                                 dlcScheduleAttrGet(st->ctx, &g.sched));
+  }
+  for (int i = 0; i < n; ++i)
+    tag(st, ops[i]);
+  emit(&st->script, "    // group %d: %d ops, %s\n", st->groups++, n,
+       g.root >= 0 ? "gemm" : "loops");
+  if (g.root >= 0)
+    emitGemmGroup(&st->script, &g);
+  else
+    emitLoopsGroup(&st->script, &g);
+}
+
+/* Partitions the func's top-level linalg ops into groups, last sink first. */
+static void scheduleFunc(State *st, MlirOperation func) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  if (mlirBlockIsNull(body))
+    return;
+  OpList all = {0}, group = {0};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (isLinalg(op))
+      push(&all, op);
+  bool *taken = calloc(all.n ? all.n : 1, sizeof *taken);
+  for (int i = all.n - 1; i >= 0; --i) {
+    if (taken[i])
+      continue;
+    group.n = 0;
+    push(&group, all.ops[i]);
+    taken[i] = true;
+    for (int j = i - 1; j >= 0; --j)
+      if (!taken[j] && allUsesIn(all.ops[j], group.ops, group.n)) {
+        push(&group, all.ops[j]);
+        taken[j] = true;
+      }
+    /* group holds sink first; scheduleGroup wants program order */
+    for (int a = 0, b = group.n - 1; a < b; ++a, --b) {
+      MlirOperation t = group.ops[a];
+      group.ops[a] = group.ops[b];
+      group.ops[b] = t;
+    }
+    scheduleGroup(st, func, group.ops, group.n);
+  }
+  free(taken);
+  free(all.ops);
+  free(group.ops);
+}
+
+static MlirWalkResult untag(MlirOperation op, void *u) {
+  mlirOperationRemoveDiscardableAttributeByName(op, str("dlc.sid"));
+  mlirOperationRemoveDiscardableAttributeByName(op, str("dlc.kloop"));
+  return MlirWalkResultAdvance;
+}
+
+static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
+  const DlcOptions *o = dlcPassGetOptions(pass);
+  State st = {.script = {.text = {NULL, 0, 0}, .next = 0}, .ctx = mlirOperationGetContext(module)};
+  st.script.vw = (int)dlcOptionsGetInt(o, "vector-width");
+  if (st.script.vw <= 0)
+    st.script.vw = (int)dlcTargetVectorWidth(dlcOptionsGetString(o, "target"));
+  Script *s = &st.script;
+  emit(s, "module attributes {transform.with_named_sequence} {\n"
+          "  transform.named_sequence @__transform_main(%%m: !transform.any_op {transform.readonly}) {\n");
+  MlirBlock mb = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation f = mlirBlockGetFirstOperation(mb); !mlirOperationIsNull(f);
+       f = mlirOperationGetNextInBlock(f))
+    if (dlcOpIs(f, "func.func"))
+      scheduleFunc(&st, f);
+  if (st.groups == 0) {
+    dlcTextFree(&s->text);
+    return (MlirLogicalResult){1};
+  }
+  emit(s, "    %%vf = transform.structured.match ops{[\"func.func\"]} in %%m"
+          " : (!transform.any_op) -> !transform.any_op\n"
+          "    transform.apply_patterns to %%vf {\n"
+          "      transform.apply_patterns.vector.reduction_to_contract\n"
+          "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+          "      transform.apply_patterns.canonicalization\n"
+          "    } : !transform.any_op\n");
+  emit(s, "    %%kloops = transform.structured.match attributes{dlc.kloop} in %%m"
+          " : (!transform.any_op) -> !transform.any_op\n"
+          "    transform.loop.hoist_loop_invariant_subsets %%kloops : !transform.any_op\n");
+  emit(s, "    transform.apply_patterns to %%vf {\n"
+          "      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"\n"
+          "      transform.apply_patterns.vector.lower_multi_reduction"
+          " lowering_strategy = \"innerreduction\"\n"
+          "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+          "      transform.apply_patterns.canonicalization\n"
+          "    } : !transform.any_op\n"
+          "    transform.yield\n  }\n}\n");
+  MlirLogicalResult result = {1};
+  if (s->failed) {
+    mlirEmitError(mlirOperationGetLocation(module), "dlc-cpu-schedule: script line too long");
+    result.value = 0;
+  } else {
+    if (dlcOptionsGetBool(o, "print-transform"))
+      fputs(dlcTextGet(&s->text), stderr);
+    MlirModule script = mlirModuleCreateParse(st.ctx, str(dlcTextGet(&s->text)));
+    if (mlirModuleIsNull(script)) {
+      mlirEmitError(mlirOperationGetLocation(module),
+                    "dlc-cpu-schedule: generated an invalid transform script "
+                    "(print it with print-transform)");
+      result.value = 0;
+    } else {
+      MlirOperation sop = mlirModuleGetOperation(script);
+      MlirOperation entry = mlirBlockGetFirstOperation(
+          mlirRegionGetFirstBlock(mlirOperationGetRegion(sop, 0)));
+      MlirTransformOptions topts = mlirTransformOptionsCreate();
+      result = mlirTransformApplyNamedSequence(module, entry, sop, topts);
+      mlirTransformOptionsDestroy(topts);
+      mlirModuleDestroy(script);
+    }
+  }
+  mlirOperationWalk(module, untag, NULL, MlirWalkPostOrder);
+  dlcPassAddStatistic(pass, "groups", (uint64_t)st.groups);
+  dlcTextFree(&s->text);
+  return result;
+}
+
+static void dependentDialects(MlirDialectRegistry r) {
+  MlirDialectHandle hs[] = {
+      mlirGetDialectHandle__transform__(), mlirGetDialectHandle__linalg__(),
+      mlirGetDialectHandle__scf__(),       mlirGetDialectHandle__vector__(),
+      mlirGetDialectHandle__tensor__(),    mlirGetDialectHandle__arith__(),
+  };
+  for (size_t i = 0; i < sizeof hs / sizeof hs[0]; ++i)
+    mlirDialectHandleInsertDialect(hs[i], r);
+}
+
+static const DlcOptionDesc kOptions[] = {
+    {"target", "CPU to schedule for: host, avx2 or avx512", DLC_OPTION_STRING, "host"},
+    {"vector-width", "f32 lanes per vector; 0 takes the target's", DLC_OPTION_INT, "0"},
+    {"print-transform", "print the generated transform script to stderr", DLC_OPTION_BOOL,
+     "false"},
+};
+
+static const DlcStatisticDesc kStats[] = {{"groups", "fused groups scheduled"}};
+
+const DlcPassDescriptor dlcCpuSchedulePass = {
+    .argument = "dlc-cpu-schedule",
+    .summary = "Tile, fuse and vectorise linalg-on-tensors by each kernel's #dlk.schedule "
+               "(or the cost model's), through the transform interpreter",
+    .anchor = "builtin.module",
+    .options = kOptions,
+    .numOptions = sizeof kOptions / sizeof kOptions[0],
+    .statistics = kStats,
+    .numStatistics = 1,
+    .getDependentDialects = dependentDialects,
+    .run = run,
+};

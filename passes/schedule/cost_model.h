@@ -1,0 +1,45 @@
+/* The CPU cost model: picks a #dlk.schedule for a kernel from its loop
+   extents and the target's vector width (docs/schedules.md).
+
+   Two schedule shapes cover the kernels dlk-to-linalg produces:
+
+   GEMM   a root with loops [batch..., m, n, k] (one trailing reduction):
+          tile = [1.., Mc, Nc, Kc], parallel = the batch, m and n loops,
+          vector = NR. The Mc x Nc tiles run in parallel; Kc blocks the
+          reduction so a Kc x Nc panel of B stays in L2; each MR x NR
+          register tile accumulates in registers over its Kc block.
+   LOOPS  anything else: one parallel loop is split into a few chunks for
+          the threads, and the innermost loop is vectorised by `vector`.
+
+   Every size is chosen to divide its extent, so every tile is static and
+   vectorises; a prime extent degrades to scalar code, never to a wrong
+   answer. */
+
+#ifndef DLC_PASSES_SCHEDULE_COST_MODEL_H
+#define DLC_PASSES_SCHEDULE_COST_MODEL_H
+
+#include "dlc-c/Dialects.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct DlcLoopNest {
+  int numLoops;
+  int64_t extent[DLC_SCHEDULE_MAX_LOOPS]; /* < 0: dynamic */
+  bool reduction[DLC_SCHEDULE_MAX_LOOPS];
+} DlcLoopNest;
+
+/* Largest divisor of `n` that is <= `limit` (1 when n <= 0). */
+int64_t dlcLargestDivisor(int64_t n, int64_t limit);
+
+/* The vector tile for an innermost loop of `extent`: up to four vectors. */
+int64_t dlcVectorTile(int64_t extent, int64_t vectorWidth);
+
+void dlcScheduleGemm(const DlcLoopNest *root, int64_t vectorWidth, DlcSchedule *out);
+void dlcScheduleLoops(const DlcLoopNest *sink, int64_t vectorWidth, DlcSchedule *out);
+
+/* Register-tile rows for an Mc-row GEMM tile: as many accumulator rows as
+   the 16 vector registers hold next to two B vectors and a broadcast. */
+int64_t dlcGemmRegisterRows(int64_t mc, int64_t nr, int64_t vectorWidth);
+
+#endif
