@@ -52,6 +52,8 @@ typedef struct {
   int64_t tileExtent[DLC_SCHEDULE_MAX_LOOPS]; /* loop extents inside the group's forall */
   bool vectorizable; /* static, projected-permutation maps */
   bool combiner;     /* one trailing reduction loop with a recognised combiner */
+  bool sums;         /* the body yields combiner(x, out) */
+  int numParallel;   /* leading parallel loops, when every reduction trails */
 } OpInfo;
 
 static bool isLinalg(MlirOperation op) {
@@ -154,28 +156,31 @@ static bool readOp(MlirOperation op, OpInfo *info) {
   for (int d = 0; d < l->numLoops; ++d)
     if (l->extent[d] < 0)
       info->vectorizable = false;
-  info->combiner = reductions == 1 && l->reduction[l->numLoops - 1] && yieldsCombiner(op);
+  info->sums = yieldsCombiner(op);
+  info->combiner = reductions == 1 && l->reduction[l->numLoops - 1] && info->sums;
+  info->numParallel = l->numLoops - reductions;
+  for (int d = info->numParallel; d < l->numLoops; ++d)
+    if (!l->reduction[d])
+      info->numParallel = -1;
   return true;
 }
 
-/* GEMM shape: loops [parallel..., m, n, k] with k the only reduction, the
-   output indexed by the parallel loops in order, and maps that vectorise. */
+/* GEMM shape: loops [parallel..., m, n, reduction...] with trailing
+   reductions (a reshape folded into a contraction gives two), two inputs
+   combined by a sum (linalg-fuse-elementwise-ops may have folded a
+   transpose into the maps, and with it dropped dlc.root), the output
+   indexed by the parallel loops in order, and maps that vectorise. */
 static bool isGemmRoot(const OpInfo *r) {
-  const DlcLoopNest *l = &r->loops;
-  int n = l->numLoops;
-  bool tagged =
-      !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(r->op, str("dlc.root")));
-  if (!tagged || !r->vectorizable || n < 3 || !l->reduction[n - 1])
+  int p = r->numParallel;
+  if (!r->vectorizable || !r->sums || p < 2 || p == r->loops.numLoops ||
+      mlirOperationGetNumOperands(r->op) != 3)
     return false;
-  for (int d = 0; d < n - 1; ++d)
-    if (l->reduction[d])
-      return false;
   MlirAttribute maps = mlirOperationGetAttributeByName(r->op, str("indexing_maps"));
   MlirAffineMap out = mlirAffineMapAttrGetValue(
       mlirArrayAttrGetElement(maps, mlirArrayAttrGetNumElements(maps) - 1));
-  if (mlirAffineMapGetNumResults(out) != n - 1)
+  if (mlirAffineMapGetNumResults(out) != p)
     return false;
-  for (int d = 0; d < n - 1; ++d) {
+  for (int d = 0; d < p; ++d) {
     MlirAffineExpr e = mlirAffineMapGetResult(out, d);
     if (!mlirAffineExprIsADim(e) || mlirAffineDimExprGetPosition(e) != d)
       return false;
@@ -390,16 +395,16 @@ static void emitForallAndFuse(Script *s, Group *g, const int64_t *forallSizes,
 static void emitGemmGroup(Script *s, Group *g) {
   int handles[64];
   const OpInfo *root = &g->ops[g->root];
-  int n = root->loops.numLoops;
+  int n = root->loops.numLoops, p = root->numParallel, M = p - 2, N = p - 1;
   const DlcSchedule *sc = &g->sched;
   /* The sink's loops are the root's parallel loops. */
   int64_t forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
   for (intptr_t i = 0; i < sc->numParallel; ++i)
-    if (sc->parallel[i] < n - 1)
+    if (sc->parallel[i] < p)
       forall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
   emitForallAndFuse(s, g, forall, handles);
-  int64_t mc = sc->tiles[n - 3] ? sc->tiles[n - 3] : root->loops.extent[n - 3];
-  int64_t nc = sc->tiles[n - 2] ? sc->tiles[n - 2] : root->loops.extent[n - 2];
+  int64_t mc = sc->tiles[M] ? sc->tiles[M] : root->loops.extent[M];
+  int64_t nc = sc->tiles[N] ? sc->tiles[N] : root->loops.extent[N];
   int64_t kc = sc->tiles[n - 1];
   int64_t nr = sc->vectorWidth > 0 ? sc->vectorWidth : 2 * s->vw;
   if (nc % nr)
@@ -410,23 +415,23 @@ static void emitGemmGroup(Script *s, Group *g) {
       emitVectorTile(s, handles[i], &g->ops[i]);
       continue;
     }
-    int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0}, order[DLC_SCHEDULE_MAX_LOOPS];
+    int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
     int h = handles[i];
     if (kc > 0 && kc < root->loops.extent[n - 1]) {
       sizes[n - 1] = kc;
       h = emitTileFor(s, h, sizes, n, NULL, NULL);
     }
-    /* Register tile, loops n-then-m so one B panel serves every row block. */
-    for (int d = 0; d < n; ++d) {
-      sizes[d] = 1;
-      order[d] = d;
-    }
-    sizes[n - 3] = mr;
-    sizes[n - 2] = nr;
-    order[n - 3] = n - 2;
-    order[n - 2] = n - 3;
+    /* Register tile: an NR-column loop, so the Kc x NR panel of B serves
+       every MR-row block from L1, and the MR x NR x 1 tile inside. */
+    for (int d = 0; d < n; ++d)
+      sizes[d] = d < M ? 1 : 0;
+    sizes[N] = nr;
+    h = emitTileFor(s, h, sizes, n, NULL, NULL);
+    for (int d = 0; d < n; ++d)
+      sizes[d] = d >= p ? 1 : 0;
+    sizes[M] = mr;
     int inner;
-    emitVectorize(s, emitTileFor(s, h, sizes, n, order, &inner));
+    emitVectorize(s, emitTileFor(s, h, sizes, n, NULL, &inner));
     if (inner >= 0) /* named, as vectorisation invalidates the handle */
       emit(s, "    transform.annotate %%h%d \"dlc.kloop\" : !transform.any_op\n", inner);
   }
@@ -480,6 +485,7 @@ typedef struct {
   Script script;
   int64_t sid;
   int groups;
+  bool failed;
   MlirContext ctx;
 } State;
 
@@ -502,14 +508,23 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
   }
   g.ops = infos;
   const OpInfo *sink = &infos[n - 1];
-  if (g.root >= 0 && sink->loops.numLoops != infos[g.root].loops.numLoops - 1 &&
-      g.root != n - 1)
+  if (g.root >= 0 && sink->loops.numLoops != infos[g.root].numParallel && g.root != n - 1)
     g.root = -1; /* an epilogue that changes shape: no common tiling */
   MlirAttribute given = mlirOperationGetDiscardableAttributeByName(func, str("dlk.schedule"));
   bool haveGiven = !mlirAttributeIsNull(given) && dlcScheduleRead(given, &g.sched);
   const DlcLoopNest *nest = g.root >= 0 ? &infos[g.root].loops : &sink->loops;
-  if (haveGiven && g.sched.numTiles != nest->numLoops)
-    haveGiven = false; /* written for another root: use the model */
+  if (haveGiven) { /* tiles must fit the root, or its tiles stop being static */
+    bool fits = g.sched.numTiles == nest->numLoops;
+    for (intptr_t d = 0; fits && d < g.sched.numTiles; ++d)
+      fits = g.sched.tiles[d] == 0 || (nest->extent[d] > 0 && nest->extent[d] % g.sched.tiles[d] == 0);
+    if (!fits) {
+      mlirEmitError(mlirOperationGetLocation(func),
+                    "#dlk.schedule does not fit the kernel's root loops: it needs one tile "
+                    "per loop, each 0 or dividing the loop's extent");
+      st->failed = true;
+      return;
+    }
+  }
   if (!haveGiven) {
     if (g.root >= 0)
       dlcScheduleGemm(nest, st->script.vw, &g.sched);
@@ -523,7 +538,9 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
   }
   for (int i = 0; i < n; ++i)
     tag(st, ops[i]);
-  emit(&st->script, "    // group %d: %d ops, %s\n", st->groups++, n,
+  MlirAttribute name = mlirOperationGetAttributeByName(func, str("sym_name"));
+  MlirStringRef fn = mlirStringAttrGetValue(name);
+  emit(&st->script, "    // group %d of @%.*s: %d ops, %s\n", st->groups++, (int)fn.length, fn.data, n,
        g.root >= 0 ? "gemm" : "loops");
   if (g.root >= 0)
     emitGemmGroup(&st->script, &g);
@@ -586,6 +603,11 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
        f = mlirOperationGetNextInBlock(f))
     if (dlcOpIs(f, "func.func"))
       scheduleFunc(&st, f);
+  if (st.failed) {
+    mlirOperationWalk(module, untag, NULL, MlirWalkPostOrder);
+    dlcTextFree(&s->text);
+    return (MlirLogicalResult){0};
+  }
   if (st.groups == 0) {
     dlcTextFree(&s->text);
     return (MlirLogicalResult){1};

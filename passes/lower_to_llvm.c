@@ -95,7 +95,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
            "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
            "func.func(convert-linalg-to-loops),%s"
            "canonicalize,lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},convert-scf-to-cf,"
-           "func.func(math-expand-ops),"
+           "func.func(math-expand-ops,dlc-expand-exp),"
            "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
            "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,"
            "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",

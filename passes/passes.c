@@ -14,6 +14,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcDlkToLinalgPass,
     &dlcReadonlyArgsPass,
     &dlcCpuSchedulePass,
+    &dlcExpandExpPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

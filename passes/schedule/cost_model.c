@@ -50,12 +50,14 @@ static void setParallel(DlcSchedule *s, int from, int to) {
 }
 
 void dlcScheduleGemm(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
-  int n = l->numLoops;
-  int64_t M = l->extent[n - 3], N = l->extent[n - 2], K = l->extent[n - 1];
+  int n = l->numLoops, p = 0;
+  while (p < n && !l->reduction[p])
+    ++p;
+  int64_t M = l->extent[p - 2], N = l->extent[p - 1], K = l->extent[n - 1];
   int64_t batch = 1;
   memset(s, 0, sizeof *s);
   s->numTiles = n;
-  for (int d = 0; d < n - 3; ++d) {
+  for (int d = 0; d < p - 2; ++d) {
     s->tiles[d] = 1;
     batch *= l->extent[d];
   }
@@ -72,11 +74,11 @@ void dlcScheduleGemm(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
     else
       break;
   }
-  s->tiles[n - 3] = mc;
-  s->tiles[n - 2] = nc;
+  s->tiles[p - 2] = mc;
+  s->tiles[p - 1] = nc;
   s->tiles[n - 1] = dlcLargestDivisor(K, kMaxKc);
   s->vectorWidth = nr;
-  setParallel(s, 0, n - 1);
+  setParallel(s, 0, p);
 }
 
 void dlcScheduleLoops(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {

@@ -3,8 +3,8 @@
 
    Two schedule shapes cover the kernels dlk-to-linalg produces:
 
-   GEMM   a root with loops [batch..., m, n, k] (one trailing reduction):
-          tile = [1.., Mc, Nc, Kc], parallel = the batch, m and n loops,
+   GEMM   a root with loops [batch..., m, n, reduction..., k]:
+          tile = [1.., Mc, Nc, 0.., Kc], parallel = the batch, m and n loops,
           vector = NR. The Mc x Nc tiles run in parallel; Kc blocks the
           reduction so a Kc x Nc panel of B stays in L2; each MR x NR
           register tile accumulates in registers over its Kc block.

@@ -9,7 +9,8 @@
 // CHECK-NOT: linalg.
 // CHECK: llvm.return
 // LLVM: define void @mlp(ptr
-// LLVM: fadd float
+// The bias add of the epilogue, vectorised over the 4 columns:
+// LLVM: fadd <4 x float>
 // STAGE: IR Dump After dlk-to-linalg
 // STAGE: call @mlp_kernel0
 func.func @mlp(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {

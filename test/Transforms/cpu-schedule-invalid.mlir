@@ -1,0 +1,24 @@
+// A #dlk.schedule that cannot tile its kernel statically is an error at the kernel.
+// RUN: dlc-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(dlk-to-linalg,dlc-cpu-schedule{vector-width=8})' -o /dev/null
+
+func.func @not_dividing(%a: tensor<30x16xf32>, %b: tensor<16x128xf32>) -> tensor<30x128xf32> {
+  // expected-error @+1 {{#dlk.schedule does not fit the kernel's root loops: it needs one tile per loop, each 0 or dividing the loop's extent}}
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [16, 64, 0], vector = 8, parallel = [0, 1]> (%a, %b) : (tensor<30x16xf32>, tensor<16x128xf32>) -> tensor<30x128xf32> {
+  ^bb0(%x: tensor<30x16xf32>, %y: tensor<16x128xf32>):
+    %m = dlg.matmul %x, %y : tensor<30x16xf32>, tensor<16x128xf32> -> tensor<30x128xf32>
+    dlk.yield %m : tensor<30x128xf32>
+  }
+  return %0 : tensor<30x128xf32>
+}
+
+// -----
+
+func.func @wrong_rank(%a: tensor<32x16xf32>, %b: tensor<16x128xf32>) -> tensor<32x128xf32> {
+  // expected-error @+1 {{#dlk.schedule does not fit the kernel's root loops}}
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [16, 64], vector = 8> (%a, %b) : (tensor<32x16xf32>, tensor<16x128xf32>) -> tensor<32x128xf32> {
+  ^bb0(%x: tensor<32x16xf32>, %y: tensor<16x128xf32>):
+    %m = dlg.matmul %x, %y : tensor<32x16xf32>, tensor<16x128xf32> -> tensor<32x128xf32>
+    dlk.yield %m : tensor<32x128xf32>
+  }
+  return %0 : tensor<32x128xf32>
+}

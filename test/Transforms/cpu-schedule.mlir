@@ -1,0 +1,64 @@
+// dlc-cpu-schedule: the cost model's #dlk.schedule on each kernel, a
+// parallel forall over output tiles with the fill, contraction and
+// epilogue fused in, a register tile whose accumulators stay in vector
+// registers across the reduction loop, and vector code everywhere.
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{vector-width=8},canonicalize,cse)' | FileCheck %s
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{vector-width=8 print-transform})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCRIPT
+
+// CHECK-LABEL: func.func private @mlp_kernel0
+// CHECK-SAME: dlk.schedule = #dlk.schedule<tile = [32, 128, 196], vector = 16, parallel = [0, 1]>
+// CHECK: scf.forall (%{{.*}}) in (4)
+// Fill, vectorised:
+// CHECK: vector.transfer_write %{{.*}} : vector<1x32xf32>
+// Kc block, NR columns, MR rows; the 4x16 accumulator is read once ...
+// CHECK: scf.for %{{.*}} step %c196
+// CHECK: scf.for %{{.*}} step %c16
+// CHECK: scf.for %{{.*}} step %c4
+// CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} vector<4x16xf32>
+// ... carried in registers through the reduction loop ...
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
+// CHECK: vector.outerproduct {{.*}} : vector<4xf32>, vector<16xf32>
+// ... and written once after it.
+// CHECK: vector.transfer_write {{.*}} : vector<4x16xf32>
+// The bias + relu epilogue in the same forall tile:
+// CHECK: arith.maximumf {{.*}} : vector<1x32xf32>
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: linalg.generic
+func.func @mlp(%x: tensor<32x784xf32>, %w: tensor<784x512xf32>, %b: tensor<512xf32>) -> tensor<32x512xf32> {
+  %0 = dlg.matmul %x, %w : tensor<32x784xf32>, tensor<784x512xf32> -> tensor<32x512xf32>
+  %1 = dlg.add %0, %b : tensor<32x512xf32>, tensor<512xf32> -> tensor<32x512xf32>
+  %2 = dlg.relu %1 : tensor<32x512xf32>
+  return %2 : tensor<32x512xf32>
+}
+
+// A row reduction keeps vector-wide partial sums (tile_reduction_using_for):
+// CHECK-LABEL: func.func private @rows_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [8, 0], vector = 32, parallel = [0]>
+// CHECK: scf.forall
+// CHECK: scf.for {{.*}} -> (tensor<1x32xf32>)
+// CHECK: arith.addf {{.*}} : vector<1x32xf32>
+// CHECK: vector.reduction <add>
+func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
+  %0 = dlg.reduce_sum %x {axes = array<i64: 1>} : tensor<64x4096xf32> -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// A kernel's own #dlk.schedule overrides the model:
+// CHECK-LABEL: func.func private @given_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [16, 64, 0], vector = 8, parallel = [0, 1]>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 2)
+// CHECK: vector.outerproduct {{.*}} : vector<{{[0-9]+}}xf32>, vector<8xf32>
+func.func @given(%a: tensor<32x16xf32>, %b: tensor<16x128xf32>) -> tensor<32x128xf32> {
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [16, 64, 0], vector = 8, parallel = [0, 1]> (%a, %b) : (tensor<32x16xf32>, tensor<16x128xf32>) -> tensor<32x128xf32> {
+  ^bb0(%x: tensor<32x16xf32>, %y: tensor<16x128xf32>):
+    %m = dlg.matmul %x, %y : tensor<32x16xf32>, tensor<16x128xf32> -> tensor<32x128xf32>
+    dlk.yield %m : tensor<32x128xf32>
+  }
+  return %0 : tensor<32x128xf32>
+}
+
+// SCRIPT: transform.named_sequence @__transform_main
+// SCRIPT: transform.structured.tile_using_forall
+// SCRIPT: transform.structured.fuse_into_containing_op
+// SCRIPT: transform.structured.tile_reduction_using_for
+// SCRIPT: transform.loop.hoist_loop_invariant_subsets
