@@ -9,7 +9,7 @@ PKGS=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22
       cmake ninja-build python3 python3-numpy)
 # Optional extras (benchmarks, Python tests, ONNX) are added with DLC_SETUP_EXTRAS=1.
 if [ "${DLC_SETUP_EXTRAS:-0}" = 1 ]; then
-  PKGS+=(python3-pytest python3-onnx python3-torch libopenblas-dev valgrind libtcmalloc-minimal4)
+  PKGS+=(python3-pytest python3-onnx python3-torch libopenblas-dev valgrind libtcmalloc-minimal4 python3-torchvision)
 fi
 
 missing=()

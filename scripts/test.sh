@@ -5,7 +5,8 @@
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${DLC_BUILD_DIR:-$root/build}
-bash "$root/scripts/setup.sh" || exit 1
+# The ONNX/PyTorch tests need the extras (python3-torch, -onnx, -torchvision, -pytest).
+DLC_SETUP_EXTRAS=${DLC_SETUP_EXTRAS:-1} bash "$root/scripts/setup.sh" || exit 1
 bash "$root/scripts/build.sh" || exit 1
 log=$(mktemp)
 /usr/lib/llvm-22/bin/lit -sv "$build/test" 2>&1 | tee "$log"

@@ -31,3 +31,10 @@ config.substitutions.append(
 config.substitutions.append(
     ("%python", f"env DLC_LIB={os.path.join(lib_dir, 'libdlc.so')} "
                 f"PYTHONPATH={os.path.join(config.dlc_src_root, 'python')} /usr/bin/python3"))
+
+# The ONNX/PyTorch tests need Debian's python3-torch, -onnx and -pytest
+# (installed by scripts/setup.sh with the extras, which the test command asks for).
+import subprocess as _sp
+if _sp.call(["/usr/bin/python3", "-c", "import torch, onnx, pytest"],
+            stdout=_sp.DEVNULL, stderr=_sp.DEVNULL) == 0:
+    config.available_features.add("torch-onnx")

@@ -116,5 +116,6 @@ def run_pipeline(source, pipeline, *, name="<input>", generic=False):
 
 
 from .compiler import Module, compile  # noqa: E402  (needs the helpers above)
+from .graph import Graph  # noqa: E402
 
-__all__ += ["Module", "compile"]
+__all__ += ["Module", "compile", "Graph"]

@@ -1,0 +1,308 @@
+"""dlc.Graph: build a dlg function op by op through the C API builders.
+
+Result types come from dlg's shape rules (dlcBuildValue), so a model is
+written without computing shapes, and a bad operand is reported at once as
+a CompileError naming the op (its location is the name you pass):
+
+    g = dlc.Graph("mlp")
+    x = g.input((32, 784))
+    h = g.relu(g.add(g.matmul(x, g.constant(w1)), g.constant(b1)))
+    g.output(h)
+    m = g.compile()        # dlc.Module
+    print(g.mlir())        # the dlg module
+"""
+
+import ctypes
+
+import numpy as np
+
+from . import CompileError, _Handle, _library, _StringRef, _text
+
+_DTYPES = {"float32": "f32", "float16": "f16", "float64": "f64", "int8": "i8", "int32": "i32",
+           "int64": "i64", "bool": "i1"}
+
+# Constants above this many bytes become dense_resource blobs.
+RESOURCE_BYTES = 1 << 16
+
+
+class _Builder(ctypes.Structure):
+    _fields_ = [("context", _Handle), ("loc", _Handle), ("rewriter", _Handle), ("block", _Handle),
+                ("before", _Handle)]
+
+
+class _NamedAttr(ctypes.Structure):
+    _fields_ = [("name", _Handle), ("attribute", _Handle)]
+
+
+def _bind(lib):
+    if getattr(lib, "_graph_bound", False):
+        return lib
+    H, S = _Handle, _StringRef
+    sig = {
+        "mlirTypeParseGet": ([H, S], H),
+        "mlirAttributeParseGet": ([H, S], H),
+        "mlirIdentifierGet": ([H, S], H),
+        "mlirLocationUnknownGet": ([H], H),
+        "mlirLocationNameGet": ([H, S, H], H),
+        "mlirModuleGetBody": ([H], H),
+        "mlirBlockGetFirstOperation": ([H], H),
+        "mlirOperationGetRegion": ([H, ctypes.c_ssize_t], H),
+        "mlirRegionGetFirstBlock": ([H], H),
+        "mlirBlockGetTerminator": ([H], H),
+        "mlirBlockAddArgument": ([H, H, H], H),
+        "mlirBlockGetNumArguments": ([H], ctypes.c_ssize_t),
+        "mlirOperationDestroy": ([H], None),
+        "mlirValueGetType": ([H], H),
+        "mlirFunctionTypeGet": ([H, ctypes.c_ssize_t, ctypes.POINTER(H), ctypes.c_ssize_t,
+                                 ctypes.POINTER(H)], H),
+        "mlirTypeAttrGet": ([H], H),
+        "mlirOperationSetAttributeByName": ([H, S, H], None),
+        "mlirDenseElementsAttrRawBufferGet": ([H, ctypes.c_size_t, ctypes.c_void_p], H),
+        "mlirDenseElementsAttrBoolGet": ([H, ctypes.c_ssize_t, ctypes.c_void_p], H),
+        "mlirUnmanagedDenseResourceElementsAttrGet": (
+            [H, S, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_bool,
+             ctypes.c_void_p, ctypes.c_void_p], H),
+        "dlcBuilderBefore": ([H, H], _Builder),
+        "dlcBuildValue": ([ctypes.POINTER(_Builder), ctypes.c_char_p, ctypes.c_ssize_t,
+                           ctypes.POINTER(H), ctypes.c_ssize_t, ctypes.POINTER(_NamedAttr)], H),
+        "dlcBuildOpTyped": ([ctypes.POINTER(_Builder), ctypes.c_char_p, ctypes.c_ssize_t,
+                             ctypes.POINTER(H), ctypes.c_ssize_t, ctypes.POINTER(H),
+                             ctypes.c_ssize_t, ctypes.POINTER(_NamedAttr)], H),
+    }
+    for name, spec in sig.items():
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = spec
+    lib._graph_bound = True
+    return lib
+
+
+def _ref(s):
+    data = s.encode() if isinstance(s, str) else s
+    return _StringRef(data, len(data))
+
+
+def _attr_text(v):
+    """A Python value as MLIR attribute text: ints and floats, bools,
+    strings, lists of ints (array<i64: ...>); text starting with '#' or
+    'array<' passes through."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v)} : i64"
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v)!r} : f64".replace("inf", "0x7FF0000000000000")
+    if isinstance(v, (list, tuple)):
+        return "array<i64" + (": " + ", ".join(str(int(x)) for x in v) if len(v) else "") + ">"
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    raise TypeError(f"unsupported attribute value {v!r}")
+
+
+class Value:
+    """A tensor in a Graph: its shape and element type come from the IR."""
+
+    def __init__(self, graph, handle):
+        self.graph, self.handle = graph, handle
+
+    @property
+    def type(self):
+        return self.graph._type_text(self.handle)
+
+    @property
+    def shape(self):
+        body = self.type[len("tensor<"):-1]
+        return tuple(int(d) if d != "?" else -1 for d in body.split("x")[:-1])
+
+
+class Graph:
+    """One dlg function under construction (see the module docstring)."""
+
+    def __init__(self, name="main"):
+        self._lib = _bind(_library())
+        lib = self._lib
+        self._ctx = lib.dlcContextCreate()
+        self._diags = lib.dlcDiagnosticsAttach(self._ctx)
+        src = f"func.func @{name}() {{\n  func.return\n}}".encode()
+        self._module = lib.dlcModuleParse(self._ctx, _StringRef(src, len(src)), b"<graph>")
+        self._func = lib.mlirBlockGetFirstOperation(lib.mlirModuleGetBody(self._module))
+        self._block = lib.mlirRegionGetFirstBlock(lib.mlirOperationGetRegion(self._func, 0))
+        self._ret = lib.mlirBlockGetTerminator(self._block)
+        self._keep = []  # buffers behind dense_resource constants
+        self._outputs = None
+        self._unknown = lib.mlirLocationUnknownGet(self._ctx)
+
+    def __del__(self):
+        lib = getattr(self, "_lib", None)
+        if lib is not None and getattr(self, "_ctx", None) is not None:
+            lib.mlirModuleDestroy(self._module)
+            lib.dlcDiagnosticsDetach(self._ctx, self._diags)
+            lib.mlirContextDestroy(self._ctx)
+            self._ctx = None
+
+    # --- plumbing ---------------------------------------------------------
+
+    def _type_text(self, value):
+        lib = self._lib
+        t = lib.mlirValueGetType(value)
+        out = []
+        cb = ctypes.CFUNCTYPE(None, _StringRef, ctypes.c_void_p)(
+            lambda s, _: out.append(ctypes.string_at(s.data, s.length).decode()))
+        lib.mlirTypePrint.argtypes = [_Handle, type(cb), ctypes.c_void_p]
+        lib.mlirTypePrint(t, cb, None)
+        return "".join(out)
+
+    def _loc(self, name):
+        if not name:
+            return self._unknown
+        return self._lib.mlirLocationNameGet(self._ctx, _ref(name), self._unknown)
+
+    def _parse_type(self, text):
+        t = self._lib.mlirTypeParseGet(self._ctx, _ref(text))
+        if not t.ptr:
+            raise CompileError(f"invalid type {text}", self._take_diags())
+        return t
+
+    def _take_diags(self):
+        lib = self._lib
+        text = (lib.dlcDiagnosticsText(self._diags) or b"").decode()
+        lib.dlcDiagnosticsDetach(self._ctx, self._diags)
+        self._diags = lib.dlcDiagnosticsAttach(self._ctx)
+        return text
+
+    def _attrs(self, attrs):
+        lib = self._lib
+        arr = (_NamedAttr * max(1, len(attrs)))()
+        for i, (k, v) in enumerate(attrs.items()):
+            text = v if isinstance(v, str) and (v.startswith("#") or v.startswith("array<")
+                                                or v.startswith("dense")) else _attr_text(v)
+            a = lib.mlirAttributeParseGet(self._ctx, _ref(text))
+            if not a.ptr:
+                raise CompileError(f"invalid attribute {k} = {text}", self._take_diags())
+            arr[i] = _NamedAttr(lib.mlirIdentifierGet(self._ctx, _ref(k)), a)
+        return arr
+
+    def op(self, name, *operands, name_hint=None, **attrs):
+        """Appends `name` (e.g. "dlg.add") on `operands`; returns its result."""
+        lib = self._lib
+        vals = [v.handle if isinstance(v, Value) else v for v in operands]
+        ops = (_Handle * max(1, len(vals)))(*vals)
+        b = lib.dlcBuilderBefore(self._ret, self._loc(name_hint))
+        arr = self._attrs(attrs)
+        r = lib.dlcBuildValue(ctypes.byref(b), name.encode(), len(vals), ops, len(attrs), arr)
+        if not r.ptr:
+            raise CompileError(f"cannot build {name}" + (f" ({name_hint})" if name_hint else ""),
+                               self._take_diags())
+        return Value(self, r)
+
+    def typed_op(self, name, result_type, *operands, name_hint=None, **attrs):
+        """Like op(), for ops whose result type is an input (dlg.reshape, dlg.cast)."""
+        lib = self._lib
+        vals = [v.handle for v in operands]
+        ops = (_Handle * max(1, len(vals)))(*vals)
+        b = lib.dlcBuilderBefore(self._ret, self._loc(name_hint))
+        t = (_Handle * 1)(self._parse_type(result_type))
+        arr = self._attrs(attrs)
+        op = lib.dlcBuildOpTyped(ctypes.byref(b), name.encode(), len(vals), ops, 1, t, len(attrs),
+                                 arr)
+        if not op.ptr:
+            raise CompileError(f"cannot build {name}", self._take_diags())
+        lib.mlirOperationGetResult.argtypes = [_Handle, ctypes.c_ssize_t]
+        lib.mlirOperationGetResult.restype = _Handle
+        return Value(self, lib.mlirOperationGetResult(op, 0))
+
+    # --- the graph --------------------------------------------------------
+
+    def input(self, shape, dtype="float32", name=None):
+        t = self._parse_type(tensor_type(shape, dtype))
+        return Value(self, self._lib.mlirBlockAddArgument(self._block, t, self._loc(name)))
+
+    def constant(self, array, name=None):
+        a = np.ascontiguousarray(array)
+        if a.dtype == np.float64:
+            a = a.astype(np.float32)
+        t = self._parse_type(tensor_type(a.shape, a.dtype))
+        lib = self._lib
+        if a.dtype == np.bool_:  # i1 raw buffers are bit-packed; go through ints
+            ints = a.astype(np.int32).ravel()
+            attr = lib.mlirDenseElementsAttrBoolGet(t, ints.size, ints.ctypes.data)
+        elif a.nbytes > RESOURCE_BYTES:
+            self._keep.append(a)
+            attr = lib.mlirUnmanagedDenseResourceElementsAttrGet(
+                t, _ref(f"dlc_const{len(self._keep)}"), a.ctypes.data, a.nbytes, 64, False, None,
+                None)
+        else:
+            attr = lib.mlirDenseElementsAttrRawBufferGet(t, a.nbytes, a.ctypes.data)
+        if not attr.ptr:
+            raise CompileError("cannot make a constant of " + tensor_type(a.shape, a.dtype), "")
+        b = lib.dlcBuilderBefore(self._ret, self._loc(name))
+        named = (_NamedAttr * 1)(_NamedAttr(lib.mlirIdentifierGet(self._ctx, _ref("value")), attr))
+        ttype = (_Handle * 1)(t)
+        op = lib.dlcBuildOpTyped(ctypes.byref(b), b"dlg.constant", 0, (_Handle * 1)(), 1, ttype, 1,
+                                 named)
+        lib.mlirOperationGetResult.argtypes = [_Handle, ctypes.c_ssize_t]
+        lib.mlirOperationGetResult.restype = _Handle
+        return Value(self, lib.mlirOperationGetResult(op, 0))
+
+    def output(self, *values):
+        """Sets the function's results (call once, after the last op)."""
+        lib = self._lib
+        vals = [v.handle for v in values]
+        b = lib.dlcBuilderBefore(self._ret, self._unknown)
+        arr = (_Handle * max(1, len(vals)))(*vals)
+        lib.dlcBuildOpTyped(ctypes.byref(b), b"func.return", len(vals), arr, 0, None, 0, None)
+        lib.mlirOperationDestroy(self._ret)
+        self._ret = lib.mlirBlockGetTerminator(self._block)
+        lib.mlirBlockGetArgument.argtypes = [_Handle, ctypes.c_ssize_t]
+        lib.mlirBlockGetArgument.restype = _Handle
+        n_in = lib.mlirBlockGetNumArguments(self._block)
+        ins = (_Handle * max(1, n_in))(*[lib.mlirValueGetType(lib.mlirBlockGetArgument(self._block, i))
+                                         for i in range(n_in)])
+        outs = (_Handle * max(1, len(vals)))(*[lib.mlirValueGetType(v) for v in vals])
+        ftype = lib.mlirFunctionTypeGet(self._ctx, n_in, ins, len(vals), outs)
+        lib.mlirOperationSetAttributeByName(self._func, _ref("function_type"),
+                                            lib.mlirTypeAttrGet(ftype))
+        self._outputs = values
+
+    def mlir(self, generic=False):
+        """The module as MLIR text (verified)."""
+        if self._outputs is None:
+            raise ValueError("Graph.output() was not called")
+        return _text(self._lib, self._lib.mlirModuleGetOperation(self._module), generic)
+
+    def compile(self, **kwargs):
+        from .compiler import compile as _compile
+        return _compile(self.mlir(), **kwargs)
+
+
+def tensor_type(shape, dtype):
+    elt = _DTYPES.get(np.dtype(dtype).name)
+    if elt is None:
+        raise ValueError(f"unsupported element type {dtype}")
+    dims = "".join(f"{'?' if d is None or d < 0 else int(d)}x" for d in shape)
+    return f"tensor<{dims}{elt}>"
+
+
+for _op in ("add", "sub", "mul", "div", "max", "min", "pow", "matmul", "where", "concat",
+            "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "relu",
+            "silu", "gelu", "clamp", "conv2d", "max_pool2d", "avg_pool2d", "batch_norm",
+            "layer_norm", "rms_norm", "softmax", "log_softmax", "reduce_sum", "reduce_mean",
+            "reduce_max", "reduce_min", "transpose", "slice", "gather", "pad"):
+    setattr(Graph, _op, (lambda opname: lambda self, *xs, name=None, **attrs:
+                         self.op(opname, *xs, name_hint=name, **attrs))("dlg." + _op))
+
+
+def _reshape(self, x, shape, name=None):
+    return self.typed_op("dlg.reshape", tensor_type(shape, _elt_dtype(x)), x, name_hint=name)
+
+
+def _cast(self, x, dtype, name=None):
+    return self.typed_op("dlg.cast", tensor_type(x.shape, dtype), x, name_hint=name)
+
+
+def _elt_dtype(x):
+    elt = x.type.rsplit("x", 1)[-1].rstrip(">") if "x" in x.type else x.type[7:-1]
+    return {v: k for k, v in _DTYPES.items()}[elt]
+
+
+Graph.reshape = _reshape
+Graph.cast = _cast
