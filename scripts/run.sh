@@ -5,7 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${DLC_BUILD_DIR:-$root/build}
-bash "$root/scripts/setup.sh"
+DLC_SETUP_EXTRAS=${DLC_SETUP_EXTRAS:-1} bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh"
 opt="$build/bin/dlc-opt"
 echo
@@ -16,3 +16,9 @@ echo "== the same, generic form (the public contract)"
 echo "== a malformed model gets a located error"
 "$opt" "$root/examples/bad_matmul.mlir" || true
 echo "== generated op docs: $build/docs/Dialects/DlgDialect.md, DlkDialect.md"
+echo "== ONNX from PyTorch, compiled and run by dlc (examples/onnx_demo.py)"
+if /usr/bin/python3 -c "import torch, onnx" 2>/dev/null; then
+  DLC_LIB="$build/lib/libdlc.so" PYTHONPATH="$root/python" /usr/bin/python3 "$root/examples/onnx_demo.py"
+else
+  echo "(python3-torch/python3-onnx missing: run with DLC_SETUP_EXTRAS=1)"
+fi
