@@ -23,6 +23,7 @@
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "schedule/cost_model.h"
+#include "support/op_list.h"
 
 #include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"
@@ -452,19 +453,6 @@ static void emitLoopsGroup(Script *s, Group *g) {
 
 /*--- Grouping ------------------------------------------------------------------*/
 
-typedef struct {
-  MlirOperation *ops;
-  int n, cap;
-} OpList;
-
-static void push(OpList *l, MlirOperation op) {
-  if (l->n == l->cap) {
-    l->cap = l->cap ? 2 * l->cap : 32;
-    l->ops = realloc(l->ops, sizeof *l->ops * l->cap);
-  }
-  l->ops[l->n++] = op;
-}
-
 static bool inList(const MlirOperation *ops, int n, MlirOperation op) {
   for (int i = 0; i < n; ++i)
     if (mlirOperationEqual(ops[i], op))
@@ -553,21 +541,21 @@ static void scheduleFunc(State *st, MlirOperation func) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   if (mlirBlockIsNull(body))
     return;
-  OpList all = {0}, group = {0};
+  DlcOpList all = {0}, group = {0};
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     if (isLinalg(op))
-      push(&all, op);
+      dlcOpListPush(&all, op);
   bool *taken = calloc(all.n ? all.n : 1, sizeof *taken);
   for (int i = all.n - 1; i >= 0; --i) {
     if (taken[i])
       continue;
     group.n = 0;
-    push(&group, all.ops[i]);
+    dlcOpListPush(&group, all.ops[i]);
     taken[i] = true;
     for (int j = i - 1; j >= 0; --j)
       if (!taken[j] && allUsesIn(all.ops[j], group.ops, group.n)) {
-        push(&group, all.ops[j]);
+        dlcOpListPush(&group, all.ops[j]);
         taken[j] = true;
       }
     /* group holds sink first; scheduleGroup wants program order */
@@ -579,8 +567,8 @@ static void scheduleFunc(State *st, MlirOperation func) {
     scheduleGroup(st, func, group.ops, group.n);
   }
   free(taken);
-  free(all.ops);
-  free(group.ops);
+  dlcOpListFree(&all);
+  dlcOpListFree(&group);
 }
 
 static MlirWalkResult untag(MlirOperation op, void *u) {

@@ -14,6 +14,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
 #include "lowering/emit.h"
+#include "support/op_list.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -832,24 +833,11 @@ static MlirValue lowerOne(DlcBuilder *b, MlirOperation op) {
   return fail(op, msg);
 }
 
-typedef struct {
-  MlirOperation *ops;
-  intptr_t n, cap;
-} OpList;
-
-static void push(OpList *l, MlirOperation op) {
-  if (l->n == l->cap) {
-    l->cap = l->cap ? 2 * l->cap : 64;
-    l->ops = realloc(l->ops, sizeof(MlirOperation) * (size_t)l->cap);
-  }
-  l->ops[l->n++] = op;
-}
-
 static MlirWalkResult collect(MlirOperation op, void *user) {
-  OpList *l = user;
+  DlcOpList *l = user;
   MlirStringRef d = mlirIdentifierStr(mlirOperationGetName(op));
   if ((d.length > 4 && memcmp(d.data, "dlg.", 4) == 0) || dlcOpIs(op, "dlk.kernel"))
-    push(l, op);
+    dlcOpListPush(l, op);
   return MlirWalkResultAdvance;
 }
 
@@ -927,7 +915,7 @@ static void outlineKernel(MlirOperation k, MlirOperation parentFunc, int64_t id)
 /* Lowers every dlg op of one function (post-order, so kernel bodies come
    before their kernel), then outlines its kernels. */
 static bool lowerFunction(MlirOperation func) {
-  OpList l = {0};
+  DlcOpList l = {0};
   mlirOperationWalk(func, collect, &l, MlirWalkPostOrder);
   bool ok = true;
   int64_t kernels = 0;
@@ -946,21 +934,21 @@ static bool lowerFunction(MlirOperation func) {
     mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), v);
     mlirOperationDestroy(op);
   }
-  free(l.ops);
+  dlcOpListFree(&l);
   return ok;
 }
 
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  OpList funcs = {0};
+  DlcOpList funcs = {0};
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     if (dlcOpIs(op, "func.func"))
-      push(&funcs, op);
+      dlcOpListPush(&funcs, op);
   bool ok = true;
   for (intptr_t i = 0; i < funcs.n && ok; ++i)
     ok = lowerFunction(funcs.ops[i]);
-  free(funcs.ops);
+  dlcOpListFree(&funcs);
   return (MlirLogicalResult){ok};
 }
 

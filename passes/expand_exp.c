@@ -13,6 +13,7 @@
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
+#include "support/op_list.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -94,38 +95,29 @@ static MlirValue expandExp(DlcBuilder *b, MlirValue x) {
                                 0);
 }
 
-typedef struct {
-  MlirOperation *ops;
-  int n, cap;
-} Found;
-
 static MlirWalkResult collect(MlirOperation op, void *u) {
-  Found *f = u;
+  DlcOpList *f = u;
   if (!dlcOpIs(op, "math.exp"))
     return MlirWalkResultAdvance;
   MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
   MlirType elt = mlirTypeIsAVector(t) ? mlirShapedTypeGetElementType(t) : t;
   if (!mlirTypeIsAF32(elt))
     return MlirWalkResultAdvance;
-  if (f->n == f->cap) {
-    f->cap = f->cap ? 2 * f->cap : 16;
-    f->ops = realloc(f->ops, sizeof *f->ops * f->cap);
-  }
-  f->ops[f->n++] = op;
+  dlcOpListPush(f, op);
   return MlirWalkResultAdvance;
 }
 
 static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
-  Found f = {NULL, 0, 0};
+  DlcOpList f = {NULL, 0, 0};
   mlirOperationWalk(func, collect, &f, MlirWalkPostOrder);
-  for (int i = 0; i < f.n; ++i) {
+  for (intptr_t i = 0; i < f.n; ++i) {
     DlcBuilder b = dlcBuilderBefore(f.ops[i], mlirOperationGetLocation(f.ops[i]));
     MlirValue y = expandExp(&b, mlirOperationGetOperand(f.ops[i], 0));
     mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(f.ops[i], 0), y);
     mlirOperationDestroy(f.ops[i]);
   }
   dlcPassAddStatistic(pass, "expanded", (uint64_t)f.n);
-  free(f.ops);
+  dlcOpListFree(&f);
   return (MlirLogicalResult){1};
 }
 

@@ -34,6 +34,9 @@ class _NamedAttr(ctypes.Structure):
     _fields_ = [("name", _Handle), ("attribute", _Handle)]
 
 
+_StringCallback = ctypes.CFUNCTYPE(None, _StringRef, ctypes.c_void_p)
+
+
 def _bind(lib):
     if getattr(lib, "_graph_bound", False):
         return lib
@@ -51,6 +54,9 @@ def _bind(lib):
         "mlirBlockGetTerminator": ([H], H),
         "mlirBlockAddArgument": ([H, H, H], H),
         "mlirBlockGetNumArguments": ([H], ctypes.c_ssize_t),
+        "mlirBlockGetArgument": ([H, ctypes.c_ssize_t], H),
+        "mlirOperationGetResult": ([H, ctypes.c_ssize_t], H),
+        "mlirTypePrint": ([H, _StringCallback, ctypes.c_void_p], None),
         "mlirOperationDestroy": ([H], None),
         "mlirValueGetType": ([H], H),
         "mlirFunctionTypeGet": ([H, ctypes.c_ssize_t, ctypes.POINTER(H), ctypes.c_ssize_t,
@@ -142,13 +148,9 @@ class Graph:
     # --- plumbing ---------------------------------------------------------
 
     def _type_text(self, value):
-        lib = self._lib
-        t = lib.mlirValueGetType(value)
         out = []
-        cb = ctypes.CFUNCTYPE(None, _StringRef, ctypes.c_void_p)(
-            lambda s, _: out.append(ctypes.string_at(s.data, s.length).decode()))
-        lib.mlirTypePrint.argtypes = [_Handle, type(cb), ctypes.c_void_p]
-        lib.mlirTypePrint(t, cb, None)
+        cb = _StringCallback(lambda s, _: out.append(ctypes.string_at(s.data, s.length).decode()))
+        self._lib.mlirTypePrint(self._lib.mlirValueGetType(value), cb, None)
         return "".join(out)
 
     def _loc(self, name):
@@ -206,8 +208,6 @@ class Graph:
                                  arr)
         if not op.ptr:
             raise CompileError(f"cannot build {name}", self._take_diags())
-        lib.mlirOperationGetResult.argtypes = [_Handle, ctypes.c_ssize_t]
-        lib.mlirOperationGetResult.restype = _Handle
         return Value(self, lib.mlirOperationGetResult(op, 0))
 
     # --- the graph --------------------------------------------------------
@@ -239,8 +239,6 @@ class Graph:
         ttype = (_Handle * 1)(t)
         op = lib.dlcBuildOpTyped(ctypes.byref(b), b"dlg.constant", 0, (_Handle * 1)(), 1, ttype, 1,
                                  named)
-        lib.mlirOperationGetResult.argtypes = [_Handle, ctypes.c_ssize_t]
-        lib.mlirOperationGetResult.restype = _Handle
         return Value(self, lib.mlirOperationGetResult(op, 0))
 
     def output(self, *values):
@@ -252,8 +250,6 @@ class Graph:
         lib.dlcBuildOpTyped(ctypes.byref(b), b"func.return", len(vals), arr, 0, None, 0, None)
         lib.mlirOperationDestroy(self._ret)
         self._ret = lib.mlirBlockGetTerminator(self._block)
-        lib.mlirBlockGetArgument.argtypes = [_Handle, ctypes.c_ssize_t]
-        lib.mlirBlockGetArgument.restype = _Handle
         n_in = lib.mlirBlockGetNumArguments(self._block)
         ins = (_Handle * max(1, n_in))(*[lib.mlirValueGetType(lib.mlirBlockGetArgument(self._block, i))
                                          for i in range(n_in)])
