@@ -2,7 +2,8 @@
    dialect. Our rewrites run above the type-conversion boundary; from
    linalg on tensors on, the pipeline composes upstream passes:
 
-     dlg-simplify, dlg-fuse            graph level (C)
+     dlg-simplify, dlg-fold-batch-norm,
+     dlg-fold-constants, dlg-fuse      graph level (C)
      dlk-to-linalg                     kernels -> linalg on tensors (C)
      linalg-fuse-elementwise-ops       one generic per elementwise chain
      dlc-cpu-schedule                  tiling, parallel forall, vectorisation,
@@ -85,7 +86,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
     snprintf(schedule, sizeof schedule, "dlc-cpu-schedule{vector-width=%d},canonicalize,cse,", (int)vw);
   char p[2048];
   snprintf(p, sizeof p,
-           "func.func(dlg-simplify),%s"
+           "func.func(dlg-simplify,dlg-fold-batch-norm,dlg-fold-constants,dlg-simplify),%s"
            "dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
            "%s"
            "inline,symbol-dce,func.func(dlc-readonly-args),"

@@ -11,6 +11,8 @@
 static const DlcPassDescriptor *const kPasses[] = {
     &dlcDlgSimplifyPass,
     &dlcDlgFusePass,
+    &dlcDlgFoldConstantsPass,
+    &dlcDlgFoldBatchNormPass,
     &dlcDlkToLinalgPass,
     &dlcReadonlyArgsPass,
     &dlcCpuSchedulePass,

@@ -1,9 +1,9 @@
 //===- Dialects.cpp - C handles of the dlg and dlk dialects ----*- C++ -*-===//
 //
 // The only C++ of the C API: MLIR's registration macro needs the dialect
-// classes, #dlk.schedule has no generic C accessor, and the MLIR C API
+// classes, #dlk.schedule has no generic C accessor, the MLIR C API
 // cannot parse a module (implicitly wrapping top-level ops) under a source
-// name. Everything else in capi/lib is C.
+// name, and it cannot tell whether a dense_resource still has its blob. Everything else in capi/lib is C.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,7 @@
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Parser/Parser.h"
 
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Dlg, dlg, mlir::dlg::DlgDialect)
@@ -49,4 +50,29 @@ MlirAttribute dlcScheduleAttrGet(MlirContext ctx, const DlcSchedule *s) {
   return wrap(mlir::dlk::ScheduleAttr::get(
       unwrap(ctx), llvm::ArrayRef<int64_t>(s->tiles, s->numTiles), s->vectorWidth,
       llvm::ArrayRef<int64_t>(s->parallel, s->numParallel)));
+}
+
+bool dlcElementsAttrGetRawData(MlirAttribute attr, const void **data,
+                               size_t *bytes, bool *isSplat) {
+  mlir::Attribute a = unwrap(attr);
+  if (auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(a)) {
+    if (dense.getElementType().isInteger(1))
+      return false;
+    llvm::ArrayRef<char> raw = dense.getRawData();
+    *data = raw.data();
+    *bytes = raw.size();
+    *isSplat = dense.isSplat();
+    return true;
+  }
+  auto res = llvm::dyn_cast<mlir::DenseResourceElementsAttr>(a);
+  if (!res)
+    return false;
+  mlir::AsmResourceBlob *blob = res.getRawHandle().getBlob();
+  if (!blob)
+    return false;
+  llvm::ArrayRef<char> raw = blob->getData();
+  *data = raw.data();
+  *bytes = raw.size();
+  *isSplat = false;
+  return true;
 }

@@ -63,10 +63,12 @@ class Module:
     result; calling the module returns the array itself when there is one."""
 
     # The IR after each stage, as `Module.ir(stage)` shows it.
+    GRAPH = ("func.func(dlg-simplify,dlg-fold-batch-norm,dlg-fold-constants,"
+             "dlg-simplify)")
     STAGES = {
-        "dlg": "builtin.module(func.func(dlg-simplify))",
-        "dlk": "builtin.module(func.func(dlg-simplify),func.func(dlg-fuse))",
-        "linalg": "builtin.module(func.func(dlg-simplify),func.func(dlg-fuse),"
+        "dlg": f"builtin.module({GRAPH})",
+        "dlk": f"builtin.module({GRAPH},func.func(dlg-fuse))",
+        "linalg": f"builtin.module({GRAPH},func.func(dlg-fuse),"
                   "dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),"
                   "canonicalize,cse)",
         "llvm": "builtin.module(lower-to-llvm)",

@@ -11,7 +11,12 @@ Tolerances (max |got - want| <= atol + rtol * |want|):
   reductions, softmax, norms: atol 1e-5, rtol 1e-5
   matmul / conv2d: atol 1e-4 * sqrt(K), rtol 1e-5  (f32 accumulation order)
 
-Usage: ops_numerics.py [-k SUBSTRING] [--target avx2|avx512|host]
+With --fold, every input becomes a dlg.constant in the module, so
+--dlg-fold-constants evaluates each op it supports with its C reference
+kernel at compile time; the same references and tolerances then check those
+kernels, and each case reports whether it was folded.
+
+Usage: ops_numerics.py [-k SUBSTRING] [--target avx2|avx512|host] [--fold]
 """
 
 import argparse
@@ -355,20 +360,52 @@ case("constant + add", func([c], ["%c = dlg.constant dense<[1.0, 2.0, 3.0, 4.0, 
      [c], lambda x: x + np.arange(1, 6, dtype=np.float32), ARITH)
 
 
+def literal(a):
+    """A dense attribute literal of array `a`: hex bytes, or nested bools."""
+    if a.dtype == np.bool_:
+        def nest(x):
+            return "[" + ", ".join(nest(y) for y in x) + "]" if isinstance(x, list) else str(x).lower()
+        return f"dense<{nest(a.tolist())}>"
+    return f'dense<"0x{np.ascontiguousarray(a).tobytes().hex().upper()}">'
+
+
+def constant_inputs(src, inputs):
+    """`src` with its arguments replaced by constants holding `inputs`."""
+    head, body = src.split("{\n", 1)
+    defs = "".join(f"  %a{i} = dlg.constant {literal(a)} : {mlir_type(a)}\n"
+                   for i, a in enumerate(inputs))
+    return "func.func @main() -> " + head.split(") -> ", 1)[1] + "{\n" + defs + body
+
+
+def folded(src):
+    """Whether --dlg-fold-constants leaves no op but constants."""
+    ir = dlc.run_pipeline(src, "builtin.module(func.func(dlg-fold-constants))")
+    return all(line.split("=")[-1].strip().startswith("dlg.constant")
+               for line in ir.splitlines() if "dlg." in line)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="")
     ap.add_argument("--target", default=None)
+    ap.add_argument("--fold", action="store_true")
     opts = ap.parse_args()
+    nfolded = 0
     failed = 0
     ran = 0
     for name, src, inputs, ref, (atol, rtol) in CASES:
         if opts.k not in name:
             continue
         ran += 1
+        args = inputs
         try:
+            if opts.fold:
+                src, args = constant_inputs(src, inputs), []
+                how = "folded" if folded(src) else "run"
+                nfolded += how == "folded"
+                name = f"{name} [{how}]"
             m = dlc.compile(src, target=opts.target)
-            got = m(*inputs)
+            got = m(*args)
             want = np.asarray(ref(*[i.astype(np.float64) if i.dtype == np.float32 else i
                                     for i in inputs]))
         except Exception as e:  # report and go on: one line per failing case
@@ -392,6 +429,8 @@ def main():
                   f"{int(bad.sum())} of {bad.size} elements")
         else:
             print(f"ok   {name}: max err {err.max():.3g}")
+    if opts.fold:
+        print(f"{nfolded} of {ran} cases folded at compile time")
     print(f"{ran - failed} of {ran} cases passed")
     return 1 if failed or not ran else 0
 

@@ -47,6 +47,19 @@ MLIR_CAPI_EXPORTED bool dlcScheduleRead(MlirAttribute attr, DlcSchedule *out);
 MLIR_CAPI_EXPORTED MlirAttribute dlcScheduleAttrGet(MlirContext ctx,
                                                     const DlcSchedule *s);
 
+/*--- Constant payloads --------------------------------------------------------*/
+
+/* The bytes behind a dense or dense_resource elements attribute, in the
+   element type's storage layout (f16/bf16 as 16-bit patterns). `*isSplat`
+   says one element stands for all. False for i1 dense attributes (their
+   bits are packed; read them with mlirDenseElementsAttrGetBoolValue), other
+   attributes, and resources whose blob is missing -- the MLIR C API's
+   per-element resource getters would dereference a missing blob. */
+MLIR_CAPI_EXPORTED bool dlcElementsAttrGetRawData(MlirAttribute attr,
+                                                  const void **data,
+                                                  size_t *bytes,
+                                                  bool *isSplat);
+
 /*--- For hosts without C callbacks (Python's ctypes) ------------------------*/
 
 /* Collects the diagnostics emitted on a context as text, one per line

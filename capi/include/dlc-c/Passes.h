@@ -12,6 +12,8 @@ extern "C" {
 /* Descriptors of the dlc passes (passes/<name>.c). */
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgSimplifyPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgFusePass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgFoldConstantsPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgFoldBatchNormPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlkToLinalgPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcReadonlyArgsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuSchedulePass;
