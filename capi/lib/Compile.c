@@ -3,6 +3,7 @@
 #include "dlc-c/Compile.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "dlc-c/Specialize.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -16,16 +17,33 @@
 #include <string.h>
 #include <unistd.h>
 
-struct DlcProgram {
-  MlirContext ctx;
+/* One compiled module: for a static entry the program itself, for a
+   dynamic one the specialization to one set of input shapes. */
+typedef struct Variant {
+  DlcTensorType *types; /* inputs then outputs, all static */
   MlirModule module;
   MlirExecutionEngine engine;
+  void (*invoke)(void **args);
+  uint64_t lastUse;
+} Variant;
+
+/* Specializations kept per dynamic program; the least recently used goes. */
+enum { MAX_VARIANTS = 8 };
+
+struct DlcProgram {
+  MlirContext ctx;
+  MlirModule source; /* the parsed module, kept while shapes are dynamic */
   char entry[256];
+  char *pipeline;
+  int optLevel;
   intptr_t numInputs, numOutputs;
-  DlcTensorType *types; /* inputs then outputs */
+  DlcTensorType *types; /* declared: inputs then outputs, DLC_DYNAMIC_DIM */
+  bool dynamic;
   int threads;
   void (*setThreads)(int);
-  void (*invoke)(void **args);
+  Variant variants[MAX_VARIANTS];
+  int numVariants;
+  uint64_t clock;
 };
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -67,7 +85,9 @@ int64_t dlcTensorTypeNumElements(const DlcTensorType *t) {
 const char *dlcTensorTypeFormat(const DlcTensorType *t, char *buf, size_t len) {
   size_t n = (size_t)snprintf(buf, len, "%s[", dlcDTypeName(t->dtype));
   for (int32_t i = 0; i < t->rank && n < len; ++i)
-    n += (size_t)snprintf(buf + n, len - n, i ? "x%lld" : "%lld", (long long)t->dims[i]);
+    n += t->dims[i] == DLC_DYNAMIC_DIM
+             ? (size_t)snprintf(buf + n, len - n, i ? "x?" : "?")
+             : (size_t)snprintf(buf + n, len - n, i ? "x%lld" : "%lld", (long long)t->dims[i]);
   if (n < len)
     snprintf(buf + n, len - n, "]");
   return buf;
@@ -97,12 +117,9 @@ static char *readType(MlirType t, const char *what, intptr_t i, DlcTensorType *o
   out->rank = (int32_t)mlirShapedTypeGetRank(t);
   if (out->rank > DLC_MAX_RANK)
     return format("%s %ld has rank > %d", what, (long)i, DLC_MAX_RANK);
-  for (int32_t d = 0; d < out->rank; ++d) {
-    if (mlirShapedTypeIsDynamicDim(t, d))
-      return format("%s %ld has a dynamic dimension %d; the runner needs static shapes", what,
-                    (long)i, d);
-    out->dims[d] = mlirShapedTypeGetDimSize(t, d);
-  }
+  for (int32_t d = 0; d < out->rank; ++d)
+    out->dims[d] = mlirShapedTypeIsDynamicDim(t, d) ? DLC_DYNAMIC_DIM
+                                                    : mlirShapedTypeGetDimSize(t, d);
   return NULL;
 }
 
@@ -165,6 +182,96 @@ static const char *const kRuntimeLibs[] = {
     "/usr/lib/x86_64-linux-gnu/libomp.so.5",
 };
 
+static bool hasDynamicDim(const DlcTensorType *t) {
+  for (int32_t d = 0; d < t->rank; ++d)
+    if (t->dims[d] == DLC_DYNAMIC_DIM)
+      return true;
+  return false;
+}
+
+static void destroyVariant(Variant *v) {
+  if (v->engine.ptr)
+    mlirExecutionEngineDestroy(v->engine);
+  if (v->module.ptr)
+    mlirModuleDestroy(v->module);
+  free(v->types);
+  memset(v, 0, sizeof *v);
+}
+
+/* Lowers `v->module` through the pipeline and JIT-compiles it. */
+static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
+  /* Pipeline syntax errors and pass failures both arrive as diagnostics. */
+  if (mlirLogicalResultIsFailure(dlcRunPipeline(mlirModuleGetOperation(v->module), p->pipeline)))
+    return diagnosticsOr(diags, "compilation failed");
+  MlirStringRef libs[2];
+  int nLibs = 0;
+  for (size_t i = 0; i < sizeof kRuntimeLibs / sizeof kRuntimeLibs[0]; ++i)
+    if (access(kRuntimeLibs[i], R_OK) == 0)
+      libs[nLibs++] = str(kRuntimeLibs[i]);
+  v->engine = mlirExecutionEngineCreate(v->module, p->optLevel, nLibs, libs, false, false);
+  if (mlirExecutionEngineIsNull(v->engine))
+    return diagnosticsOr(diags, "JIT compilation failed");
+  /* The packed wrapper _mlir_<entry>(void **args) takes one pointer per
+     argument of the lowered function, memrefs expanded field by field. */
+  v->invoke = (void (*)(void **))mlirExecutionEngineLookupPacked(v->engine, str(p->entry));
+  if (!v->invoke)
+    return format("the compiled module has no entry '%s'", p->entry);
+  if (!p->setThreads) {
+    void *omp = dlopen("libomp.so.5", RTLD_NOW | RTLD_NOLOAD);
+    if (omp)
+      p->setThreads = (void (*)(int))dlsym(omp, "omp_set_num_threads");
+  }
+  return NULL;
+}
+
+static MlirType elementTypeOf(MlirContext ctx, DlcDType t) {
+  switch (t) {
+  case DLC_F32: return mlirF32TypeGet(ctx);
+  case DLC_F16: return mlirF16TypeGet(ctx);
+  case DLC_BF16: return mlirBF16TypeGet(ctx);
+  case DLC_F64: return mlirF64TypeGet(ctx);
+  case DLC_I1: return mlirIntegerTypeGet(ctx, 1);
+  case DLC_I8: return mlirIntegerTypeGet(ctx, 8);
+  case DLC_I32: return mlirIntegerTypeGet(ctx, 32);
+  case DLC_I64: return mlirIntegerTypeGet(ctx, 64);
+  }
+  return mlirF32TypeGet(ctx);
+}
+
+/* Compiles the variant of a dynamic program for static `inputs`. */
+static char *specialize(DlcProgram *p, const DlcTensorType *inputs, Variant *v) {
+  DlcDiagnostics *diags = dlcDiagnosticsAttach(p->ctx);
+  char *err = NULL;
+  v->module = mlirModuleFromOperation(mlirOperationClone(mlirModuleGetOperation(p->source)));
+  MlirOperation entry = {NULL};
+  MlirType *types = malloc(sizeof *types * (size_t)(p->numInputs + 1));
+  for (intptr_t i = 0; i < p->numInputs; ++i)
+    types[i] = mlirRankedTensorTypeGet(inputs[i].rank, inputs[i].dims,
+                                       elementTypeOf(p->ctx, inputs[i].dtype),
+                                       mlirAttributeGetNull());
+  if (!(err = findEntry(v->module, p->entry, &entry)) &&
+      mlirLogicalResultIsFailure(dlcSpecializeFunction(entry, p->numInputs, types)))
+    err = diagnosticsOr(diags, "cannot specialize the entry to the input shapes");
+  free(types);
+  if (!err) {
+    MlirType ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(entry, str("function_type")));
+    v->types = calloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *v->types);
+    memcpy(v->types, inputs, sizeof *inputs * (size_t)p->numInputs);
+    for (intptr_t i = 0; i < p->numOutputs && !err; ++i) {
+      DlcTensorType *o = &v->types[p->numInputs + i];
+      err = readType(mlirFunctionTypeGetResult(ft, i), "result", i, o);
+      if (!err && hasDynamicDim(o))
+        err = format("result %ld keeps a dynamic dimension for these input shapes", (long)i);
+    }
+  }
+  if (!err)
+    err = lowerAndJit(p, v, diags);
+  dlcDiagnosticsDetach(p->ctx, diags);
+  if (err)
+    destroyVariant(v);
+  return err;
+}
+
 DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sourceName,
                               const DlcCompileOptions *options, char **error) {
   DlcCompileOptions dflt = {NULL, NULL, 0, 3};
@@ -172,17 +279,20 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
   DlcProgram *p = calloc(1, sizeof *p);
   p->ctx = dlcContextCreate();
   p->threads = o->threads;
+  p->optLevel = o->optLevel > 0 ? o->optLevel : 3;
+  p->pipeline = format("%s", o->pipeline ? o->pipeline : "builtin.module(lower-to-llvm)");
   DlcDiagnostics *diags = dlcDiagnosticsAttach(p->ctx);
   char *err = NULL;
   MlirOperation entry = {NULL};
 
-  p->module = dlcModuleParse(p->ctx, (MlirStringRef){source, length},
-                             sourceName ? sourceName : "<input>");
-  if (mlirModuleIsNull(p->module)) {
+  MlirModule module = dlcModuleParse(p->ctx, (MlirStringRef){source, length},
+                                     sourceName ? sourceName : "<input>");
+  if (mlirModuleIsNull(module)) {
     err = diagnosticsOr(diags, "cannot parse the module");
     goto fail;
   }
-  if ((err = findEntry(p->module, o->entry, &entry)))
+  p->source = module;
+  if ((err = findEntry(module, o->entry, &entry)))
     goto fail;
   {
     MlirStringRef sym = symName(entry);
@@ -192,45 +302,31 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
     p->numInputs = mlirFunctionTypeGetNumInputs(ft);
     p->numOutputs = mlirFunctionTypeGetNumResults(ft);
     p->types = calloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *p->types);
-    for (intptr_t i = 0; i < p->numInputs && !err; ++i)
+    for (intptr_t i = 0; i < p->numInputs && !err; ++i) {
       err = readType(mlirFunctionTypeGetInput(ft, i), "input", i, &p->types[i]);
-    for (intptr_t i = 0; i < p->numOutputs && !err; ++i)
+      p->dynamic |= !err && hasDynamicDim(&p->types[i]);
+    }
+    for (intptr_t i = 0; i < p->numOutputs && !err; ++i) {
       err = readType(mlirFunctionTypeGetResult(ft, i), "result", i,
                      &p->types[p->numInputs + i]);
+      if (!err && !p->dynamic && hasDynamicDim(&p->types[p->numInputs + i]))
+        err = format("result %ld has a dynamic dimension that no input determines", (long)i);
+    }
     if (err)
       goto fail;
   }
-  {
-    /* Pipeline syntax errors and pass failures both arrive as diagnostics. */
-    const char *pipeline = o->pipeline ? o->pipeline : "builtin.module(lower-to-llvm)";
-    if (mlirLogicalResultIsFailure(
-            dlcRunPipeline(mlirModuleGetOperation(p->module), pipeline))) {
-      err = diagnosticsOr(diags, "compilation failed");
+  if (!p->dynamic) {
+    /* Compiled now, so errors show at compile time; the source is the variant. */
+    Variant *v = &p->variants[p->numVariants++];
+    v->module = module;
+    p->source = (MlirModule){NULL};
+    v->types = calloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *v->types);
+    memcpy(v->types, p->types, sizeof *p->types * (size_t)(p->numInputs + p->numOutputs));
+    if ((err = lowerAndJit(p, v, diags)))
       goto fail;
-    }
-  }
-  {
-    MlirStringRef libs[2];
-    int nLibs = 0;
-    for (size_t i = 0; i < sizeof kRuntimeLibs / sizeof kRuntimeLibs[0]; ++i)
-      if (access(kRuntimeLibs[i], R_OK) == 0)
-        libs[nLibs++] = str(kRuntimeLibs[i]);
-    p->engine = mlirExecutionEngineCreate(p->module, o->optLevel > 0 ? o->optLevel : 3, nLibs,
-                                          libs, false, false);
-    if (mlirExecutionEngineIsNull(p->engine)) {
-      err = diagnosticsOr(diags, "JIT compilation failed");
-      goto fail;
-    }
-    /* The packed wrapper _mlir_<entry>(void **args) takes one pointer per
-       argument of the lowered function, memrefs expanded field by field. */
-    p->invoke = (void (*)(void **))mlirExecutionEngineLookupPacked(p->engine, str(p->entry));
-    if (!p->invoke) {
-      err = format("the compiled module has no entry '%s'", p->entry);
-      goto fail;
-    }
-    void *omp = dlopen("libomp.so.5", RTLD_NOW | RTLD_NOLOAD);
-    if (omp)
-      p->setThreads = (void (*)(int))dlsym(omp, "omp_set_num_threads");
+  } else if (!mlirOperationVerify(mlirModuleGetOperation(module))) {
+    err = diagnosticsOr(diags, "the module does not verify");
+    goto fail;
   }
   dlcDiagnosticsDetach(p->ctx, diags);
   return p;
@@ -248,12 +344,13 @@ fail:
 void dlcProgramDestroy(DlcProgram *p) {
   if (!p)
     return;
-  if (p->engine.ptr)
-    mlirExecutionEngineDestroy(p->engine);
-  if (p->module.ptr)
-    mlirModuleDestroy(p->module);
+  for (int i = 0; i < p->numVariants; ++i)
+    destroyVariant(&p->variants[i]);
+  if (p->source.ptr)
+    mlirModuleDestroy(p->source);
   mlirContextDestroy(p->ctx);
   free(p->types);
+  free(p->pipeline);
   free(p);
 }
 
@@ -269,6 +366,17 @@ static bool sameType(const DlcTensorType *a, const DlcTensorType *b) {
     return false;
   for (int32_t i = 0; i < a->rank; ++i)
     if (a->dims[i] != b->dims[i])
+      return false;
+  return true;
+}
+
+/* A concrete type `t` fits a declared one: same dtype and rank, equal
+   static dims, any non-negative size where the declaration is dynamic. */
+static bool fitsDeclared(const DlcTensorType *t, const DlcTensorType *decl) {
+  if (t->dtype != decl->dtype || t->rank != decl->rank)
+    return false;
+  for (int32_t i = 0; i < t->rank; ++i)
+    if (decl->dims[i] == DLC_DYNAMIC_DIM ? t->dims[i] < 0 : t->dims[i] != decl->dims[i])
       return false;
   return true;
 }
@@ -300,17 +408,75 @@ static intptr_t pack(Descriptor *d, const DlcTensor *t, void **args) {
   return n;
 }
 
+/* Checks `inputs` against the declared types and finds (or compiles) the
+   variant for their shapes. */
+static Variant *variantFor(DlcProgram *p, const DlcTensorType *inputs, char *error,
+                           size_t errorLength) {
+  for (intptr_t i = 0; i < p->numInputs; ++i)
+    if (!fitsDeclared(&inputs[i], &p->types[i])) {
+      char want[128], got[128];
+      snprintf(error, errorLength, "input %ld: expected %s, got %s", (long)i,
+               dlcTensorTypeFormat(&p->types[i], want, sizeof want),
+               dlcTensorTypeFormat(&inputs[i], got, sizeof got));
+      return NULL;
+    }
+  Variant *v = NULL;
+  for (int k = 0; k < p->numVariants && !v; ++k) {
+    bool same = true;
+    for (intptr_t i = 0; i < p->numInputs && same; ++i)
+      same = sameType(&inputs[i], &p->variants[k].types[i]);
+    if (same)
+      v = &p->variants[k];
+  }
+  if (!v) {
+    if (p->numVariants == MAX_VARIANTS) {
+      int oldest = 0;
+      for (int k = 1; k < p->numVariants; ++k)
+        if (p->variants[k].lastUse < p->variants[oldest].lastUse)
+          oldest = k;
+      destroyVariant(&p->variants[oldest]);
+      p->variants[oldest] = p->variants[--p->numVariants];
+    }
+    v = &p->variants[p->numVariants];
+    char *err = specialize(p, inputs, v);
+    if (err) {
+      snprintf(error, errorLength, "%s", err);
+      free(err);
+      return NULL;
+    }
+    ++p->numVariants;
+  }
+  v->lastUse = ++p->clock;
+  return v;
+}
+
+bool dlcProgramResolve(DlcProgram *p, const DlcTensorType *inputs, DlcTensorType *outputs,
+                       char *error, size_t errorLength) {
+  Variant *v = variantFor(p, inputs, error, errorLength);
+  if (!v)
+    return false;
+  memcpy(outputs, v->types + p->numInputs, sizeof *outputs * (size_t)p->numOutputs);
+  return true;
+}
+
 bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, char *error,
                    size_t errorLength) {
   intptr_t n = p->numInputs + p->numOutputs;
+  DlcTensorType *in = malloc(sizeof *in * (size_t)(p->numInputs + 1));
+  for (intptr_t i = 0; i < p->numInputs; ++i)
+    in[i] = inputs[i].type;
+  Variant *v = variantFor(p, in, error, errorLength);
+  free(in);
+  if (!v)
+    return false;
   for (intptr_t i = 0; i < n; ++i) {
     bool isIn = i < p->numInputs;
     const DlcTensor *t = isIn ? &inputs[i] : &outputs[i - p->numInputs];
-    if (!sameType(&t->type, &p->types[i]) || !t->data) {
+    if (!sameType(&t->type, &v->types[i]) || !t->data) {
       char want[128], got[128];
       snprintf(error, errorLength, "%s %ld: expected %s, got %s", isIn ? "input" : "output",
                (long)(isIn ? i : i - p->numInputs),
-               dlcTensorTypeFormat(&p->types[i], want, sizeof want),
+               dlcTensorTypeFormat(&v->types[i], want, sizeof want),
                t->data ? dlcTensorTypeFormat(&t->type, got, sizeof got) : "no buffer");
       return false;
     }
@@ -322,7 +488,7 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
     k += pack(&descs[i], i < p->numInputs ? &inputs[i] : &outputs[i - p->numInputs], args + k);
   if (p->setThreads && p->threads > 0)
     p->setThreads(p->threads);
-  p->invoke(args);
+  v->invoke(args);
   free(args);
   free(descs);
   return true;

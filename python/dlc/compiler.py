@@ -41,6 +41,9 @@ def _lib():
             "dlcProgramNumOutputs": ([ctypes.c_void_p], ctypes.c_ssize_t),
             "dlcProgramInput": ([ctypes.c_void_p, ctypes.c_ssize_t], _TensorType),
             "dlcProgramOutput": ([ctypes.c_void_p, ctypes.c_ssize_t], _TensorType),
+            "dlcProgramResolve": ([ctypes.c_void_p, ctypes.POINTER(_TensorType),
+                                   ctypes.POINTER(_TensorType), ctypes.c_char_p, ctypes.c_size_t],
+                                  ctypes.c_bool),
             "dlcProgramRun": ([ctypes.c_void_p, ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor),
                                ctypes.c_char_p, ctypes.c_size_t], ctypes.c_bool),
         }
@@ -55,7 +58,7 @@ def _lib():
 
 
 def _describe(shape, dtype):
-    return f"{dtype}[{'x'.join(str(d) for d in shape)}]"
+    return f"{dtype}[{'x'.join('?' if d is None else str(d) for d in shape)}]"
 
 
 class Module:
@@ -93,10 +96,30 @@ class Module:
         n_in, n_out = lib.dlcProgramNumInputs(self._p), lib.dlcProgramNumOutputs(self._p)
         self.inputs = [self._spec(lib.dlcProgramInput(self._p, i)) for i in range(n_in)]
         self.outputs = [self._spec(lib.dlcProgramOutput(self._p, i)) for i in range(n_out)]
+        # Dynamic input dims (None): compiled per input shapes at first use.
+        self.dynamic = any(d is None for shape, _ in self.inputs for d in shape)
+
+    def output_specs(self, *input_specs):
+        """(shape, dtype) of each result for inputs of the given (shape,
+        dtype); for a dynamic model this compiles the variant for them."""
+        tin = (_TensorType * max(1, len(input_specs)))()
+        for t, (shape, dtype) in zip(tin, input_specs):
+            t.dtype, t.rank = _DTYPES.index(np.dtype(dtype).name), len(shape)
+            for i, d in enumerate(shape):
+                t.dims[i] = d
+        tout = (_TensorType * max(1, len(self.outputs)))()
+        msg = ctypes.create_string_buffer(4096)
+        if not _lib().dlcProgramResolve(self._p, tin, tout, msg, len(msg)):
+            text = msg.value.decode()
+            raise (CompileError("could not compile for these input shapes", text)
+                   if "error:" in text else ValueError(text))
+        return [self._spec(tout[i]) for i in range(len(self.outputs))]
 
     @staticmethod
     def _spec(t):
-        return (tuple(t.dims[i] for i in range(t.rank)), np.dtype(_DTYPES[t.dtype]))
+        """(shape, dtype) with None for a dynamic dimension."""
+        return (tuple(None if t.dims[i] < 0 else t.dims[i] for i in range(t.rank)),
+                np.dtype(_DTYPES[t.dtype]))
 
     @staticmethod
     def _tensor(array, spec):
@@ -116,24 +139,29 @@ class Module:
         ins = []
         for i, (a, spec) in enumerate(zip(arrays, self.inputs)):
             a = np.asarray(a)
-            if a.shape != spec[0] or a.dtype != spec[1]:
+            if (a.dtype != spec[1] or a.ndim != len(spec[0]) or
+                    any(w is not None and w != d for w, d in zip(spec[0], a.shape))):
                 raise ValueError(f"input {i}: expected {_describe(*spec)}, "
                                  f"got {_describe(a.shape, a.dtype)}")
-            ins.append(np.ascontiguousarray(a))
+            ins.append(a if a.flags.c_contiguous else np.ascontiguousarray(a))  # keeps 0-d
+        in_specs = [(a.shape, a.dtype) for a in ins]
+        out_specs = self.outputs
+        if self.dynamic:
+            out_specs = self.output_specs(*in_specs)
         if out is None:
-            outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
+            outs = [np.empty(shape, dtype) for shape, dtype in out_specs]
         else:
             outs = list(out)
             if len(outs) != len(self.outputs):
                 raise ValueError(f"expected {len(self.outputs)} output arrays, got {len(outs)}")
-            for i, (o, spec) in enumerate(zip(outs, self.outputs)):
+            for i, (o, spec) in enumerate(zip(outs, out_specs)):
                 if not isinstance(o, np.ndarray) or o.shape != spec[0] or o.dtype != spec[1]:
                     raise ValueError(f"output {i}: expected {_describe(*spec)}")
                 if not (o.flags.c_contiguous and o.flags.writeable):
                     raise ValueError(f"output {i}: must be C-contiguous and writable")
-        c_in = (_Tensor * max(1, len(ins)))(*[self._tensor(a, s) for a, s in zip(ins, self.inputs)])
+        c_in = (_Tensor * max(1, len(ins)))(*[self._tensor(a, s) for a, s in zip(ins, in_specs)])
         c_out = (_Tensor * max(1, len(outs)))(
-            *[self._tensor(a, s) for a, s in zip(outs, self.outputs)])
+            *[self._tensor(a, s) for a, s in zip(outs, out_specs)])
         msg = ctypes.create_string_buffer(512)
         if not _lib().dlcProgramRun(self._p, c_in, c_out, msg, len(msg)):
             raise ValueError(msg.value.decode())
@@ -158,16 +186,77 @@ class Module:
             self._p = None
 
 
+class PerShapeModule:
+    """An ONNX model whose shape computations (Shape -> Gather -> Reshape, as
+    PyTorch exports `x.view(x.size(0), -1)`) need the value of a dynamic
+    input dim: imported and compiled again for each set of input shapes at
+    its first use, the last 8 kept. Runs like a Module."""
+
+    CACHE = 8
+
+    def __init__(self, model, name, **options):
+        from . import onnx as _onnx
+        self._model, self._name, self._options = _onnx.load(model), name, options
+        self.inputs = [(shape, dtype) for _, shape, dtype in _onnx.input_specs(self._model)]
+        self.dynamic = True
+        self._modules = {}  # input shapes -> Module, in use order
+
+    def module(self, *shapes):
+        """The Module compiled for inputs of these shapes."""
+        from . import onnx as _onnx
+        key = tuple(tuple(int(d) for d in s) for s in shapes)
+        m = self._modules.pop(key, None)
+        if m is None:
+            text = _onnx.import_model(self._model, input_shapes=key)
+            m = Module(text, name=self._name, **self._options)
+            if len(self._modules) >= self.CACHE:
+                self._modules.pop(next(iter(self._modules)))
+        self._modules[key] = m
+        return m
+
+    def _check(self, arrays):
+        if len(arrays) != len(self.inputs):
+            raise ValueError(f"expected {len(self.inputs)} inputs, got {len(arrays)}")
+        arrays = [np.asarray(a) for a in arrays]
+        for i, (a, (shape, dtype)) in enumerate(zip(arrays, self.inputs)):
+            if (a.dtype != dtype or a.ndim != len(shape) or
+                    any(w is not None and w != d for w, d in zip(shape, a.shape))):
+                raise ValueError(f"input {i}: expected {_describe(shape, dtype)}, "
+                                 f"got {_describe(a.shape, a.dtype)}")
+        return arrays
+
+    def run(self, *arrays, out=None):
+        arrays = self._check(arrays)
+        return self.module(*[a.shape for a in arrays]).run(*arrays, out=out)
+
+    def __call__(self, *arrays):
+        outs = self.run(*arrays)
+        return outs[0] if len(outs) == 1 else outs
+
+    def output_specs(self, *input_specs):
+        return self.module(*[shape for shape, _ in input_specs]).outputs
+
+    def ir(self, stage="dlg"):
+        """The IR of the most recently used input shapes."""
+        if not self._modules:
+            raise ValueError("the model has dynamic input dims its shape computations need; "
+                             "run it once (or use module(*shapes)) before asking for its IR")
+        return next(reversed(self._modules.values())).ir(stage)
+
+
 def compile(model, *, threads=None, target=None, entry=None):
     """Compiles a model: a path (.mlir or .onnx), an onnx.ModelProto, or MLIR
-    text. Returns a dlc.Module."""
+    text. Returns a dlc.Module (a PerShapeModule for an ONNX model whose
+    shape computations need its dynamic input dims)."""
     name = "<input>"
-    if hasattr(model, "graph") and hasattr(model, "opset_import"):  # onnx.ModelProto
+    is_proto = hasattr(model, "graph") and hasattr(model, "opset_import")
+    if is_proto or (isinstance(model, (str, os.PathLike)) and str(model).endswith(".onnx")):
         from . import onnx as _onnx
-        text, name = _onnx.import_model(model), "<onnx>"
-    elif isinstance(model, (str, os.PathLike)) and str(model).endswith(".onnx"):
-        from . import onnx as _onnx
-        text, name = _onnx.import_model(str(model)), str(model)
+        name = "<onnx>" if is_proto else str(model)
+        try:
+            text = _onnx.import_model(model)
+        except _onnx.DynamicShapeError:
+            return PerShapeModule(model, name, threads=threads, target=target, entry=entry)
     elif isinstance(model, (str, os.PathLike)) and str(model).endswith(".mlir") \
             and os.path.exists(str(model)):
         with open(model) as f:

@@ -9,6 +9,12 @@ whose inputs are all constant is evaluated here with NumPy, so the shape
 subgraphs PyTorch exports (Shape, Gather, Unsqueeze, Concat, Cast, ...)
 fold away and Reshape/Expand/Slice get static shapes. A node that cannot be
 expressed raises UnsupportedError naming the node, its op type and why.
+
+Dynamic input dims (dim_param) stay `?` where the graph allows (dlc then
+compiles per input shape); where a shape computation needs their value the
+importer raises DynamicShapeError, and `import_model(m, input_shapes=...)`
+imports the graph for given input shapes instead (dlc.compile does that
+per call).
 """
 
 import argparse
@@ -34,6 +40,20 @@ class UnsupportedError(CompileError):
         super().__init__(f"ONNX node '{name}' ({node.op_type}): {why}", "")
 
 
+class DynamicShapeError(UnsupportedError):
+    """A shape computation needs the value of a dynamic input dimension."""
+
+
+# Slice end meaning "to the end of the dimension", whatever its size.
+_END = 2 ** 62
+
+
+def _static(node, dims, what):
+    if any(d < 0 for d in dims):
+        raise DynamicShapeError(node, f"{what} depends on a dynamic dimension")
+    return dims
+
+
 _ONNX_DTYPES = {1: np.float32, 2: np.uint8, 3: np.int8, 6: np.int32, 7: np.int64, 9: np.bool_,
                 10: np.float16, 11: np.float64}
 
@@ -43,8 +63,9 @@ def _attrs(node):
 
 
 class _Importer:
-    def __init__(self, model):
+    def __init__(self, model, input_shapes=None):
         self.model = model
+        self.input_shapes = list(input_shapes) if input_shapes is not None else None
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13)
         self.g = Graph("main")
         self.vals = {}      # name -> Value or np.ndarray (constant)
@@ -76,11 +97,18 @@ class _Importer:
         inits = {i.name for i in graph.initializer}
         for init in graph.initializer:
             self.vals[init.name] = _nh.to_array(init)
+        fixed = iter(self.input_shapes or [])
         for inp in graph.input:
             if inp.name in inits:
                 continue
             tt = inp.type.tensor_type
             dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tt.shape.dim]
+            if self.input_shapes is not None:
+                given = list(next(fixed, dims))
+                if len(given) != len(dims) or any(d >= 0 and d != g for d, g in zip(dims, given)):
+                    raise CompileError(f"ONNX input '{inp.name}': shape {tuple(given)} does not "
+                                       f"fit {tuple('?' if d < 0 else d for d in dims)}", "")
+                dims = given
             dtype = _ONNX_DTYPES.get(tt.elem_type)
             if dtype is None:
                 raise CompileError(f"ONNX input '{inp.name}': unsupported element type "
@@ -104,7 +132,8 @@ class _Importer:
             raise UnsupportedError(node, "supported only on constant inputs (shape computations)")
         if foldable:
             out = folder(self, node, [c for c in consts], _attrs(node))
-            outs = out if isinstance(out, list) else [out]
+            # NumPy returns scalars (np.int64) for 0-d results: keep arrays
+            outs = [np.asarray(o) for o in (out if isinstance(out, list) else [out])]
         else:
             try:
                 out = fn(node, _attrs(node))
@@ -298,13 +327,14 @@ class _Importer:
         shape = self.const(node.input[1])
         if shape is None:
             raise UnsupportedError(node, "the target shape is not a constant after folding")
-        return self._reshape_to(node, x, _reshape_dims(x.shape, shape, a.get("allowzero", 0)))
+        return self._reshape_to(node, x, _reshape_dims(x.shape, shape, a.get("allowzero", 0), node))
 
     def op_Flatten(self, node, a):
         x = self._x(node)
         axis = a.get("axis", 1) % max(1, len(x.shape))
-        lead = int(np.prod(x.shape[:axis])) if axis else 1
-        return self._reshape_to(node, x, (lead, int(np.prod(x.shape[axis:]))))
+        tail = int(np.prod(_static(node, x.shape[axis:], "Flatten's inner size")))
+        lead = -1 if any(d < 0 for d in x.shape[:axis]) else int(np.prod(x.shape[:axis]))
+        return self._reshape_to(node, x, (lead, tail))
 
     def _axes(self, node, a):
         if "axes" in a:
@@ -344,7 +374,7 @@ class _Importer:
             rank = len(data.shape)
             ax = axis % rank
             s = self.g.slice(data, starts=[int(idx) if i == ax else 0 for i in range(rank)],
-                             ends=[int(idx) + 1 if i == ax else data.shape[i] for i in range(rank)],
+                             ends=[int(idx) + 1 if i == ax else _END for i in range(rank)],
                              steps=[1] * rank)
             return self._reshape_to(node, s, [d for i, d in enumerate(data.shape) if i != ax])
         return self.g.gather(data, self._x(node, 1), axis=axis, name=node.name)
@@ -358,7 +388,7 @@ class _Importer:
             raise UnsupportedError(node, "starts and ends must be constants")
         axes = [int(v) % rank for v in cs[2]] if cs[2] is not None else list(range(len(cs[0])))
         steps = [int(v) for v in cs[3]] if cs[3] is not None else [1] * len(axes)
-        st, en, sp = [0] * rank, list(x.shape), [1] * rank
+        st, en, sp = [0] * rank, [_END] * rank, [1] * rank
         for ax, s, e, p in zip(axes, cs[0], cs[1], steps):
             st[ax], en[ax], sp[ax] = int(s), int(max(min(e, 2**62), -2**62)), p
         return self.g.slice(x, starts=st, ends=en, steps=sp, name=node.name)
@@ -371,11 +401,12 @@ class _Importer:
         if split is None and len(node.input) > 1 and node.input[1]:
             split = self.const(node.input[1])
         n = len(node.output)
-        split = list(split) if split is not None else [x.shape[axis] // n] * n
+        if split is None:
+            split = [_static(node, [x.shape[axis]], "an even Split")[0] // n] * n
         outs, off = [], 0
         for s in split:
             st = [off if i == axis else 0 for i in range(rank)]
-            en = [off + int(s) if i == axis else x.shape[i] for i in range(rank)]
+            en = [off + int(s) if i == axis else _END for i in range(rank)]
             outs.append(self.g.slice(x, starts=st, ends=en, steps=[1] * rank))
             off += int(s)
         return outs
@@ -385,7 +416,8 @@ class _Importer:
         shape = self.const(node.input[1])
         if shape is None:
             raise UnsupportedError(node, "the target shape is not a constant after folding")
-        out = np.broadcast_shapes(tuple(x.shape), tuple(int(d) for d in shape))
+        out = np.broadcast_shapes(tuple(_static(node, x.shape, "Expand")),
+                                  tuple(int(d) for d in shape))
         zeros = self.g.constant(np.zeros(out, np.float32 if "f32" in x.type else np.int64))
         return self.g.add(x, zeros, name=node.name)
 
@@ -417,20 +449,26 @@ class _Importer:
         raise UnsupportedError(node, "unsupported Constant attribute")
 
     def op_Shape(self, node, a):
-        s = np.array(self.shape(node.input[0]), np.int64)
-        if (s < 0).any():
-            raise UnsupportedError(node, "shape of a dynamic dimension")
-        return s
+        return np.array(_static(node, self.shape(node.input[0]), "Shape"), np.int64)
 
 
-def _reshape_dims(in_shape, shape, allowzero):
+def _reshape_dims(in_shape, shape, allowzero, node=None):
+    """ONNX Reshape's target (0 copies, -1 infers). With dynamic input dims
+    (-1) the inferred dim is dynamic too; dlc resolves it from the element
+    count once the input shapes are known, so at most one may be dynamic."""
     dims = [int(d) for d in shape]
-    for i, d in enumerate(dims):
-        if d == 0 and not allowzero:
-            dims[i] = in_shape[i]
-    if -1 in dims:
-        known = int(np.prod([d for d in dims if d != -1]))
-        dims[dims.index(-1)] = int(np.prod(in_shape)) // max(1, known)
+    copied = [i for i, d in enumerate(dims) if d == 0 and not allowzero]
+    for i in copied:
+        dims[i] = in_shape[i]
+    infer = [i for i, d in enumerate(dims) if d == -1 and i not in copied]
+    if infer:
+        if any(d < 0 for d in in_shape):
+            dims[infer[0]] = -1
+        else:
+            known = int(np.prod([d for i, d in enumerate(dims) if i != infer[0]]))
+            dims[infer[0]] = int(np.prod(in_shape)) // max(1, known)
+    if sum(d < 0 for d in dims) > 1 and node is not None:
+        raise DynamicShapeError(node, "Reshape target with several dynamic dimensions")
     return dims
 
 
@@ -489,17 +527,32 @@ def load(path_or_proto):
     return path_or_proto
 
 
-def import_graph(model):
-    """An ONNX model (path or ModelProto) as a dlc.Graph."""
+def import_graph(model, input_shapes=None):
+    """An ONNX model (path or ModelProto) as a dlc.Graph; `input_shapes`
+    (one per graph input, in order) fixes dynamic input dims."""
     model = load(model)
     if not model.graph.node and not model.graph.output:
         raise CompileError("the ONNX model has an empty graph", "")
-    return _Importer(model).run()
+    return _Importer(model, input_shapes).run()
 
 
-def import_model(model):
+def import_model(model, input_shapes=None):
     """An ONNX model (path or ModelProto) as dlg MLIR text."""
-    return import_graph(model).mlir()
+    return import_graph(model, input_shapes).mlir()
+
+
+def input_specs(model):
+    """(name, shape with None for dynamic dims, dtype) of each graph input."""
+    model = load(model)
+    inits = {i.name for i in model.graph.initializer}
+    specs = []
+    for inp in model.graph.input:
+        if inp.name in inits:
+            continue
+        tt = inp.type.tensor_type
+        shape = tuple(d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim)
+        specs.append((inp.name, shape, np.dtype(_ONNX_DTYPES.get(tt.elem_type, np.float32))))
+    return specs
 
 
 def main(argv=None):

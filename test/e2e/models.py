@@ -43,7 +43,7 @@ func.func @main(%x: {t((batch, 784))}, %w1: {t((784, 512))}, %b1: {t((512,))},
   %8 = dlg.softmax %7 : {t((batch, 10))}
   return %8 : {t((batch, 10))}
 }}"""
-    args = [randn(batch, 784), randn(784, 512, scale=0.05), randn(512), randn(512, 512, scale=0.05),
+    args = [randn(1 if batch == "?" else batch, 784), randn(784, 512, scale=0.05), randn(512), randn(512, 512, scale=0.05),
             randn(512), randn(512, 10, scale=0.05), randn(10)]
 
     def ref(x, w1, b1, w2, b2, w3, b3):

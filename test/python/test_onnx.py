@@ -173,3 +173,36 @@ def test_cli(tmp_path):
     out = tmp_path / "m.mlir"
     subprocess.check_call([sys.executable, "-m", "dlc.onnx", str(p), "-o", str(out)])
     assert "dlg.matmul" in out.read_text()
+
+
+def _batch_model(fn):
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv, self.fc = torch.nn.Conv2d(3, 8, 3), torch.nn.Linear(8 * 6 * 6, 4)
+            self.norm = torch.nn.LayerNorm(4)
+
+        def forward(self, x):
+            return self.norm(self.fc(fn(torch.relu(self.conv(x)))))
+    return M().eval()
+
+
+@pytest.mark.parametrize("flatten", ["flatten", "view_size0"])
+def test_dynamic_batch(flatten):
+    """A batch dim exported as dynamic: Flatten keeps it `?` (dlc specialises
+    per shape), x.view(x.size(0), -1) needs its value (imported per shape)."""
+    fn = (lambda y: torch.flatten(y, 1)) if flatten == "flatten" else \
+        (lambda y: y.view(y.size(0), -1))
+    model = _batch_model(fn)
+    proto = export(model, torch.randn(2, 3, 8, 8), input_names=["x"], output_names=["y"],
+                   dynamic_axes={"x": {0: "n"}, "y": {0: "n"}})
+    mod = dlc.compile(proto)
+    assert isinstance(mod, dlc.compiler.PerShapeModule) == (flatten == "view_size0")
+    assert mod.inputs[0][0] == (None, 3, 8, 8)
+    for n in (1, 5, 2):
+        x = torch.randn(n, 3, 8, 8)
+        with torch.no_grad():
+            np.testing.assert_allclose(mod(x.numpy()), model(x).numpy(), **TOL)
+    with pytest.raises(ValueError, match=r"input 0: expected float32\[\?x3x8x8\], got float32\[2x3x9x8\]"):
+        mod(np.zeros((2, 3, 9, 8), np.float32))
+    assert "dlg.conv2d" in mod.ir("dlg")

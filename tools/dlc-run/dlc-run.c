@@ -2,8 +2,11 @@
    run its entry on .npy or seeded random inputs (DLG-OPS.md, "The runner").
 
      dlc-run FILE.mlir [--entry NAME] [--input A.npy]... [--random-inputs
-             [--seed N]] [--output OUT.npy]... [--threads N] [--bench N]
-             [--pipeline P]
+             [--seed N] [--dim-size N]] [--output OUT.npy]... [--threads N]
+             [--bench N] [--pipeline P]
+
+   A model with dynamic (`?`) input dimensions takes them from the .npy
+   files (or --dim-size for random inputs) and is compiled for those shapes.
 
    Exit status 0 on success, 1 with one line on stderr on any error. */
 
@@ -23,6 +26,7 @@ typedef struct {
   const char *file, *entry, *pipeline;
   const char *inputs[MAX_IO], *outputs[MAX_IO];
   int numInputs, numOutputs, threads, bench;
+  long long dimSize; /* dynamic dims of random inputs */
   bool random;
   unsigned long long seed;
 } Args;
@@ -32,7 +36,7 @@ static int usage(const char *why) {
     fprintf(stderr, "dlc-run: %s\n", why);
   fprintf(stderr,
           "usage: dlc-run FILE.mlir [--entry NAME] [--input A.npy]... [--random-inputs "
-          "[--seed N]]\n"
+          "[--seed N] [--dim-size N]]\n"
           "               [--output OUT.npy]... [--threads N] [--bench N] [--pipeline P]\n");
   return 1;
 }
@@ -72,6 +76,11 @@ static int parseArgs(int argc, char **argv, Args *a) {
         a->inputs[a->numInputs++] = argv[++i];
       else
         a->outputs[a->numOutputs++] = argv[++i];
+    } else if (!strcmp(s, "--dim-size")) {
+      if (!parseInt(argv[++i], 0, &a->dimSize)) {
+        fprintf(stderr, "dlc-run: --dim-size expects a non-negative integer, got '%s'\n", argv[i]);
+        return 1;
+      }
     } else if (!strcmp(s, "--seed") || !strcmp(s, "--threads") || !strcmp(s, "--bench")) {
       if (!parseInt(argv[++i], s[2] == 's' ? 0 : 1, &v)) {
         fprintf(stderr, "dlc-run: %s expects %s integer, got '%s'\n", s,
@@ -190,6 +199,7 @@ static void printSummary(intptr_t i, const DlcTensor *t) {
 
 int main(int argc, char **argv) {
   Args a = {0};
+  a.dimSize = 1;
   int rc = parseArgs(argc, argv, &a);
   if (rc)
     return rc;
@@ -230,6 +240,9 @@ int main(int argc, char **argv) {
   for (intptr_t i = 0; i < ni; ++i) {
     if (a.random) {
       in[i].type = dlcProgramInput(p, i);
+      for (int32_t d = 0; d < in[i].type.rank; ++d)
+        if (in[i].type.dims[d] == DLC_DYNAMIC_DIM)
+          in[i].type.dims[d] = a.dimSize;
       in[i].data = malloc((size_t)dlcTensorTypeNumElements(&in[i].type) *
                               dlcDTypeSize(in[i].type.dtype) + 1);
       fillRandom(&in[i], &seed);
@@ -238,11 +251,23 @@ int main(int argc, char **argv) {
       goto done;
     }
   }
+  DlcTensorType *inTypes = calloc((size_t)ni + 1, sizeof *inTypes);
+  for (intptr_t i = 0; i < ni; ++i)
+    inTypes[i] = in[i].type;
+  DlcTensorType *outTypes = calloc((size_t)no + 1, sizeof *outTypes);
+  bool resolved = dlcProgramResolve(p, inTypes, outTypes, msg, sizeof msg);
+  free(inTypes);
+  if (!resolved) {
+    free(outTypes);
+    fprintf(stderr, "dlc-run: %s\n", msg);
+    goto done;
+  }
   for (intptr_t i = 0; i < no; ++i) {
-    out[i].type = dlcProgramOutput(p, i);
+    out[i].type = outTypes[i];
     out[i].data = calloc((size_t)dlcTensorTypeNumElements(&out[i].type) + 1,
                          dlcDTypeSize(out[i].type.dtype));
   }
+  free(outTypes);
   if (!dlcProgramRun(p, in, out, msg, sizeof msg)) {
     fprintf(stderr, "dlc-run: %s\n", msg);
     goto done;

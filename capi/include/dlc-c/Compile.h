@@ -25,6 +25,9 @@ extern "C" {
 #endif
 
 enum { DLC_MAX_RANK = 16 };
+/* A dimension of a declared input or output fixed only by the inputs given
+   at run time (a `?` in the entry's type). */
+enum { DLC_DYNAMIC_DIM = -1 };
 
 typedef enum DlcDType {
   DLC_F32, DLC_F16, DLC_BF16, DLC_F64, DLC_I1, DLC_I8, DLC_I32, DLC_I64,
@@ -59,14 +62,23 @@ MLIR_CAPI_EXPORTED DlcProgram *dlcProgramCompile(const char *source, size_t leng
                                                  char **error);
 MLIR_CAPI_EXPORTED void dlcProgramDestroy(DlcProgram *p);
 
+/* Declared types; DLC_DYNAMIC_DIM marks a dynamic dimension. A program
+   whose inputs have dynamic dimensions is compiled once per set of input
+   shapes, at the first call with them (the last 8 are kept). */
 MLIR_CAPI_EXPORTED intptr_t dlcProgramNumInputs(const DlcProgram *p);
 MLIR_CAPI_EXPORTED intptr_t dlcProgramNumOutputs(const DlcProgram *p);
 MLIR_CAPI_EXPORTED DlcTensorType dlcProgramInput(const DlcProgram *p, intptr_t i);
 MLIR_CAPI_EXPORTED DlcTensorType dlcProgramOutput(const DlcProgram *p, intptr_t i);
 
-/* Runs the entry on `inputs` (types must equal the program's) writing into
-   `outputs` (caller-allocated with the output types). Returns false with a
-   message naming the bad input otherwise. */
+/* The output types for inputs of types `inputs` (static), compiling the
+   variant for those shapes if needed. False with a message when an input
+   does not fit its declaration or the variant fails to compile. */
+MLIR_CAPI_EXPORTED bool dlcProgramResolve(DlcProgram *p, const DlcTensorType *inputs,
+                                          DlcTensorType *outputs, char *error,
+                                          size_t errorLength);
+/* Runs the entry on `inputs` writing into `outputs` (caller-allocated with
+   the types dlcProgramResolve gives). Returns false with a message naming
+   the bad input or output otherwise. */
 MLIR_CAPI_EXPORTED bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs,
                                       DlcTensor *outputs, char *error, size_t errorLength);
 
@@ -74,7 +86,7 @@ MLIR_CAPI_EXPORTED bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs,
 MLIR_CAPI_EXPORTED size_t dlcDTypeSize(DlcDType t);
 MLIR_CAPI_EXPORTED const char *dlcDTypeName(DlcDType t);
 MLIR_CAPI_EXPORTED int64_t dlcTensorTypeNumElements(const DlcTensorType *t);
-/* Formats a type as "f32[4x16]" into buf. */
+/* Formats a type as "f32[4x16]" ("f32[?x16]" when dynamic) into buf. */
 MLIR_CAPI_EXPORTED const char *dlcTensorTypeFormat(const DlcTensorType *t, char *buf,
                                                    size_t length);
 
