@@ -5,7 +5,11 @@
    identity such as x * 1 only folds when the result has x's exact type (a
    broadcasting 1 that grows the shape must stay). Floating-point caveat:
    x + 0 -> x ignores the sign of a zero result (-0 + 0 is +0), as XLA and
-   TOSA do. */
+   TOSA do.
+
+   GELU spelled out in erf, as ONNX exporters before opset 20 write it, is
+   recognised in its three groupings and becomes dlg.gelu (one polynomial
+   instead of div, erf, add and two muls). */
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
@@ -13,6 +17,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Rewrite.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 typedef struct SimplifyState {
@@ -246,6 +251,81 @@ static MlirLogicalResult wholeSlice(MlirRewritePattern p, MlirOperation op,
   return replaceBy(rw, op, x, state);
 }
 
+/*--- GELU written out: 0.5 * x * (1 + erf(x / sqrt 2)) -> gelu(x) ------------*/
+
+static bool splatNear(MlirValue v, double want) {
+  double got;
+  return dlcGetSplat(v, &got) && fabs(got - want) <= 1e-6 * fabs(want);
+}
+
+/* The two operands of `v`'s defining `name` op, or false. */
+static bool operandsOf(MlirValue v, const char *name, MlirValue *a, MlirValue *b) {
+  if (mlirValueIsNull(v))
+    return false;
+  MlirOperation op = dlcDefiningOp(v, name);
+  if (mlirOperationIsNull(op) || mlirOperationGetNumOperands(op) != 2)
+    return false;
+  *a = operand(op, 0), *b = operand(op, 1);
+  return true;
+}
+
+/* x when `v` is x * k (either order) with k a splat near `want`. */
+static MlirValue scaledBy(MlirValue v, double want) {
+  MlirValue a, b;
+  if (operandsOf(v, "dlg.mul", &a, &b)) {
+    if (splatNear(b, want)) return a;
+    if (splatNear(a, want)) return b;
+  }
+  return (MlirValue){NULL};
+}
+
+/* x when `v` is 1 + erf(x / sqrt 2), as exporters write it (x / 1.4142135
+   or x * 0.70710677, the 1 on either side). */
+static MlirValue onePlusErfOf(MlirValue v) {
+  MlirValue a, b, u, p, q;
+  if (!operandsOf(v, "dlg.add", &a, &b))
+    return (MlirValue){NULL};
+  MlirValue e = splatNear(a, 1.0) ? b : splatNear(b, 1.0) ? a : (MlirValue){NULL};
+  MlirOperation erf = mlirValueIsNull(e) ? (MlirOperation){NULL} : dlcDefiningOp(e, "dlg.erf");
+  if (mlirOperationIsNull(erf))
+    return (MlirValue){NULL};
+  u = operand(erf, 0);
+  if (operandsOf(u, "dlg.div", &p, &q) && splatNear(q, M_SQRT2))
+    return p;
+  return scaledBy(u, M_SQRT1_2);
+}
+
+static bool same(MlirValue a, MlirValue b) {
+  return !mlirValueIsNull(a) && !mlirValueIsNull(b) && mlirValueEqual(a, b);
+}
+
+/* Is {a, b} = {x, 1 + erf(x / sqrt 2)} for some x? Returns x. */
+static MlirValue xTimesErfTerm(MlirValue a, MlirValue b) {
+  if (same(onePlusErfOf(b), a)) return a;
+  if (same(onePlusErfOf(a), b)) return b;
+  return (MlirValue){NULL};
+}
+
+/* The three groupings: (x * t) * 0.5, (x * 0.5) * t, x * (t * 0.5). */
+static MlirLogicalResult geluFromErf(MlirRewritePattern p, MlirOperation op,
+                                     MlirPatternRewriter rw, void *state) {
+  MlirValue a = operand(op, 0), b = operand(op, 1), x = {NULL}, m, n;
+  for (int swap = 0; swap < 2 && mlirValueIsNull(x); ++swap) {
+    MlirValue l = swap ? b : a, r = swap ? a : b;
+    if (splatNear(r, 0.5) && operandsOf(l, "dlg.mul", &m, &n))
+      x = xTimesErfTerm(m, n);                                    /* (x * t) * 0.5 */
+    if (mlirValueIsNull(x) && same(onePlusErfOf(r), scaledBy(l, 0.5)))
+      x = scaledBy(l, 0.5);                                       /* (x * 0.5) * t */
+    if (mlirValueIsNull(x) && same(onePlusErfOf(scaledBy(r, 0.5)), l))
+      x = l;                                                      /* x * (t * 0.5) */
+  }
+  if (mlirValueIsNull(x) || !sameType(x, result(op)))
+    return kFailure;
+  DlcBuilder bld = dlcBuilderForRewriter(asBase(rw), mlirOperationGetLocation(op));
+  MlirValue g = dlcBuildValue(&bld, "dlg.gelu", DLC_VALUES(x), DLC_NO_ATTRS);
+  return mlirValueIsNull(g) ? kFailure : replaceBy(rw, op, g, state);
+}
+
 /*--- The pass ---------------------------------------------------------------*/
 
 typedef MlirLogicalResult (*MatchFn)(MlirRewritePattern, MlirOperation,
@@ -257,6 +337,7 @@ static const struct {
 } kPatterns[] = {
     {"dlg.add", addZero},           {"dlg.sub", subZero},
     {"dlg.mul", mulOne},            {"dlg.div", divOne},
+    {"dlg.mul", geluFromErf},
     {"dlg.neg", negNeg},            {"dlg.relu", reluOfNonNegative},
     {"dlg.clamp", clampOfRelu},     {"dlg.transpose", transposeCompose},
     {"dlg.reshape", reshapeSimplify}, {"dlg.cast", castSimplify},

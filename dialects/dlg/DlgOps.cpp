@@ -102,6 +102,16 @@ LogicalResult mlir::dlg::inferBroadcast(std::optional<Location> loc,
   return g.result(r, operands.back(), out);
 }
 
+LogicalResult mlir::dlg::inferCompare(MLIRContext *ctx, std::optional<Location> loc,
+                                      StringRef opName, Value lhs, Value rhs,
+                                      SmallVectorImpl<Type> &out) {
+  if (failed(inferBroadcast(loc, opName, {lhs, rhs}, out)))
+    return failure();
+  auto t = cast<RankedTensorType>(out.back());
+  out.back() = RankedTensorType::get(t.getShape(), IntegerType::get(ctx, 1));
+  return success();
+}
+
 LogicalResult mlir::dlg::inferPool2d(std::optional<Location> loc,
                                      StringRef opName, Value input,
                                      ArrayRef<int64_t> kernel,

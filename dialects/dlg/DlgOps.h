@@ -30,6 +30,10 @@ bool areCompatibleReturnTypes(TypeRange inferred, TypeRange declared);
 LogicalResult inferBroadcast(std::optional<Location> loc, StringRef opName,
                              ArrayRef<Value> operands,
                              SmallVectorImpl<Type> &out);
+/// Broadcast shape, i1 elements.
+LogicalResult inferCompare(MLIRContext *ctx, std::optional<Location> loc,
+                           StringRef opName, Value lhs, Value rhs,
+                           SmallVectorImpl<Type> &out);
 LogicalResult inferPool2d(std::optional<Location> loc, StringRef opName,
                           Value input, ArrayRef<int64_t> kernel,
                           ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,

@@ -145,6 +145,36 @@ def Dlg_MaxOp : Dlg_BinaryOp<"max", "max(lhs, rhs)">;
 def Dlg_MinOp : Dlg_BinaryOp<"min", "min(lhs, rhs)">;
 def Dlg_PowOp : Dlg_BinaryOp<"pow", "lhs ^ rhs">;
 
+// Comparisons give an i1 mask (for dlg.where); NaN compares unequal to
+// everything, so only not_equal is true on a NaN operand (as in NumPy).
+class Dlg_CompareOp<string mnemonic, string math>
+    : Dlg_InferOp<mnemonic, [AllElementTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "elementwise comparison " # math # " (an i1 mask) with NumPy broadcasting";
+  let description = "Computes `" # math # "` elementwise as an `i1` mask. "
+    # "The shapes of `lhs` and `rhs` broadcast as in NumPy; both share one "
+    # "element type, integers compare as signed.";
+  let arguments = (ins Dlg_NumTensor:$lhs, Dlg_NumTensor:$rhs);
+  let results = (outs Dlg_MaskTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let dlgExtraDefs = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *ctx, std::optional<::mlir::Location> loc,
+        Adaptor a, ::llvm::SmallVectorImpl<::mlir::Type> &out) {
+      return ::mlir::dlg::inferCompare(ctx, loc, getOperationName(),
+                                       a.getLhs(), a.getRhs(), out);
+    }
+  }];
+}
+
+def Dlg_EqualOp : Dlg_CompareOp<"equal", "lhs == rhs">;
+def Dlg_NotEqualOp : Dlg_CompareOp<"not_equal", "lhs != rhs">;
+def Dlg_LessOp : Dlg_CompareOp<"less", "lhs < rhs">;
+def Dlg_LessEqualOp : Dlg_CompareOp<"less_equal", "lhs <= rhs">;
+def Dlg_GreaterOp : Dlg_CompareOp<"greater", "lhs > rhs">;
+def Dlg_GreaterEqualOp : Dlg_CompareOp<"greater_equal", "lhs >= rhs">;
+
 def Dlg_WhereOp : Dlg_InferOp<"where",
     [AllElementTypesMatch<["lhs", "rhs", "result"]>]> {
   let summary = "elementwise select: cond ? lhs : rhs";

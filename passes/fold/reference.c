@@ -454,13 +454,46 @@ static bool evalMatmul(MlirOperation op, const DlcHostTensor *a,
 
 /*--- Dispatch -----------------------------------------------------------------*/
 
+/* Comparisons of either kind into an i1 mask; NaN is unordered. */
+static const char *const kCompare[] = {"dlg.equal", "dlg.not_equal", "dlg.less",
+                                       "dlg.less_equal", "dlg.greater", "dlg.greater_equal"};
+
+static int compareKind(MlirOperation op) {
+  for (int k = 0; k < 6; ++k)
+    if (dlcOpIs(op, kCompare[k]))
+      return k;
+  return -1;
+}
+
+static bool evalCompare(int k, const DlcHostTensor *in, DlcHostTensor *out) {
+  int64_t st[2][DLC_MAX_RANK], idx[DLC_MAX_RANK] = {0};
+  if (in[0].isFloat != in[1].isFloat)
+    return false;
+  for (int j = 0; j < 2; ++j)
+    broadcastStrides(&in[j].shape, &out->shape, st[j]);
+  for (int64_t e = 0; e < out->size; ++e, nextIndex(idx, &out->shape)) {
+    int64_t a = offsetOf(idx, st[0], out->shape.rank), b = offsetOf(idx, st[1], out->shape.rank);
+    double x = dlcHostTensorGet(&in[0], a), y = dlcHostTensorGet(&in[1], b);
+    int64_t xi = in[0].isFloat ? 0 : in[0].i[a], yi = in[1].isFloat ? 0 : in[1].i[b];
+    bool f = in[0].isFloat;
+    bool r = k == 0 ? (f ? x == y : xi == yi)
+           : k == 1 ? (f ? x != y : xi != yi)
+           : k == 2 ? (f ? x < y : xi < yi)
+           : k == 3 ? (f ? x <= y : xi <= yi)
+           : k == 4 ? (f ? x > y : xi > yi)
+                    : (f ? x >= y : xi >= yi);
+    out->i[e] = r;
+  }
+  return true;
+}
+
 static const char *const kLayout[] = {
     "dlg.where",  "dlg.cast",   "dlg.transpose", "dlg.reshape", "dlg.concat",
     "dlg.slice",  "dlg.pad",    "dlg.gather",    "dlg.reduce_sum",
     "dlg.reduce_mean", "dlg.reduce_max", "dlg.reduce_min", "dlg.matmul"};
 
 bool dlcReferenceSupports(MlirOperation op) {
-  if (elementwiseKind(op) >= 0)
+  if (elementwiseKind(op) >= 0 || compareKind(op) >= 0)
     return true;
   for (size_t k = 0; k < sizeof kLayout / sizeof kLayout[0]; ++k)
     if (dlcOpIs(op, kLayout[k]))
@@ -475,6 +508,8 @@ static bool dispatch(MlirOperation op, const DlcHostTensor *in, intptr_t n,
     return n == (k <= E_POW ? 2 : 1) && evalElementwise(k, op, in, n, out);
   if (dlcOpIs(op, "dlg.where"))
     return n == 3 && evalWhere(in, out);
+  if ((k = compareKind(op)) >= 0)
+    return n == 2 && !out->isFloat && out->bits == 1 && evalCompare(k, in, out);
   if (n == 1 && dlcOpIs(op, "dlg.cast"))
     return evalCast(in, out);
   if (n == 1 && dlcOpIs(op, "dlg.reshape")) {

@@ -123,7 +123,26 @@ static const char *const kElementwise[] = {
     "dlg.add",  "dlg.sub",  "dlg.mul",     "dlg.div",   "dlg.max",  "dlg.min",
     "dlg.pow",  "dlg.neg",  "dlg.abs",     "dlg.exp",   "dlg.log",  "dlg.sqrt",
     "dlg.rsqrt", "dlg.tanh", "dlg.erf",    "dlg.sigmoid", "dlg.relu", "dlg.silu",
-    "dlg.gelu", "dlg.clamp", "dlg.where",  "dlg.cast"};
+    "dlg.gelu", "dlg.clamp", "dlg.where",  "dlg.cast", "dlg.equal", "dlg.not_equal",
+    "dlg.less", "dlg.less_equal", "dlg.greater", "dlg.greater_equal"};
+
+/* arith.cmpf / arith.cmpi predicates of the comparisons, in kCompare order:
+   ordered float predicates (false on NaN) except une, signed integers. */
+static const char *const kCompare[] = {"dlg.equal", "dlg.not_equal", "dlg.less",
+                                       "dlg.less_equal", "dlg.greater", "dlg.greater_equal"};
+static const int64_t kCmpF[] = {1 /* oeq */, 13 /* une */, 4 /* olt */,
+                                5 /* ole */, 2 /* ogt */, 3 /* oge */};
+static const int64_t kCmpI[] = {0 /* eq */, 1 /* ne */, 2 /* slt */,
+                                3 /* sle */, 4 /* sgt */, 5 /* sge */};
+
+static MlirValue compare(DlcBuilder *b, int k, MlirValue x, MlirValue y) {
+  bool fl = dlcIsFloat(mlirValueGetType(x));
+  MlirType i1 = mlirIntegerTypeGet(b->context, 1);
+  MlirAttribute pred =
+      mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64), fl ? kCmpF[k] : kCmpI[k]);
+  return first(dlcBuildOpTyped(b, fl ? "arith.cmpf" : "arith.cmpi", DLC_VALUES(x, y), 1, &i1,
+                               DLC_ATTRS(dlcNamed(b->context, "predicate", pred))));
+}
 
 bool dlcIsElementwiseName(MlirStringRef name) {
   for (size_t i = 0; i < sizeof kElementwise / sizeof kElementwise[0]; ++i)
@@ -180,5 +199,8 @@ MlirValue dlcEmitElementwise(DlcBuilder *b, MlirOperation op, const MlirValue *a
                                  DLC_NO_ATTRS));
   }
   if (is(n, "dlg.cast")) return dlcConvertScalar(b, x, rt);
+  for (int k = 0; k < (int)(sizeof kCompare / sizeof kCompare[0]); ++k)
+    if (is(n, kCompare[k]))
+      return compare(b, k, a[0], a[1]);
   return (MlirValue){NULL};
 }

@@ -282,7 +282,8 @@ for _op in ("add", "sub", "mul", "div", "max", "min", "pow", "matmul", "where", 
             "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "relu",
             "silu", "gelu", "clamp", "conv2d", "max_pool2d", "avg_pool2d", "batch_norm",
             "layer_norm", "rms_norm", "softmax", "log_softmax", "reduce_sum", "reduce_mean",
-            "reduce_max", "reduce_min", "transpose", "slice", "gather", "pad"):
+            "reduce_max", "reduce_min", "transpose", "slice", "gather", "pad", "equal",
+            "not_equal", "less", "less_equal", "greater", "greater_equal"):
     setattr(Graph, _op, (lambda opname: lambda self, *xs, name=None, **attrs:
                          self.op(opname, *xs, name_hint=name, **attrs))("dlg." + _op))
 

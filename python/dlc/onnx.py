@@ -158,6 +158,26 @@ class _Importer:
     op_Add, op_Sub, op_Mul = _bin("dlg.add"), _bin("dlg.sub"), _bin("dlg.mul")
     op_Div, op_Pow, op_MatMul = _bin("dlg.div"), _bin("dlg.pow"), _bin("dlg.matmul")
     op_Max, op_Min = _bin("dlg.max"), _bin("dlg.min")
+    op_Equal, op_Greater, op_Less = _bin("dlg.equal"), _bin("dlg.greater"), _bin("dlg.less")
+    op_GreaterOrEqual, op_LessOrEqual = _bin("dlg.greater_equal"), _bin("dlg.less_equal")
+
+    # Boolean logic on masks as selects: not a = a ? false : true, and so on.
+    def _mask(self, v):
+        return self.g.constant(np.array(v))
+
+    def op_Not(self, node, a):
+        return self.g.where(self._x(node), self._mask(False), self._mask(True), name=node.name)
+
+    def op_And(self, node, a):
+        return self.g.where(self._x(node), self._x(node, 1), self._mask(False), name=node.name)
+
+    def op_Or(self, node, a):
+        return self.g.where(self._x(node), self._mask(True), self._x(node, 1), name=node.name)
+
+    def op_Xor(self, node, a):
+        b = self._x(node, 1)
+        nb = self.g.where(b, self._mask(False), self._mask(True))
+        return self.g.where(self._x(node), nb, b, name=node.name)
 
     def _un(op):
         def f(self, node, a):
@@ -269,6 +289,23 @@ class _Importer:
                                  epsilon=float(a.get("epsilon", 1e-5)),
                                  operandSegmentSizes=f"array<i32: {seg[0]}, {seg[1]}, {seg[2]}>",
                                  name=node.name)
+
+    def op_InstanceNormalization(self, node, a):
+        """layer_norm over the spatial dims [2, rank) of each (n, c), then the
+        per-channel scale and bias broadcast over them."""
+        x = self._x(node)
+        rank = len(x.shape)
+        if rank < 3:
+            raise UnsupportedError(node, "input of rank < 3")
+        y = self.g.layer_norm(x, axis=2, epsilon=float(a.get("epsilon", 1e-5)),
+                              operandSegmentSizes="array<i32: 1, 0, 0>")
+        chan = (-1,) + (1,) * (rank - 2)
+        for i, op in ((1, "dlg.mul"), (2, "dlg.add")):
+            c = self.const(node.input[i])
+            p = self.g.constant(c.astype(np.float32).reshape(chan)) if c is not None else \
+                self.g.reshape(self._x(node, i), (x.shape[1],) + chan[1:])
+            y = self.g.op(op, y, p, name_hint=node.name if i == 2 else None)
+        return y
 
     def _pool(self, node, a, op):
         if a.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
@@ -498,6 +535,14 @@ _FOLD = {
     "Mul": lambda imp, n, c, a: c[0] * c[1],
     "Div": lambda imp, n, c, a: (c[0] // c[1]) if c[0].dtype.kind in "iu" else c[0] / c[1],
     "Equal": lambda imp, n, c, a: np.equal(c[0], c[1]),
+    "Greater": lambda imp, n, c, a: np.greater(c[0], c[1]),
+    "Less": lambda imp, n, c, a: np.less(c[0], c[1]),
+    "GreaterOrEqual": lambda imp, n, c, a: np.greater_equal(c[0], c[1]),
+    "LessOrEqual": lambda imp, n, c, a: np.less_equal(c[0], c[1]),
+    "Not": lambda imp, n, c, a: np.logical_not(c[0]),
+    "And": lambda imp, n, c, a: np.logical_and(c[0], c[1]),
+    "Or": lambda imp, n, c, a: np.logical_or(c[0], c[1]),
+    "Xor": lambda imp, n, c, a: np.logical_xor(c[0], c[1]),
     "Where": lambda imp, n, c, a: np.where(c[0], c[1], c[2]),
     "ConstantOfShape": lambda imp, n, c, a: np.full(
         tuple(int(d) for d in c[0]), _nh.to_array(a["value"])[0] if "value" in a else 0.0,

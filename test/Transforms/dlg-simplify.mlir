@@ -358,3 +358,54 @@ func.func @slice_part(%x: tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x3xf32>)
   %1 = dlg.slice %x {starts = array<i64: -1, 0>, ends = array<i64: -9223372036854775808, 3>, steps = array<i64: -1, 1>} : tensor<2x3xf32> -> tensor<2x3xf32>
   return %0, %1 : tensor<2x2xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// GELU in erf, as ONNX exporters write it, in its three groupings.
+// CHECK-LABEL: func @gelu_from_erf
+// CHECK-NEXT:    %[[A:.*]] = dlg.gelu %arg0 : tensor<4x8xf32>
+// CHECK-NEXT:    %[[B:.*]] = dlg.gelu %arg0 : tensor<4x8xf32>
+// CHECK-NEXT:    %[[C:.*]] = dlg.gelu %arg0 : tensor<4x8xf32>
+// CHECK-NEXT:    return %[[A]], %[[B]], %[[C]]
+func.func @gelu_from_erf(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %sqrt2 = dlg.constant dense<1.41421354> : tensor<f32>
+  %rsqrt2 = dlg.constant dense<0.707106769> : tensor<f32>
+  %one = dlg.constant dense<1.0> : tensor<f32>
+  %half = dlg.constant dense<0.5> : tensor<f32>
+  %d = dlg.div %x, %sqrt2 : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf32>
+  %e = dlg.erf %d : tensor<4x8xf32>
+  %t = dlg.add %e, %one : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf32>
+  %m = dlg.mul %x, %t : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %a = dlg.mul %m, %half : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf32>
+  %d2 = dlg.mul %rsqrt2, %x : tensor<f32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %e2 = dlg.erf %d2 : tensor<4x8xf32>
+  %t2 = dlg.add %one, %e2 : tensor<f32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %h2 = dlg.mul %x, %half : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf32>
+  %b = dlg.mul %h2, %t2 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %h3 = dlg.mul %t, %half : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf32>
+  %c = dlg.mul %x, %h3 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %a, %b, %c : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Not GELU: erf of x / 2, or 0.5 times another tensor's term.
+// CHECK-LABEL: func @not_gelu
+// CHECK-NOT:     dlg.gelu
+func.func @not_gelu(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %two = dlg.constant dense<2.0> : tensor<f32>
+  %one = dlg.constant dense<1.0> : tensor<f32>
+  %half = dlg.constant dense<0.5> : tensor<f32>
+  %d = dlg.div %x, %two : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  %e = dlg.erf %d : tensor<8xf32>
+  %t = dlg.add %e, %one : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  %m = dlg.mul %x, %t : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %a = dlg.mul %m, %half : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  %s = dlg.constant dense<1.41421354> : tensor<f32>
+  %d2 = dlg.div %x, %s : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  %e2 = dlg.erf %d2 : tensor<8xf32>
+  %t2 = dlg.add %e2, %one : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  %m2 = dlg.mul %y, %t2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %b = dlg.mul %m2, %half : tensor<8xf32>, tensor<f32> -> tensor<8xf32>
+  return %a, %b : tensor<8xf32>, tensor<8xf32>
+}

@@ -93,6 +93,29 @@ for op, fn in [("add", np.add), ("mul", np.multiply), ("max", np.maximum), ("sub
                            [("%r", ty((5, 11), "i32"))]), [a, b], lambda a, b, fn=fn: fn(a, b),
          EXACT)
 
+# --- comparisons (i1 masks), with broadcasting, ties and NaN ------------------------
+CMP = {"equal": np.equal, "not_equal": np.not_equal, "less": np.less,
+       "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal}
+for op, fn in CMP.items():
+    a = np.round(randn(6, 13), 1)  # rounded: many ties
+    a[0, :3] = np.nan
+    b = np.round(randn(13), 1)
+    case(f"{op} f32 (6, 13)x(13,)",
+         func([a, b], [f"%r = dlg.{op} %a0, %a1 : {ty((6, 13))}, {ty((13,))} -> {ty((6, 13), 'i1')}"],
+              [("%r", ty((6, 13), "i1"))]), [a, b], lambda a, b, fn=fn: fn(a, b), EXACT)
+    a = rng.integers(-5, 5, (4, 1, 9)).astype(np.int64)
+    b = rng.integers(-5, 5, (3, 9)).astype(np.int64)
+    case(f"{op} i64 (4, 1, 9)x(3, 9)",
+         func([a, b], [f"%r = dlg.{op} %a0, %a1 : {ty((4, 1, 9), 'i64')}, {ty((3, 9), 'i64')} "
+                       f"-> {ty((4, 3, 9), 'i1')}"], [("%r", ty((4, 3, 9), "i1"))]),
+         [a, b], lambda a, b, fn=fn: fn(a, b), EXACT)
+x = randn(5, 7)
+case("where(greater) fused", func([x], ["%z = dlg.constant dense<0.0> : tensor<f32>",
+                                        f"%m = dlg.greater %a0, %z : {ty((5, 7))}, tensor<f32> -> {ty((5, 7), 'i1')}",
+                                        f"%n = dlg.neg %a0 : {ty((5, 7))}",
+                                        f"%r = dlg.where %m, %a0, %n : {ty((5, 7), 'i1')}, {ty((5, 7))}, {ty((5, 7))} -> {ty((5, 7))}"],
+                                  [("%r", ty((5, 7)))]), [x], np.abs, EXACT)
+
 # --- elementwise unary -----------------------------------------------------------
 UN = {
     "neg": (np.negative, randn, EXACT), "abs": (np.abs, randn, EXACT),

@@ -17,6 +17,30 @@ func.func @f1(%a: tensor<4xf32>, %b: tensor<4xf16>) {
 }
 // -----
 
+// compare: operand element types differ
+func.func @cmp_types(%a: tensor<4xf32>, %b: tensor<4xi32>) {
+  // expected-error @+1 {{failed to verify that all of {lhs, rhs} have same element type}}
+  %0 = "dlg.equal"(%a, %b) : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xi1>
+  return
+}
+// -----
+
+// compare: the result is a mask
+func.func @cmp_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{result #0 must be ranked tensor of 1-bit signless integer values}}
+  %0 = "dlg.less"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+// -----
+
+// compare: shapes do not broadcast
+func.func @cmp_shape(%a: tensor<4x16xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{'dlg.greater' op operands are not broadcast-compatible: lhs has 16 (dim 1) and rhs has 8 (dim 0)}}
+  %0 = dlg.greater %a, %b : tensor<4x16xf32>, tensor<8xf32> -> tensor<4x16xi1>
+  return
+}
+// -----
+
 // declared result type disagrees
 func.func @f2(%a: tensor<4x16xf32>) {
   // expected-error @+1 {{declared result type 'tensor<4x8xf32>' does not match the inferred 'tensor<4x16xf32>'}}

@@ -43,6 +43,24 @@ func.func @where(%m: tensor<4x1xi1>, %a: tensor<16xf32>, %b: tensor<f32>) -> ten
   return %0 : tensor<4x16xf32>
 }
 
+// CHECK-LABEL: func @compare
+func.func @compare(%a: tensor<4x16xf32>, %b: tensor<16xf32>, %i: tensor<3x1xi64>, %j: tensor<5xi64>)
+    -> (tensor<4x16xi1>, tensor<3x5xi1>) {
+  // CHECK: dlg.equal %{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16xf32> -> tensor<4x16xi1>
+  %0 = dlg.equal %a, %b : tensor<4x16xf32>, tensor<16xf32> -> tensor<4x16xi1>
+  // CHECK: dlg.not_equal
+  %1 = dlg.not_equal %a, %b : tensor<4x16xf32>, tensor<16xf32> -> tensor<4x16xi1>
+  // CHECK: dlg.less
+  %2 = dlg.less %a, %a : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x16xi1>
+  // CHECK: dlg.less_equal
+  %3 = dlg.less_equal %a, %b : tensor<4x16xf32>, tensor<16xf32> -> tensor<4x16xi1>
+  // CHECK: dlg.greater %{{.*}}, %{{.*}} : tensor<3x1xi64>, tensor<5xi64> -> tensor<3x5xi1>
+  %4 = dlg.greater %i, %j : tensor<3x1xi64>, tensor<5xi64> -> tensor<3x5xi1>
+  // CHECK: dlg.greater_equal
+  %5 = dlg.greater_equal %i, %j : tensor<3x1xi64>, tensor<5xi64> -> tensor<3x5xi1>
+  return %0, %5 : tensor<4x16xi1>, tensor<3x5xi1>
+}
+
 // CHECK-LABEL: func @unary
 func.func @unary(%x: tensor<2x?xf32>, %h: tensor<8xf16>, %i: tensor<8xi8>) -> tensor<2x?xf32> {
   // CHECK: dlg.neg %{{.*}} : tensor<2x?xf32>
