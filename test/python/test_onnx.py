@@ -214,3 +214,32 @@ def test_dynamic_batch(flatten):
     with pytest.raises(ValueError, match=r"input 0: expected float32\[\?x3x8x8\], got float32\[2x3x9x8\]"):
         mod(np.zeros((2, 3, 9, 8), np.float32))
     assert "dlg.conv2d" in mod.ir("dlg")
+
+
+class _OpsetMix(torch.nn.Module):
+    """Ops whose ONNX form changed across opsets 11-17: Squeeze/Unsqueeze/
+    Split/ReduceSum axes (attribute -> input in 13), Clip bounds (inputs
+    from 11), Dropout (ratio input from 12), plus Identity."""
+
+    def forward(self, x):
+        a, b = torch.split(x, [3, 4], -1)
+        y = torch.clamp(a.unsqueeze(1).squeeze(1), -0.5, 0.5).sum(-1, keepdim=True)
+        return F.dropout(b, 0.3, training=False) * y + torch.nn.Identity()(b)
+
+
+@pytest.mark.parametrize("opset", [11, 12, 13, 15, 17])
+def test_opsets(opset):
+    check(_OpsetMix(), X, opset=opset)
+
+
+def test_identity_and_dropout_nodes():
+    """Explicit Identity and Dropout nodes (PyTorch drops them on export)."""
+    from onnx import helper, TensorProto
+    nodes = [helper.make_node("Identity", ["x"], ["i"]),
+             helper.make_node("Dropout", ["i"], ["d"]),
+             helper.make_node("Relu", ["d"], ["y"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    out = dlc.compile(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))(x)
+    np.testing.assert_array_equal(out, np.maximum(x, 0))
