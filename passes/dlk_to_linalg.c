@@ -455,6 +455,17 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op) {
   intptr_t nb = so.rank - 2, m = nb, n = nb + 1, k = nb + 2, loops = nb + 3;
   DlcGeneric g = {.nLoops = loops, .nIns = 2, .nOuts = 1};
   g.reduction[k] = true;
+  /* B's rows a multiple of 256 bytes apart map a Kc x NR panel onto a few
+     L1/L2 sets, which evicts it between uses; read it from a copy with
+     64-byte longer rows instead, when M amortises the copy (K*N against
+     M*K*N multiply-adds). */
+  int64_t rowsOfA = 1;
+  for (intptr_t i = 0; i <= m; ++i)
+    rowsOfA = so.dims[i] == DLC_DYNAMIC ? 0 : rowsOfA * so.dims[i];
+  if (!tb && sb.rank == 2 && sb.dims[0] != DLC_DYNAMIC && sb.dims[1] != DLC_DYNAMIC &&
+      rowsOfA >= 32 && sb.dims[0] >= 64 &&
+      (sb.dims[1] * 4) % 256 == 0)
+    w = dlcEmitRowPadded(b, w, 16);
   const DlcShape *ss[2] = {&sa, &sb};
   for (int which = 0; which < 2; ++which) {
     const DlcShape *s = ss[which];

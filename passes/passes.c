@@ -17,6 +17,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcReadonlyArgsPass,
     &dlcCpuSchedulePass,
     &dlcExpandExpPass,
+    &dlcCopyToLinalgPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

@@ -106,8 +106,8 @@ MlirValue dlcEmitFilled(DlcBuilder *b, MlirType type, double v,
   return emitFill(b, s, e);
 }
 
-MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
-                     const int64_t *high, double value) {
+static MlirValue emitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
+                         const int64_t *high, double value, bool nofold) {
   MlirType t = mlirValueGetType(x), elt = mlirShapedTypeGetElementType(t);
   intptr_t rank = mlirShapedTypeGetRank(t);
   bool any = false;
@@ -135,13 +135,38 @@ MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
   MlirOperationState st = mlirOperationStateGet(str("tensor.pad"), b->loc);
   mlirOperationStateAddOperands(&st, 1, &x);
   mlirOperationStateAddResults(&st, 1, &rt);
-  MlirNamedAttribute attrs[3] = {
+  MlirNamedAttribute attrs[4] = {
       dlcNamedI64Array(b->context, "static_low", rank, low),
       dlcNamedI64Array(b->context, "static_high", rank, high),
       dlcNamed(b->context, "operandSegmentSizes",
-            segments(b->context, 3, (int32_t[]){1, 0, 0}))};
-  mlirOperationStateAddAttributes(&st, 3, attrs);
+            segments(b->context, 3, (int32_t[]){1, 0, 0})),
+      dlcNamed(b->context, "nofold", mlirUnitAttrGet(b->context))};
+  mlirOperationStateAddAttributes(&st, nofold ? 4 : 3, attrs);
   mlirOperationStateAddOwnedRegions(&st, 1, &region);
+  return mlirOperationGetResult(dlcBuilderInsert(b, mlirOperationCreate(&st)), 0);
+}
+
+MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
+                     const int64_t *high, double value) {
+  return emitPad(b, x, low, high, value, false);
+}
+
+MlirValue dlcEmitRowPadded(DlcBuilder *b, MlirValue x, int64_t extra) {
+  int64_t low[2] = {0, 0}, high[2] = {0, extra}, sizes[2], zeros[2] = {0, 0}, ones[2] = {1, 1};
+  MlirType t = mlirValueGetType(x);
+  MlirValue p = emitPad(b, x, low, high, 0.0, true);
+  for (int i = 0; i < 2; ++i)
+    sizes[i] = mlirShapedTypeGetDimSize(t, i);
+  MlirOperationState st = mlirOperationStateGet(str("tensor.extract_slice"), b->loc);
+  mlirOperationStateAddOperands(&st, 1, &p);
+  mlirOperationStateAddResults(&st, 1, &t);
+  MlirNamedAttribute attrs[4] = {
+      dlcNamedI64Array(b->context, "static_offsets", 2, zeros),
+      dlcNamedI64Array(b->context, "static_sizes", 2, sizes),
+      dlcNamedI64Array(b->context, "static_strides", 2, ones),
+      dlcNamed(b->context, "operandSegmentSizes",
+               segments(b->context, 4, (int32_t[]){1, 0, 0, 0}))};
+  mlirOperationStateAddAttributes(&st, 4, attrs);
   return mlirOperationGetResult(dlcBuilderInsert(b, mlirOperationCreate(&st)), 0);
 }
 

@@ -41,6 +41,10 @@ MlirValue dlcEmitFilled(DlcBuilder *b, MlirType type, double v,
 /* tensor.pad with static amounts (low[r], high[r]) and a constant value. */
 MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
                      const int64_t *high, double value);
+/* A static 2-D `x` in a copy whose rows are `extra` elements longer, seen
+   through an extract_slice of x's shape: same values, row stride grown.
+   The copy is a nofold tensor.pad, so it survives canonicalisation. */
+MlirValue dlcEmitRowPadded(DlcBuilder *b, MlirValue x, int64_t extra);
 /* Reshape of a statically shaped tensor, through collapse and expand. */
 MlirValue dlcEmitReshape(DlcBuilder *b, MlirValue x, MlirType resultType);
 /* tensor.insert_slice / extract_slice with static offsets, sizes, strides. */

@@ -77,3 +77,22 @@ func.func @dynamic_reshape(%x: tensor<?x6xf32>) -> tensor<?x3xf32> {
   %0 = dlg.reshape %x : tensor<?x6xf32> -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
+
+// -----
+
+// B's rows 2 KiB apart would share a few cache sets: the GEMM reads it from
+// a copy with 64-byte longer rows. A GEMV-like M (< 32) reads B in place.
+// CHECK-LABEL: func @gemm_row_padded_b
+// CHECK:       %[[P:.*]] = tensor.pad %arg1 nofold low[0, 0] high[0, 16]
+// CHECK:       %[[V:.*]] = tensor.extract_slice %[[P]][0, 0] [128, 512] [1, 1] : tensor<128x528xf32> to tensor<128x512xf32>
+// CHECK:       linalg.generic {{.*}} ins(%arg0, %[[V]] : tensor<64x128xf32>, tensor<128x512xf32>)
+// CHECK-LABEL: func @gemv_in_place
+// CHECK-NOT:   tensor.pad
+func.func @gemm_row_padded_b(%a: tensor<64x128xf32>, %b: tensor<128x512xf32>) -> tensor<64x512xf32> {
+  %0 = dlg.matmul %a, %b : tensor<64x128xf32>, tensor<128x512xf32> -> tensor<64x512xf32>
+  return %0 : tensor<64x512xf32>
+}
+func.func @gemv_in_place(%a: tensor<4x128xf32>, %b: tensor<128x512xf32>) -> tensor<4x512xf32> {
+  %0 = dlg.matmul %a, %b : tensor<4x128xf32>, tensor<128x512xf32> -> tensor<4x512xf32>
+  return %0 : tensor<4x512xf32>
+}
