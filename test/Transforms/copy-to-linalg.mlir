@@ -2,11 +2,14 @@
 // fill that only the copied subview could read is erased.
 // RUN: dlc-opt %s --split-input-file --dlc-copy-to-linalg | FileCheck %s
 
+// CHECK:       memref.global "private" @__dlc_scratch_0 : memref<64x80xf32> = uninitialized {alignment = 64 : i64}
 // CHECK-LABEL: func @padded_rows
 // CHECK-NOT:   linalg.map
-// CHECK:       %[[V:.*]] = memref.subview
+// CHECK:       %[[G:.*]] = memref.get_global @__dlc_scratch_0 : memref<64x80xf32>
+// CHECK:       %[[V:.*]] = memref.subview %[[G]]
 // CHECK-NEXT:  linalg.copy ins(%arg0 : memref<64x64xf32>) outs(%[[V]] : memref<64x64xf32, strided<[80, 1]>>)
 // CHECK-NOT:   memref.copy
+// CHECK-NOT:   memref.dealloc
 func.func @padded_rows(%b: memref<64x64xf32>) -> f32 {
   %c0 = arith.constant 0 : index
   %z = arith.constant 0.0 : f32

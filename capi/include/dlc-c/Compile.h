@@ -78,7 +78,10 @@ MLIR_CAPI_EXPORTED bool dlcProgramResolve(DlcProgram *p, const DlcTensorType *in
                                           size_t errorLength);
 /* Runs the entry on `inputs` writing into `outputs` (caller-allocated with
    the types dlcProgramResolve gives). Returns false with a message naming
-   the bad input or output otherwise. */
+   the bad input or output otherwise. One call at a time per program: the
+   variant cache and the compiled code's scratch buffers (module globals,
+   e.g. GEMM operands re-laid out for the cache) are shared by its calls;
+   use one DlcProgram per thread to run concurrently. */
 MLIR_CAPI_EXPORTED bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs,
                                       DlcTensor *outputs, char *error, size_t errorLength);
 
