@@ -15,7 +15,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dlc  # noqa: E402
-from run import openblas  # noqa: E402
+from run import gemm_source, openblas  # noqa: E402
 
 
 def best(fn, reps):
@@ -38,14 +38,10 @@ def main():
     blas.openblas_set_num_threads(opts.threads)
     for size in opts.sizes:
         m, k, n = map(int, size.split("x"))
-        src = f"""func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
-  %0 = dlg.matmul %a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32> -> tensor<{m}x{n}xf32>
-  return %0 : tensor<{m}x{n}xf32>
-}}"""
         a = np.random.rand(m, k).astype(np.float32)
         b = np.random.rand(k, n).astype(np.float32)
         c = np.empty((m, n), np.float32)
-        mod = dlc.compile(src, threads=opts.threads)
+        mod = dlc.compile(gemm_source(m, k, n), threads=opts.threads)
         flop = 2.0 * m * n * k
         ours = ref = 0.0
         for _ in range(opts.rounds):

@@ -70,11 +70,15 @@ def openblas():
     return None
 
 
-def gemm(m, k, n, threads, reps, blas):
-    src = f"""func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+def gemm_source(m, k, n):
+    return f"""func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
   %0 = dlg.matmul %a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32> -> tensor<{m}x{n}xf32>
   return %0 : tensor<{m}x{n}xf32>
 }}"""
+
+
+def gemm(m, k, n, threads, reps, blas):
+    src = gemm_source(m, k, n)
     a = np.random.rand(m, k).astype(np.float32)
     b = np.random.rand(k, n).astype(np.float32)
     mod = dlc.compile(src, threads=threads)
