@@ -37,22 +37,7 @@ static bool hasOneUse(MlirValue v) {
 
 /* Reads operand `i` of `op` when a constant defines it. */
 static bool readConstant(MlirOperation op, intptr_t i, DlcHostTensor *out) {
-  MlirValue v = mlirOperationGetOperand(op, i);
-  MlirOperation c = dlcDefiningOp(v, "dlg.constant");
-  if (mlirOperationIsNull(c))
-    return false;
-  MlirAttribute value =
-      mlirOperationGetAttributeByName(c, mlirStringRefCreateFromCString("value"));
-  return dlcHostTensorRead(value, mlirValueGetType(v), MAX_ELEMENTS, out);
-}
-
-static MlirValue buildConstant(DlcBuilder *b, const DlcHostTensor *t, MlirType type,
-                               int64_t resourceBytes) {
-  MlirAttribute value = dlcHostTensorToAttr(t, type, resourceBytes, "dlc_folded");
-  return mlirOperationGetResult(
-      dlcBuildOpTyped(b, "dlg.constant", 0, NULL, 1, &type,
-                      DLC_ATTRS(dlcNamed(b->context, "value", value))),
-      0);
+  return dlcHostTensorReadConstant(mlirOperationGetOperand(op, i), MAX_ELEMENTS, out);
 }
 
 enum { X, SCALE, BIAS, MEAN, VAR, NUM_BN };
@@ -94,28 +79,22 @@ static bool foldOne(MlirOperation bn, int64_t resourceBytes) {
     if (ok) {
       DlcBuilder b = dlcBuilderBefore(conv, mlirOperationGetLocation(bn));
       MlirValue wv = mlirOperationGetOperand(conv, 1);
-      MlirValue nw = buildConstant(&b, &w, mlirValueGetType(wv), resourceBytes);
+      MlirValue nw = dlcBuildConstant(&b, &w, mlirValueGetType(wv), resourceBytes);
       MlirType bt = mlirRankedTensorTypeGet(1, &channels, w.elementType,
                                             (MlirAttribute){NULL});
-      MlirValue nbv = buildConstant(&b, &nb, bt, resourceBytes);
-      intptr_t na = mlirOperationGetNumAttributes(conv);
-      MlirNamedAttribute *attrs = malloc(sizeof *attrs * (size_t)(na ? na : 1));
-      for (intptr_t i = 0; i < na; ++i)
-        attrs[i] = mlirOperationGetAttribute(conv, i);
+      MlirValue nbv = dlcBuildConstant(&b, &nb, bt, resourceBytes);
       b.loc = mlirOperationGetLocation(conv);
-      MlirValue z = dlcBuildValue(
-          &b, "dlg.conv2d", DLC_VALUES(mlirOperationGetOperand(conv, 0), nw, nbv),
-          na, attrs);
-      free(attrs);
-      ok = !mlirValueIsNull(z) &&
-           mlirTypeEqual(mlirValueGetType(z),
-                         mlirValueGetType(mlirOperationGetResult(bn, 0)));
+      MlirOperation z = dlcBuildOpLike(
+          &b, conv, DLC_VALUES(mlirOperationGetOperand(conv, 0), nw, nbv));
+      MlirValue y = mlirOperationGetResult(bn, 0);
+      ok = !mlirOperationIsNull(z) &&
+           mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(z, 0)), mlirValueGetType(y));
       if (ok) {
-        mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(bn, 0), z);
+        mlirValueReplaceAllUsesOfWith(y, mlirOperationGetResult(z, 0));
         mlirOperationDestroy(bn);
         mlirOperationDestroy(conv);
-      } else if (!mlirValueIsNull(z)) {
-        mlirOperationDestroy(mlirOpResultGetOwner(z));
+      } else if (!mlirOperationIsNull(z)) {
+        mlirOperationDestroy(z);
       }
       dlcHostTensorFree(&nb);
     }
@@ -129,29 +108,18 @@ static bool foldOne(MlirOperation bn, int64_t resourceBytes) {
   return ok;
 }
 
-static MlirWalkResult collectDeadConstant(MlirOperation op, void *list) {
-  if (dlcOpIs(op, "dlg.constant") &&
-      mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, 0))))
-    dlcOpListPush(list, op);
-  return MlirWalkResultAdvance;
-}
-
 static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
   (void)state;
   int64_t resourceBytes =
       dlcOptionsGetInt(dlcPassGetOptions(pass), "resource-bytes");
-  DlcOpList bns = {NULL, 0, 0}, dead = {NULL, 0, 0};
+  DlcOpList bns = {NULL, 0, 0};
   mlirOperationWalk(func, collect, &bns, MlirWalkPreOrder);
   uint64_t folded = 0;
   for (intptr_t i = 0; i < bns.n; ++i)
     folded += foldOne(bns.ops[i], resourceBytes);
-  if (folded) {
-    mlirOperationWalk(func, collectDeadConstant, &dead, MlirWalkPreOrder);
-    for (intptr_t i = 0; i < dead.n; ++i)
-      mlirOperationDestroy(dead.ops[i]);
-  }
+  if (folded)
+    dlcEraseDeadConstants(func);
   dlcOpListFree(&bns);
-  dlcOpListFree(&dead);
   dlcPassAddStatistic(pass, "folded", folded);
   return (MlirLogicalResult){1};
 }

@@ -32,23 +32,14 @@ static bool allOperandsConstant(MlirOperation op) {
   return n > 0;
 }
 
-static MlirAttribute constantValue(MlirValue v) {
-  return mlirOperationGetAttributeByName(
-      mlirOpResultGetOwner(v), mlirStringRefCreateFromCString("value"));
-}
-
-/* Folds `op` into a new constant, returned; null when `op` stays. */
-static MlirOperation foldOne(MlirOperation op, int64_t maxElements,
-                             int64_t resourceBytes) {
+/* Folds `op` into a new constant; false when `op` stays. */
+static bool foldOne(MlirOperation op, int64_t maxElements, int64_t resourceBytes) {
   intptr_t n = mlirOperationGetNumOperands(op);
   DlcHostTensor *in = calloc((size_t)n, sizeof *in), out;
   bool ok = true;
   intptr_t read = 0;
-  for (; read < n && ok; ++read) {
-    MlirValue v = mlirOperationGetOperand(op, read);
-    ok = dlcHostTensorRead(constantValue(v), mlirValueGetType(v), maxElements,
-                           &in[read]);
-  }
+  for (; read < n && ok; ++read)
+    ok = dlcHostTensorReadConstant(mlirOperationGetOperand(op, read), maxElements, &in[read]);
   if (!ok)
     --read; /* the failed read freed itself */
   ok = ok && dlcReferenceEvaluate(op, in, n, maxElements, &out);
@@ -56,17 +47,14 @@ static MlirOperation foldOne(MlirOperation op, int64_t maxElements,
     dlcHostTensorFree(&in[i]);
   free(in);
   if (!ok)
-    return (MlirOperation){NULL};
+    return false;
   MlirValue res = mlirOperationGetResult(op, 0);
-  MlirType type = mlirValueGetType(res);
-  MlirAttribute value = dlcHostTensorToAttr(&out, type, resourceBytes, "dlc_folded");
-  dlcHostTensorFree(&out);
   DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
-  MlirOperation c = dlcBuildOpTyped(&b, "dlg.constant", 0, NULL, 1, &type,
-                                    DLC_ATTRS(dlcNamed(b.context, "value", value)));
-  mlirValueReplaceAllUsesOfWith(res, mlirOperationGetResult(c, 0));
+  MlirValue c = dlcBuildConstant(&b, &out, mlirValueGetType(res), resourceBytes);
+  dlcHostTensorFree(&out);
+  mlirValueReplaceAllUsesOfWith(res, c);
   mlirOperationDestroy(op);
-  return c;
+  return true;
 }
 
 static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
@@ -76,28 +64,13 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
   int64_t resourceBytes = dlcOptionsGetInt(o, "resource-bytes");
   DlcOpList ops = {NULL, 0, 0};
   mlirOperationWalk(func, collect, &ops, MlirWalkPreOrder);
-  uint64_t folded = 0, erased = 0;
-  for (intptr_t i = 0; i < ops.n; ++i) {
-    MlirOperation op = ops.ops[i];
-    if (!dlcReferenceSupports(op) || !allOperandsConstant(op))
-      continue;
-    MlirOperation c = foldOne(op, maxElements, resourceBytes);
-    if (mlirOperationIsNull(c))
-      continue;
-    ops.ops[i] = c; /* swept below once its own users are folded */
-    ++folded;
-  }
-  for (intptr_t i = 0; i < ops.n; ++i) {
-    MlirOperation op = ops.ops[i];
-    if (dlcOpIs(op, "dlg.constant") &&
-        mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, 0)))) {
-      mlirOperationDestroy(op);
-      ++erased;
-    }
-  }
+  uint64_t folded = 0;
+  for (intptr_t i = 0; i < ops.n; ++i)
+    folded += dlcReferenceSupports(ops.ops[i]) && allOperandsConstant(ops.ops[i]) &&
+              foldOne(ops.ops[i], maxElements, resourceBytes);
   dlcOpListFree(&ops);
   dlcPassAddStatistic(pass, "folded", folded);
-  dlcPassAddStatistic(pass, "erased-constants", erased);
+  dlcPassAddStatistic(pass, "erased-constants", dlcEraseDeadConstants(func));
   return (MlirLogicalResult){1};
 }
 

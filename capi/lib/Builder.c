@@ -5,6 +5,8 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -65,6 +67,20 @@ MlirValue dlcBuildValue(DlcBuilder *b, const char *name, intptr_t nOperands,
   if (mlirOperationIsNull(op) || mlirOperationGetNumResults(op) < 1)
     return (MlirValue){NULL};
   return mlirOperationGetResult(op, 0);
+}
+
+MlirOperation dlcBuildOpLike(DlcBuilder *b, MlirOperation like, intptr_t nOperands,
+                             const MlirValue *operands) {
+  intptr_t na = mlirOperationGetNumAttributes(like);
+  MlirNamedAttribute *attrs = malloc(sizeof *attrs * (size_t)(na + 1));
+  for (intptr_t i = 0; i < na; ++i)
+    attrs[i] = mlirOperationGetAttribute(like, i);
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(like));
+  char name[128];
+  snprintf(name, sizeof name, "%.*s", (int)n.length, n.data);
+  MlirOperation op = dlcBuildOp(b, name, nOperands, operands, na, attrs);
+  free(attrs);
+  return op;
 }
 
 MlirOperation dlcBuildOpTyped(DlcBuilder *b, const char *name,

@@ -14,10 +14,9 @@
 
 static const MlirLogicalResult kSuccess = {1}, kFailure = {0};
 
-static bool nameIs(MlirOperation op, const char *prefix, bool whole) {
+static bool isDlg(MlirOperation op) {
   MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-  size_t len = strlen(prefix);
-  return n.length >= len && memcmp(n.data, prefix, len) == 0 && (!whole || n.length == len);
+  return n.length > 4 && memcmp(n.data, "dlg.", 4) == 0;
 }
 
 static bool isStatic(MlirType t) {
@@ -78,21 +77,13 @@ static void cast(MlirOperation op) {
 /* Any other dlg op: built again from its operands and attributes, so its
    shape rule infers the result types (and rejects what no longer fits). */
 static MlirLogicalResult reinfer(MlirOperation op) {
-  intptr_t no = mlirOperationGetNumOperands(op), na = mlirOperationGetNumAttributes(op);
-  intptr_t nr = mlirOperationGetNumResults(op);
+  intptr_t no = mlirOperationGetNumOperands(op), nr = mlirOperationGetNumResults(op);
   MlirValue *operands = malloc(sizeof *operands * (size_t)(no + 1));
-  MlirNamedAttribute *attrs = malloc(sizeof *attrs * (size_t)(na + 1));
   for (intptr_t i = 0; i < no; ++i)
     operands[i] = mlirOperationGetOperand(op, i);
-  for (intptr_t i = 0; i < na; ++i)
-    attrs[i] = mlirOperationGetAttribute(op, i);
-  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-  char name[128];
-  snprintf(name, sizeof name, "%.*s", (int)n.length, n.data);
   DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
-  MlirOperation fresh = dlcBuildOp(&b, name, no, operands, na, attrs);
+  MlirOperation fresh = dlcBuildOpLike(&b, op, no, operands);
   free(operands);
-  free(attrs);
   if (mlirOperationIsNull(fresh) || mlirOperationGetNumResults(fresh) != nr)
     return kFailure; /* the shape rule said why, at the op */
   for (intptr_t i = 0; i < nr; ++i)
@@ -113,15 +104,15 @@ MlirLogicalResult dlcSpecializeFunction(MlirOperation func, intptr_t numTypes,
   for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op);
        op = next) {
     next = mlirOperationGetNextInBlock(op);
-    if (nameIs(op, "func.return", true)) {
+    if (dlcOpIs(op, "func.return")) {
       ret = op;
-    } else if (nameIs(op, "dlg.constant", true)) {
-    } else if (nameIs(op, "dlg.reshape", true)) {
+    } else if (dlcOpIs(op, "dlg.constant")) {
+    } else if (dlcOpIs(op, "dlg.reshape")) {
       if (mlirLogicalResultIsFailure(reshape(op)))
         return kFailure;
-    } else if (nameIs(op, "dlg.cast", true)) {
+    } else if (dlcOpIs(op, "dlg.cast")) {
       cast(op);
-    } else if (nameIs(op, "dlg.", false)) {
+    } else if (isDlg(op)) {
       if (mlirLogicalResultIsFailure(reinfer(op)))
         return kFailure;
     } else {

@@ -3,6 +3,7 @@
 #include "fold/host_tensor.h"
 
 #include "dlc-c/Dialects.h"
+#include "support/op_list.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -304,4 +305,41 @@ MlirAttribute dlcHostTensorToAttr(const DlcHostTensor *t, MlirType tensorType,
   MlirAttribute a = mlirDenseElementsAttrRawBufferGet(tensorType, bytes, raw);
   free(raw);
   return a;
+}
+
+/*--- dlg.constant ops --------------------------------------------------------*/
+
+bool dlcHostTensorReadConstant(MlirValue v, int64_t maxElements, DlcHostTensor *out) {
+  MlirOperation c = dlcDefiningOp(v, "dlg.constant");
+  if (mlirOperationIsNull(c))
+    return false;
+  MlirAttribute value =
+      mlirOperationGetAttributeByName(c, mlirStringRefCreateFromCString("value"));
+  return dlcHostTensorRead(value, mlirValueGetType(v), maxElements, out);
+}
+
+MlirValue dlcBuildConstant(DlcBuilder *b, const DlcHostTensor *t, MlirType type,
+                           int64_t resourceBytes) {
+  MlirAttribute value = dlcHostTensorToAttr(t, type, resourceBytes, "dlc_folded");
+  return mlirOperationGetResult(
+      dlcBuildOpTyped(b, "dlg.constant", 0, NULL, 1, &type,
+                      DLC_ATTRS(dlcNamed(b->context, "value", value))),
+      0);
+}
+
+static MlirWalkResult collectDeadConstant(MlirOperation op, void *list) {
+  if (dlcOpIs(op, "dlg.constant") &&
+      mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, 0))))
+    dlcOpListPush(list, op);
+  return MlirWalkResultAdvance;
+}
+
+uint64_t dlcEraseDeadConstants(MlirOperation root) {
+  DlcOpList dead = {NULL, 0, 0};
+  mlirOperationWalk(root, collectDeadConstant, &dead, MlirWalkPreOrder);
+  for (intptr_t i = 0; i < dead.n; ++i)
+    mlirOperationDestroy(dead.ops[i]);
+  uint64_t n = (uint64_t)dead.n;
+  dlcOpListFree(&dead);
+  return n;
 }

@@ -9,6 +9,7 @@
 #ifndef DLC_PASSES_FOLD_HOST_TENSOR_H
 #define DLC_PASSES_FOLD_HOST_TENSOR_H
 
+#include "dlc-c/Builder.h"
 #include "dlc-c/Shape.h"
 #include "mlir-c/IR.h"
 
@@ -51,5 +52,20 @@ MlirAttribute dlcHostTensorToAttr(const DlcHostTensor *t, MlirType tensorType,
 double dlcHostTensorGet(const DlcHostTensor *t, int64_t index);
 void dlcHostTensorSet(DlcHostTensor *t, int64_t index, double v);
 void dlcHostTensorSetInt(DlcHostTensor *t, int64_t index, int64_t v);
+
+/*--- dlg.constant ops --------------------------------------------------------*/
+
+/* Reads `v` when a dlg.constant defines it; false otherwise (or as
+   dlcHostTensorRead). */
+bool dlcHostTensorReadConstant(MlirValue v, int64_t maxElements, DlcHostTensor *out);
+
+/* A new dlg.constant of `type` holding `t` at the builder's point; results
+   above `resourceBytes` bytes are dense_resource blobs named "dlc_folded". */
+MlirValue dlcBuildConstant(DlcBuilder *b, const DlcHostTensor *t, MlirType type,
+                           int64_t resourceBytes);
+
+/* Erases the dlg.constant ops under `root` that have no users; returns how
+   many. */
+uint64_t dlcEraseDeadConstants(MlirOperation root);
 
 #endif /* DLC_PASSES_FOLD_HOST_TENSOR_H */

@@ -3,6 +3,7 @@
 #include "fold/reference.h"
 
 #include "dlc-c/Builder.h"
+#include "lowering/emit.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -455,14 +456,8 @@ static bool evalMatmul(MlirOperation op, const DlcHostTensor *a,
 /*--- Dispatch -----------------------------------------------------------------*/
 
 /* Comparisons of either kind into an i1 mask; NaN is unordered. */
-static const char *const kCompare[] = {"dlg.equal", "dlg.not_equal", "dlg.less",
-                                       "dlg.less_equal", "dlg.greater", "dlg.greater_equal"};
-
 static int compareKind(MlirOperation op) {
-  for (int k = 0; k < 6; ++k)
-    if (dlcOpIs(op, kCompare[k]))
-      return k;
-  return -1;
+  return dlcCompareKind(mlirIdentifierStr(mlirOperationGetName(op)));
 }
 
 static bool evalCompare(int k, const DlcHostTensor *in, DlcHostTensor *out) {
@@ -476,12 +471,12 @@ static bool evalCompare(int k, const DlcHostTensor *in, DlcHostTensor *out) {
     double x = dlcHostTensorGet(&in[0], a), y = dlcHostTensorGet(&in[1], b);
     int64_t xi = in[0].isFloat ? 0 : in[0].i[a], yi = in[1].isFloat ? 0 : in[1].i[b];
     bool f = in[0].isFloat;
-    bool r = k == 0 ? (f ? x == y : xi == yi)
-           : k == 1 ? (f ? x != y : xi != yi)
-           : k == 2 ? (f ? x < y : xi < yi)
-           : k == 3 ? (f ? x <= y : xi <= yi)
-           : k == 4 ? (f ? x > y : xi > yi)
-                    : (f ? x >= y : xi >= yi);
+    bool r = k == DLC_CMP_EQ ? (f ? x == y : xi == yi)
+           : k == DLC_CMP_NE ? (f ? x != y : xi != yi)
+           : k == DLC_CMP_LT ? (f ? x < y : xi < yi)
+           : k == DLC_CMP_LE ? (f ? x <= y : xi <= yi)
+           : k == DLC_CMP_GT ? (f ? x > y : xi > yi)
+                             : (f ? x >= y : xi >= yi);
     out->i[e] = r;
   }
   return true;

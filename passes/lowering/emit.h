@@ -88,6 +88,12 @@ MlirAffineMap dlcMapBroadcast(MlirContext ctx, const DlcShape *s,
    value of `resultType`; null when the op is not elementwise. */
 MlirValue dlcEmitElementwise(DlcBuilder *b, MlirOperation op, const MlirValue *args,
                              MlirType resultType);
+/* The comparison ops, in this order: equal, not_equal, less, less_equal,
+   greater, greater_equal. dlcCompareKind gives the index of `name`, or -1. */
+enum { DLC_CMP_EQ, DLC_CMP_NE, DLC_CMP_LT, DLC_CMP_LE, DLC_CMP_GT, DLC_CMP_GE,
+       DLC_COMPARE_COUNT };
+int dlcCompareKind(MlirStringRef name);
+
 /* Whether `name` is an elementwise dlg op (dlcEmitElementwise handles it). */
 bool dlcIsElementwiseName(MlirStringRef name);
 

@@ -126,10 +126,17 @@ static const char *const kElementwise[] = {
     "dlg.gelu", "dlg.clamp", "dlg.where",  "dlg.cast", "dlg.equal", "dlg.not_equal",
     "dlg.less", "dlg.less_equal", "dlg.greater", "dlg.greater_equal"};
 
-/* arith.cmpf / arith.cmpi predicates of the comparisons, in kCompare order:
+/* arith.cmpf / arith.cmpi predicates of the comparisons, in DlcCompareKind order:
    ordered float predicates (false on NaN) except une, signed integers. */
-static const char *const kCompare[] = {"dlg.equal", "dlg.not_equal", "dlg.less",
-                                       "dlg.less_equal", "dlg.greater", "dlg.greater_equal"};
+static const char *const kCompare[DLC_COMPARE_COUNT] = {
+    "dlg.equal", "dlg.not_equal", "dlg.less", "dlg.less_equal", "dlg.greater", "dlg.greater_equal"};
+
+int dlcCompareKind(MlirStringRef name) {
+  for (int k = 0; k < DLC_COMPARE_COUNT; ++k)
+    if (is(name, kCompare[k]))
+      return k;
+  return -1;
+}
 static const int64_t kCmpF[] = {1 /* oeq */, 13 /* une */, 4 /* olt */,
                                 5 /* ole */, 2 /* ogt */, 3 /* oge */};
 static const int64_t kCmpI[] = {0 /* eq */, 1 /* ne */, 2 /* slt */,
@@ -199,8 +206,8 @@ MlirValue dlcEmitElementwise(DlcBuilder *b, MlirOperation op, const MlirValue *a
                                  DLC_NO_ATTRS));
   }
   if (is(n, "dlg.cast")) return dlcConvertScalar(b, x, rt);
-  for (int k = 0; k < (int)(sizeof kCompare / sizeof kCompare[0]); ++k)
-    if (is(n, kCompare[k]))
-      return compare(b, k, a[0], a[1]);
+  int k = dlcCompareKind(n);
+  if (k >= 0)
+    return compare(b, k, a[0], a[1]);
   return (MlirValue){NULL};
 }

@@ -61,6 +61,20 @@ def _describe(shape, dtype):
     return f"{dtype}[{'x'.join('?' if d is None else str(d) for d in shape)}]"
 
 
+def _check_inputs(arrays, specs):
+    """`arrays` as NumPy arrays, checked against (shape, dtype) specs where a
+    None dim takes any size; ValueError naming the first misfit."""
+    if len(arrays) != len(specs):
+        raise ValueError(f"expected {len(specs)} inputs, got {len(arrays)}")
+    arrays = [np.asarray(a) for a in arrays]
+    for i, (a, (shape, dtype)) in enumerate(zip(arrays, specs)):
+        if (a.dtype != dtype or a.ndim != len(shape) or
+                any(w is not None and w != d for w, d in zip(shape, a.shape))):
+            raise ValueError(f"input {i}: expected {_describe(shape, dtype)}, "
+                             f"got {_describe(a.shape, a.dtype)}")
+    return arrays
+
+
 class Module:
     """A compiled model. `run(*arrays)` returns a list of arrays, one per
     result; calling the module returns the array itself when there is one."""
@@ -134,16 +148,8 @@ class Module:
     def run(self, *arrays, out=None):
         """Runs the model; `out` optionally gives preallocated, C-contiguous,
         writable result arrays (one per result), which are filled and returned."""
-        if len(arrays) != len(self.inputs):
-            raise ValueError(f"expected {len(self.inputs)} inputs, got {len(arrays)}")
-        ins = []
-        for i, (a, spec) in enumerate(zip(arrays, self.inputs)):
-            a = np.asarray(a)
-            if (a.dtype != spec[1] or a.ndim != len(spec[0]) or
-                    any(w is not None and w != d for w, d in zip(spec[0], a.shape))):
-                raise ValueError(f"input {i}: expected {_describe(*spec)}, "
-                                 f"got {_describe(a.shape, a.dtype)}")
-            ins.append(a if a.flags.c_contiguous else np.ascontiguousarray(a))  # keeps 0-d
+        ins = [a if a.flags.c_contiguous else np.ascontiguousarray(a)  # keeps 0-d
+               for a in _check_inputs(arrays, self.inputs)]
         in_specs = [(a.shape, a.dtype) for a in ins]
         out_specs = self.outputs
         if self.dynamic:
@@ -214,19 +220,8 @@ class PerShapeModule:
         self._modules[key] = m
         return m
 
-    def _check(self, arrays):
-        if len(arrays) != len(self.inputs):
-            raise ValueError(f"expected {len(self.inputs)} inputs, got {len(arrays)}")
-        arrays = [np.asarray(a) for a in arrays]
-        for i, (a, (shape, dtype)) in enumerate(zip(arrays, self.inputs)):
-            if (a.dtype != dtype or a.ndim != len(shape) or
-                    any(w is not None and w != d for w, d in zip(shape, a.shape))):
-                raise ValueError(f"input {i}: expected {_describe(shape, dtype)}, "
-                                 f"got {_describe(a.shape, a.dtype)}")
-        return arrays
-
     def run(self, *arrays, out=None):
-        arrays = self._check(arrays)
+        arrays = _check_inputs(arrays, self.inputs)
         return self.module(*[a.shape for a in arrays]).run(*arrays, out=out)
 
     def __call__(self, *arrays):

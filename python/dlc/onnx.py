@@ -94,26 +94,22 @@ class _Importer:
 
     def run(self):
         graph = self.model.graph
-        inits = {i.name for i in graph.initializer}
         for init in graph.initializer:
             self.vals[init.name] = _nh.to_array(init)
         fixed = iter(self.input_shapes or [])
-        for inp in graph.input:
-            if inp.name in inits:
-                continue
-            tt = inp.type.tensor_type
-            dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tt.shape.dim]
+        for name, shape, elem_type in _graph_inputs(self.model):
+            dims = [-1 if d is None else d for d in shape]
             if self.input_shapes is not None:
                 given = list(next(fixed, dims))
                 if len(given) != len(dims) or any(d >= 0 and d != g for d, g in zip(dims, given)):
-                    raise CompileError(f"ONNX input '{inp.name}': shape {tuple(given)} does not "
+                    raise CompileError(f"ONNX input '{name}': shape {tuple(given)} does not "
                                        f"fit {tuple('?' if d < 0 else d for d in dims)}", "")
                 dims = given
-            dtype = _ONNX_DTYPES.get(tt.elem_type)
+            dtype = _ONNX_DTYPES.get(elem_type)
             if dtype is None:
-                raise CompileError(f"ONNX input '{inp.name}': unsupported element type "
-                                   f"{tt.elem_type}", "")
-            self.vals[inp.name] = self.g.input(dims, dtype, name=inp.name)
+                raise CompileError(f"ONNX input '{name}': unsupported element type "
+                                   f"{elem_type}", "")
+            self.vals[name] = self.g.input(dims, dtype, name=name)
         for node in graph.node:
             self.node(node)
         outs = [self.value(o.name) for o in graph.output]
@@ -586,18 +582,21 @@ def import_model(model, input_shapes=None):
     return import_graph(model, input_shapes).mlir()
 
 
+def _graph_inputs(model):
+    """(name, shape with None for dynamic dims, ONNX element type) of each
+    graph input that is not an initializer."""
+    inits = {i.name for i in model.graph.initializer}
+    for inp in model.graph.input:
+        if inp.name not in inits:
+            tt = inp.type.tensor_type
+            yield (inp.name, tuple(d.dim_value if d.HasField("dim_value") else None
+                                   for d in tt.shape.dim), tt.elem_type)
+
+
 def input_specs(model):
     """(name, shape with None for dynamic dims, dtype) of each graph input."""
-    model = load(model)
-    inits = {i.name for i in model.graph.initializer}
-    specs = []
-    for inp in model.graph.input:
-        if inp.name in inits:
-            continue
-        tt = inp.type.tensor_type
-        shape = tuple(d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim)
-        specs.append((inp.name, shape, np.dtype(_ONNX_DTYPES.get(tt.elem_type, np.float32))))
-    return specs
+    return [(name, shape, np.dtype(_ONNX_DTYPES.get(elem, np.float32)))
+            for name, shape, elem in _graph_inputs(load(model))]
 
 
 def main(argv=None):

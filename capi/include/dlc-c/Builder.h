@@ -60,6 +60,11 @@ MLIR_CAPI_EXPORTED MlirValue dlcBuildValue(DlcBuilder *b, const char *name,
                                            const MlirValue *operands,
                                            intptr_t nAttrs,
                                            const MlirNamedAttribute *attrs);
+/* Creates and inserts an op named like `like`, with its attributes, on new
+   `operands`; result types inferred again (null op on failure). */
+MLIR_CAPI_EXPORTED MlirOperation dlcBuildOpLike(DlcBuilder *b, MlirOperation like,
+                                                intptr_t nOperands,
+                                                const MlirValue *operands);
 /* Creates and inserts an op with explicit result types. */
 MLIR_CAPI_EXPORTED MlirOperation
 dlcBuildOpTyped(DlcBuilder *b, const char *name, intptr_t nOperands,
