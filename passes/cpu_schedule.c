@@ -22,6 +22,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "schedule/collapse_reduction.h"
 #include "schedule/cost_model.h"
 #include "support/op_list.h"
 
@@ -482,7 +483,11 @@ static void tag(State *st, MlirOperation op) {
       op, str("dlc.sid"), mlirIntegerAttrGet(mlirIntegerTypeGet(st->ctx, 64), st->sid++));
 }
 
-static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *ops, int n) {
+/* The kernel's #dlk.schedule belongs to its primary group, the one that
+   ends in the kernel's result; other groups (a copy feeding a reshape)
+   take the cost model's. */
+static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *ops, int n,
+                          bool primary) {
   Group g = {.numOps = 0, .root = -1, .firstSid = st->sid};
   OpInfo infos[64];
   if (n > 64)
@@ -498,7 +503,8 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
   const OpInfo *sink = &infos[n - 1];
   if (g.root >= 0 && sink->loops.numLoops != infos[g.root].numParallel && g.root != n - 1)
     g.root = -1; /* an epilogue that changes shape: no common tiling */
-  MlirAttribute given = mlirOperationGetDiscardableAttributeByName(func, str("dlk.schedule"));
+  MlirAttribute given = primary ? mlirOperationGetDiscardableAttributeByName(func, str("dlk.schedule"))
+                                : mlirAttributeGetNull();
   bool haveGiven = !mlirAttributeIsNull(given) && dlcScheduleRead(given, &g.sched);
   const DlcLoopNest *nest = g.root >= 0 ? &infos[g.root].loops : &sink->loops;
   if (haveGiven) { /* tiles must fit the root, or its tiles stop being static */
@@ -520,7 +526,7 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
       dlcScheduleLoops(nest, st->script.vw, &g.sched);
     bool kernel = !mlirAttributeIsNull(
         mlirOperationGetDiscardableAttributeByName(func, str("dlk.kind")));
-    if (kernel && mlirAttributeIsNull(given)) /* shown in the IR, and overridable */
+    if (kernel && primary && mlirAttributeIsNull(given)) /* shown in the IR, and overridable */
       mlirOperationSetDiscardableAttributeByName(func, str("dlk.schedule"),
                                                  dlcScheduleAttrGet(st->ctx, &g.sched));
   }
@@ -564,7 +570,7 @@ static void scheduleFunc(State *st, MlirOperation func) {
       group.ops[a] = group.ops[b];
       group.ops[b] = t;
     }
-    scheduleGroup(st, func, group.ops, group.n);
+    scheduleGroup(st, func, group.ops, group.n, i == all.n - 1);
   }
   free(taken);
   dlcOpListFree(&all);
@@ -589,8 +595,10 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   MlirBlock mb = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   for (MlirOperation f = mlirBlockGetFirstOperation(mb); !mlirOperationIsNull(f);
        f = mlirOperationGetNextInBlock(f))
-    if (dlcOpIs(f, "func.func"))
+    if (dlcOpIs(f, "func.func")) {
+      dlcCollapseContractionReductions(f);
       scheduleFunc(&st, f);
+    }
   if (st.failed) {
     mlirOperationWalk(module, untag, NULL, MlirWalkPostOrder);
     dlcTextFree(&s->text);

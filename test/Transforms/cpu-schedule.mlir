@@ -57,6 +57,28 @@ func.func @given(%a: tensor<32x16xf32>, %b: tensor<16x128xf32>) -> tensor<32x128
   return %0 : tensor<32x128xf32>
 }
 
+// Attention's output projection, reshape(transpose(ctx)) x W: the reshape
+// propagated into the contraction splits K into (head, d); the schedule
+// copies ctx into [s, head, d] order, collapses K back into one loop and
+// keeps the register tile's outer products (two unit reduction dims would
+// lower to scalar code):
+// CHECK-LABEL: func.func private @heads_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [32, 16, 64], vector = 16, parallel = [0, 1]>
+// CHECK: tensor.insert_slice {{.*}} : tensor<1x1x16xf32> into tensor<32x4x16xf32>
+// CHECK: %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<32x4x16xf32> into tensor<32x64xf32>
+// CHECK: scf.forall
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}}) -> (vector<4x16xf32>)
+// CHECK: tensor.extract_slice %[[A]]
+// CHECK: vector.outerproduct {{.*}} : vector<4xf32>, vector<16xf32>
+// CHECK-NOT: vector.extract {{.*}} : f32 from vector<4x16xf32>
+// CHECK: scf.forall.in_parallel
+func.func @heads(%c: tensor<4x32x16xf32>, %w: tensor<64x64xf32>) -> tensor<32x64xf32> {
+  %t = dlg.transpose %c perm = [1, 0, 2] : tensor<4x32x16xf32> -> tensor<32x4x16xf32>
+  %r = dlg.reshape %t : tensor<32x4x16xf32> -> tensor<32x64xf32>
+  %m = dlg.matmul %r, %w : tensor<32x64xf32>, tensor<64x64xf32> -> tensor<32x64xf32>
+  return %m : tensor<32x64xf32>
+}
+
 // SCRIPT: transform.named_sequence @__transform_main
 // SCRIPT: transform.structured.tile_using_forall
 // SCRIPT: transform.structured.fuse_into_containing_op

@@ -1,0 +1,249 @@
+/* One reduction loop per contraction (collapse_reduction.h).
+
+   linalg-fuse-elementwise-ops propagates a reshape that splits K through
+   the contraction that reads it: the attention output projection,
+   reshape(transpose(ctx)) x Wo, becomes a generic with loops
+   (m, n, head, d) reading ctx[head, m, d] and Wo[head, d, n]. Vectorised
+   as it is, its register tile is a contraction with two unit reduction
+   dims, which lowers to scalar code. This rewrite restores a GEMM with one
+   K loop: operands whose reduction dims are adjacent and in loop order are
+   collapsed in place; others are first copied into that order (a
+   transposed copy of A costs M*K moves against M*N*K multiply-adds). The
+   collapsed loop runs the reduction in the same order, so results are
+   bit-identical. */
+
+#include "schedule/collapse_reduction.h"
+
+#include "dlc-c/Dialects.h"
+#include "lowering/emit.h"
+#include "support/op_list.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+typedef struct {
+  intptr_t numLoops, numParallel;
+  MlirAffineMap maps[3];
+} Contraction;
+
+static bool isReduction(MlirAttribute iter) {
+  DlcText t = {NULL, 0, 0};
+  mlirAttributePrint(iter, dlcTextAppend, &t);
+  bool r = strstr(dlcTextGet(&t), "reduction") != NULL;
+  dlcTextFree(&t);
+  return r;
+}
+
+/* A static generic with two inputs and one output, parallel loops then at
+   least two reductions, the output indexed by the parallel loops in order,
+   and inputs that each read every reduction loop through a permutation. */
+static bool readContraction(MlirOperation op, Contraction *c) {
+  if (!dlcOpIs(op, "linalg.generic") || mlirOperationGetNumOperands(op) != 3 ||
+      mlirOperationGetNumResults(op) != 1)
+    return false;
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
+  MlirAttribute iters = mlirOperationGetAttributeByName(op, str("iterator_types"));
+  c->numLoops = mlirArrayAttrGetNumElements(iters);
+  if (c->numLoops > DLC_MAX_LOOPS)
+    return false;
+  c->numParallel = 0;
+  while (c->numParallel < c->numLoops &&
+         !isReduction(mlirArrayAttrGetElement(iters, c->numParallel)))
+    c->numParallel++;
+  for (intptr_t d = c->numParallel; d < c->numLoops; ++d)
+    if (!isReduction(mlirArrayAttrGetElement(iters, d)))
+      return false;
+  if (c->numLoops - c->numParallel < 2 || c->numParallel < 2)
+    return false;
+  for (intptr_t i = 0; i < 3; ++i) {
+    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+    c->maps[i] = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
+    if (!mlirTypeIsARankedTensor(t) || !mlirShapedTypeHasStaticShape(t) ||
+        !mlirAffineMapIsProjectedPermutation(c->maps[i]))
+      return false;
+  }
+  MlirAffineMap out = c->maps[2];
+  if (mlirAffineMapGetNumResults(out) != c->numParallel)
+    return false;
+  for (intptr_t d = 0; d < c->numParallel; ++d)
+    if (mlirAffineDimExprGetPosition(mlirAffineMapGetResult(out, d)) != d)
+      return false;
+  for (intptr_t i = 0; i < 2; ++i) {
+    intptr_t seen = 0;
+    for (intptr_t r = 0; r < mlirAffineMapGetNumResults(c->maps[i]); ++r)
+      seen += mlirAffineDimExprGetPosition(mlirAffineMapGetResult(c->maps[i], r)) >=
+              c->numParallel;
+    if (seen != c->numLoops - c->numParallel)
+      return false;
+  }
+  return true;
+}
+
+static intptr_t dimAt(MlirAffineMap m, intptr_t r) {
+  return mlirAffineDimExprGetPosition(mlirAffineMapGetResult(m, r));
+}
+
+/* Result positions of the operand in the order it should be laid out:
+   other dims in place, the reduction dims together in loop order where the
+   last of them is (so a row-major A keeps K innermost). Returns whether
+   that is already the operand's order. */
+static bool reductionOrder(const Contraction *c, MlirAffineMap m, intptr_t *order) {
+  intptr_t rank = mlirAffineMapGetNumResults(m), lastRed = 0, n = 0;
+  intptr_t byLoop[DLC_MAX_LOOPS];
+  for (intptr_t r = 0; r < rank; ++r)
+    if (dimAt(m, r) >= c->numParallel) {
+      lastRed = r;
+      byLoop[dimAt(m, r) - c->numParallel] = r;
+    }
+  intptr_t numRed = c->numLoops - c->numParallel;
+  for (intptr_t r = 0; r < rank; ++r) {
+    if (dimAt(m, r) < c->numParallel)
+      order[n++] = r;
+    if (r == lastRed)
+      for (intptr_t k = 0; k < numRed; ++k)
+        order[n++] = byLoop[k];
+  }
+  bool inPlace = true;
+  for (intptr_t r = 0; r < rank; ++r)
+    inPlace = inPlace && order[r] == r;
+  return inPlace;
+}
+
+static bool copyBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
+  (void)b, (void)u;
+  y[0] = a[0];
+  return true;
+}
+
+/* x laid out in `order`: a transposed copy. */
+static MlirValue permuted(DlcBuilder *b, MlirValue x, const intptr_t *order) {
+  MlirType t = mlirValueGetType(x);
+  intptr_t rank = mlirShapedTypeGetRank(t);
+  int64_t dims[DLC_MAX_LOOPS];
+  MlirAffineExpr e[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < rank; ++i) {
+    dims[i] = mlirShapedTypeGetDimSize(t, order[i]);
+    e[order[i]] = dlcDim(b->context, i); /* result dim i reads input dim order[i] */
+  }
+  DlcGeneric g = {.nLoops = rank, .nIns = 1, .nOuts = 1};
+  g.ins[0] = x;
+  g.maps[0] = dlcMapGet(b->context, rank, rank, e);
+  g.maps[1] = dlcMapIdentity(b->context, rank);
+  g.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(rank, dims, mlirShapedTypeGetElementType(t),
+                                                      mlirAttributeGetNull()),
+                           NULL, NULL);
+  MlirOperation op = dlcEmitGeneric(b, &g, copyBody, NULL);
+  return mlirOperationIsNull(op) ? (MlirValue){NULL} : mlirOperationGetResult(op, 0);
+}
+
+/* x with the `count` dims from `first` collapsed into one. */
+static MlirValue collapsed(DlcBuilder *b, MlirValue x, intptr_t first, intptr_t count) {
+  MlirType t = mlirValueGetType(x);
+  intptr_t rank = mlirShapedTypeGetRank(t), outRank = 0;
+  int64_t dims[DLC_MAX_LOOPS];
+  char spec[512];
+  int len = snprintf(spec, sizeof spec, "[");
+  for (intptr_t i = 0; i < rank; ++i) {
+    bool opens = i <= first || i >= first + count;
+    if (opens && i)
+      len += snprintf(spec + len, sizeof spec - (size_t)len, "], ");
+    len += snprintf(spec + len, sizeof spec - (size_t)len, "%s%ld : i64", opens ? "[" : ", ",
+                    (long)i);
+    if (opens)
+      dims[outRank++] = mlirShapedTypeGetDimSize(t, i);
+    else
+      dims[outRank - 1] *= mlirShapedTypeGetDimSize(t, i);
+  }
+  snprintf(spec + len, sizeof spec - (size_t)len, "]]");
+  MlirType rt = mlirRankedTensorTypeGet(outRank, dims, mlirShapedTypeGetElementType(t),
+                                        mlirAttributeGetNull());
+  MlirAttribute reassoc = mlirAttributeParseGet(b->context, str(spec));
+  MlirOperation op = dlcBuildOpTyped(b, "tensor.collapse_shape", 1, &x, 1, &rt,
+                                     DLC_ATTRS(dlcNamed(b->context, "reassociation", reassoc)));
+  return mlirOperationIsNull(op) ? (MlirValue){NULL} : mlirOperationGetResult(op, 0);
+}
+
+/* Moves the old generic's body into the new one. */
+static bool takeBody(DlcBuilder *b, const MlirValue *args, MlirValue *yields, void *user) {
+  MlirBlock old = mlirRegionGetFirstBlock(mlirOperationGetRegion(*(MlirOperation *)user, 0));
+  for (intptr_t i = 0; i < mlirBlockGetNumArguments(old); ++i)
+    mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(old, i), args[i]);
+  MlirOperation yield = mlirBlockGetTerminator(old);
+  yields[0] = mlirOperationGetOperand(yield, 0);
+  for (MlirOperation o = mlirBlockGetFirstOperation(old); !mlirOperationEqual(o, yield);) {
+    MlirOperation next = mlirOperationGetNextInBlock(o);
+    mlirOperationRemoveFromParent(o);
+    dlcBuilderInsert(b, o);
+    o = next;
+  }
+  return true;
+}
+
+static bool collapseOne(MlirOperation op, const Contraction *c) {
+  MlirContext ctx = mlirOperationGetContext(op);
+  DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
+  intptr_t numRed = c->numLoops - c->numParallel;
+  DlcGeneric g = {.nLoops = c->numParallel + 1, .nIns = 2, .nOuts = 1};
+  g.reduction[c->numParallel] = true;
+  for (intptr_t i = 0; i < 2; ++i) {
+    MlirValue x = mlirOperationGetOperand(op, i);
+    MlirAffineMap m = c->maps[i];
+    intptr_t rank = mlirAffineMapGetNumResults(m), order[DLC_MAX_LOOPS];
+    if (!reductionOrder(c, m, order)) {
+      x = permuted(&b, x, order);
+      if (mlirValueIsNull(x))
+        return false;
+    }
+    MlirAffineExpr e[DLC_MAX_LOOPS];
+    intptr_t n = 0, first = -1;
+    for (intptr_t r = 0; r < rank; ++r) {
+      intptr_t d = dimAt(m, order[r]);
+      if (d < c->numParallel)
+        e[n++] = dlcDim(ctx, d);
+      else if (first < 0)
+        first = r, e[n++] = dlcDim(ctx, c->numParallel);
+    }
+    g.ins[i] = collapsed(&b, x, first, numRed);
+    g.maps[i] = dlcMapGet(ctx, g.nLoops, n, e);
+    if (mlirValueIsNull(g.ins[i]))
+      return false;
+  }
+  g.outs[0] = mlirOperationGetOperand(op, 2);
+  MlirAffineExpr oe[DLC_MAX_LOOPS];
+  for (intptr_t d = 0; d < c->numParallel; ++d)
+    oe[d] = dlcDim(ctx, d);
+  g.maps[2] = dlcMapGet(ctx, g.nLoops, c->numParallel, oe);
+  MlirOperation repl = dlcEmitGeneric(&b, &g, takeBody, &op);
+  if (mlirOperationIsNull(repl))
+    return false;
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(repl, 0));
+  mlirOperationDestroy(op);
+  return true;
+}
+
+static MlirWalkResult collect(MlirOperation op, void *user) {
+  Contraction c;
+  if (readContraction(op, &c))
+    dlcOpListPush((DlcOpList *)user, op);
+  return MlirWalkResultAdvance;
+}
+
+int dlcCollapseContractionReductions(MlirOperation func) {
+  DlcOpList found = {0};
+  mlirOperationWalk(func, collect, &found, MlirWalkPreOrder);
+  int done = 0;
+  for (intptr_t i = 0; i < found.n; ++i) {
+    Contraction c;
+    if (readContraction(found.ops[i], &c) && collapseOne(found.ops[i], &c))
+      ++done;
+  }
+  dlcOpListFree(&found);
+  return done;
+}
