@@ -22,7 +22,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
-#include "schedule/collapse_reduction.h"
+#include "schedule/normalize.h"
 #include "schedule/cost_model.h"
 #include "support/op_list.h"
 
@@ -394,6 +394,20 @@ static void emitForallAndFuse(Script *s, Group *g, const int64_t *forallSizes,
   }
 }
 
+/* The MR x NR x 1 register tile of the (Kc- and NR-tiled) GEMM `h`: its
+   MR-row loop and the k loop, whose accumulators hoisting keeps in
+   registers. */
+static void emitRegisterTile(Script *s, int h, int n, int p, int M, int64_t mr) {
+  int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  for (int d = 0; d < n; ++d)
+    sizes[d] = d >= p ? 1 : 0;
+  sizes[M] = mr;
+  int inner;
+  emitVectorize(s, emitTileFor(s, h, sizes, n, NULL, &inner));
+  if (inner >= 0) /* named, as vectorisation invalidates the handle */
+    emit(s, "    transform.annotate %%h%d \"dlc.kloop\" : !transform.any_op\n", inner);
+}
+
 static void emitGemmGroup(Script *s, Group *g) {
   int handles[64];
   const OpInfo *root = &g->ops[g->root];
@@ -408,10 +422,10 @@ static void emitGemmGroup(Script *s, Group *g) {
   int64_t mc = sc->tiles[M] ? sc->tiles[M] : root->loops.extent[M];
   int64_t nc = sc->tiles[N] ? sc->tiles[N] : root->loops.extent[N];
   int64_t kc = sc->tiles[n - 1];
-  int64_t nr = sc->vectorWidth > 0 ? sc->vectorWidth : 2 * s->vw;
-  if (nc % nr)
-    nr = dlcLargestDivisor(nc, nr);
-  int64_t mr = dlcGemmRegisterRows(mc, nr, s->vw);
+  int64_t reg[2] = {sc->registerTile[0], sc->registerTile[1]};
+  if (reg[0] <= 0) /* a given schedule without one */
+    dlcGemmRegisterTile(mc, nc, s->vw, reg);
+  int64_t mr = reg[0], nr = reg[1];
   for (int i = 0; i < g->numOps; ++i) {
     if (i != g->root) {
       emitVectorTile(s, handles[i], &g->ops[i]);
@@ -424,18 +438,25 @@ static void emitGemmGroup(Script *s, Group *g) {
       h = emitTileFor(s, h, sizes, n, NULL, NULL);
     }
     /* Register tile: an NR-column loop, so the Kc x NR panel of B serves
-       every MR-row block from L1, and the MR x NR x 1 tile inside. */
+       every MR-row block from L1, and the MR x NR x 1 tile inside. Rows
+       that MR does not divide are split off with a smaller tile. */
     for (int d = 0; d < n; ++d)
       sizes[d] = d < M ? 1 : 0;
     sizes[N] = nr;
     h = emitTileFor(s, h, sizes, n, NULL, NULL);
-    for (int d = 0; d < n; ++d)
-      sizes[d] = d >= p ? 1 : 0;
-    sizes[M] = mr;
-    int inner;
-    emitVectorize(s, emitTileFor(s, h, sizes, n, NULL, &inner));
-    if (inner >= 0) /* named, as vectorisation invalidates the handle */
-      emit(s, "    transform.annotate %%h%d \"dlc.kloop\" : !transform.any_op\n", inner);
+    int64_t rem = mc % mr;
+    if (rem == 0 || mc < mr) {
+      emitRegisterTile(s, h, n, p, M, mr < mc ? mr : mc);
+    } else {
+      int parts = s->next, lo = s->next + 1, hi = s->next + 2;
+      s->next += 3;
+      emit(s, "    %%h%d = transform.structured.split %%h%d after %lld { dimension = %d }"
+              " : !transform.any_op\n", parts, h, (long long)(mc - rem), M);
+      emit(s, "    %%h%d, %%h%d = transform.split_handle %%h%d"
+              " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n", lo, hi, parts);
+      emitRegisterTile(s, lo, n, p, M, mr);
+      emitRegisterTile(s, hi, n, p, M, dlcLargestDivisor(rem, mr));
+    }
   }
 }
 
@@ -483,9 +504,20 @@ static void tag(State *st, MlirOperation op) {
       op, str("dlc.sid"), mlirIntegerAttrGet(mlirIntegerTypeGet(st->ctx, 64), st->sid++));
 }
 
-/* The kernel's #dlk.schedule belongs to its primary group, the one that
-   ends in the kernel's result; other groups (a copy feeding a reshape)
-   take the cost model's. */
+/* A given [MR, NR] fits the M tile (rows MR does not divide get a tile of
+   their own) and NR divides the N tile of the GEMM root (loops
+   [..., m, n, k...] with `p` parallel ones); other kernels ignore it. */
+static bool registerTileFits(const DlcSchedule *sc, const DlcLoopNest *nest, int p) {
+  if (p < 2)
+    return false;
+  int64_t mc = sc->tiles[p - 2] ? sc->tiles[p - 2] : nest->extent[p - 2];
+  int64_t nc = sc->tiles[p - 1] ? sc->tiles[p - 1] : nest->extent[p - 1];
+  return mc > 0 && nc > 0 && sc->registerTile[0] <= mc && nc % sc->registerTile[1] == 0;
+}
+
+/* The kernel's #dlk.schedule belongs to its primary group, the one with
+   the contraction or else the one that ends in the kernel's result; other
+   groups (packing and unpacking copies) take the cost model's. */
 static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *ops, int n,
                           bool primary) {
   Group g = {.numOps = 0, .root = -1, .firstSid = st->sid};
@@ -518,6 +550,14 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
       st->failed = true;
       return;
     }
+    if (g.root >= 0 && g.sched.registerTile[0] > 0 &&
+        !registerTileFits(&g.sched, nest, infos[g.root].numParallel)) {
+      mlirEmitError(mlirOperationGetLocation(func),
+                    "#dlk.schedule register tile does not fit: MR must not exceed the M tile "
+                    "and NR must divide the N tile of a contraction");
+      st->failed = true;
+      return;
+    }
   }
   if (!haveGiven) {
     if (g.root >= 0)
@@ -542,39 +582,82 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
     emitLoopsGroup(&st->script, &g);
 }
 
+static bool hasReduction(MlirOperation op) {
+  MlirAttribute iters = mlirOperationGetAttributeByName(op, str("iterator_types"));
+  if (mlirAttributeIsNull(iters))
+    return false;
+  for (intptr_t d = 0; d < mlirArrayAttrGetNumElements(iters); ++d)
+    if (attrTextHas(mlirArrayAttrGetElement(iters, d), "reduction"))
+      return true;
+  return false;
+}
+
+/* Whether a consumer reads op's result through a non-identity map (the
+   transposing copy after a packed GEMM): tiles of the consumer are not
+   tiles of op's parallel loops, so op heads a group of its own. */
+static bool readThroughPermutation(MlirOperation op) {
+  for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
+       !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (!isLinalg(user))
+      continue;
+    MlirAffineMap m = operandMap(user, mlirOpOperandGetOperandNumber(u));
+    if (!mlirAffineMapIsIdentity(m) &&
+        !mlirAffineMapIsMinorIdentity(m)) /* a broadcast of leading dims still tiles */
+      return true;
+  }
+  return false;
+}
+
 /* Partitions the func's top-level linalg ops into groups, last sink first. */
+static bool hasGemmRoot(const DlcOpList *group) {
+  OpInfo info;
+  for (intptr_t i = 0; i < group->n; ++i)
+    if (readOp(group->ops[i], &info) && isGemmRoot(&info))
+      return true;
+  return false;
+}
+
 static void scheduleFunc(State *st, MlirOperation func) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   if (mlirBlockIsNull(body))
     return;
-  DlcOpList all = {0}, group = {0};
+  DlcOpList all = {0};
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     if (isLinalg(op))
       dlcOpListPush(&all, op);
   bool *taken = calloc(all.n ? all.n : 1, sizeof *taken);
+  DlcOpList *groups = calloc(all.n ? all.n : 1, sizeof *groups);
+  int numGroups = 0, primary = -1;
   for (int i = all.n - 1; i >= 0; --i) {
     if (taken[i])
       continue;
-    group.n = 0;
-    dlcOpListPush(&group, all.ops[i]);
+    DlcOpList *group = &groups[numGroups++];
+    dlcOpListPush(group, all.ops[i]);
     taken[i] = true;
     for (int j = i - 1; j >= 0; --j)
-      if (!taken[j] && allUsesIn(all.ops[j], group.ops, group.n)) {
-        dlcOpListPush(&group, all.ops[j]);
+      if (!taken[j] && allUsesIn(all.ops[j], group->ops, group->n) &&
+          !(hasReduction(all.ops[j]) && readThroughPermutation(all.ops[j]))) {
+        dlcOpListPush(group, all.ops[j]);
         taken[j] = true;
       }
     /* group holds sink first; scheduleGroup wants program order */
-    for (int a = 0, b = group.n - 1; a < b; ++a, --b) {
-      MlirOperation t = group.ops[a];
-      group.ops[a] = group.ops[b];
-      group.ops[b] = t;
+    for (intptr_t a = 0, b = group->n - 1; a < b; ++a, --b) {
+      MlirOperation t = group->ops[a];
+      group->ops[a] = group->ops[b];
+      group->ops[b] = t;
     }
-    scheduleGroup(st, func, group.ops, group.n, i == all.n - 1);
+    if (primary < 0 && hasGemmRoot(group))
+      primary = numGroups - 1;
   }
+  for (int gi = 0; gi < numGroups; ++gi) {
+    scheduleGroup(st, func, groups[gi].ops, (int)groups[gi].n, gi == (primary < 0 ? 0 : primary));
+    dlcOpListFree(&groups[gi]);
+  }
+  free(groups);
   free(taken);
   dlcOpListFree(&all);
-  dlcOpListFree(&group);
 }
 
 static MlirWalkResult untag(MlirOperation op, void *u) {
@@ -596,7 +679,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   for (MlirOperation f = mlirBlockGetFirstOperation(mb); !mlirOperationIsNull(f);
        f = mlirOperationGetNextInBlock(f))
     if (dlcOpIs(f, "func.func")) {
-      dlcCollapseContractionReductions(f);
+      dlcNormalizeForSchedule(f);
       scheduleFunc(&st, f);
     }
   if (st.failed) {
@@ -612,6 +695,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
           " : (!transform.any_op) -> !transform.any_op\n"
           "    transform.apply_patterns to %%vf {\n"
           "      transform.apply_patterns.vector.reduction_to_contract\n"
+          "      transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
           "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
           "      transform.apply_patterns.canonicalization\n"
           "    } : !transform.any_op\n");

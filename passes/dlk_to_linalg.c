@@ -12,6 +12,7 @@
    accumulating into a zero- (or bias-) initialised output. */
 
 #include "dlc-c/Builder.h"
+#include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "lowering/emit.h"
 #include "support/op_list.h"
@@ -447,25 +448,93 @@ static void markRoot(MlirOperation r, MlirContext ctx) {
     mlirOperationSetDiscardableAttributeByName(r, str("dlc.root"), mlirUnitAttrGet(ctx));
 }
 
+static bool identityBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
+  y[0] = a[0];
+  return true;
+}
+
+/* GEMMs read B from NR-column panels, Bp[N / NR][K][NR], packed by a named
+   linalg.transpose that the schedule fuses into each output tile: the
+   register tile then streams B contiguously, whatever B's row stride (rows
+   a multiple of 256 bytes apart map a K x NR panel onto a few L1 sets) or
+   layout (transpose_b packs the same way). The contraction runs over
+   loops (panel, m, n, k) into C3[N / NR][M][NR], which a transposing copy
+   turns back into C; elementwise fusion merges that copy with the
+   epilogue. Packing costs K * N moves per M tile against M * K * N
+   multiply-adds, so it is kept for GEMMs with enough rows. */
+enum { kPanel = 16, kPackMinRows = 16 };
+
+/* A kernel whose given #dlk.schedule names the plain GEMM's loops
+   [M, N, K] keeps them. */
+static bool scheduledPlain(MlirOperation op, intptr_t rank) {
+  MlirOperation k = mlirOperationGetParentOperation(op);
+  if (mlirOperationIsNull(k) || !dlcOpIs(k, "dlk.kernel"))
+    return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(k, str("schedule"));
+  DlcSchedule s;
+  return !mlirAttributeIsNull(a) && dlcScheduleRead(a, &s) && s.numTiles == rank + 1;
+}
+
+static bool packsB(const DlcShape *sa, const DlcShape *sb, const DlcShape *so, bool tb) {
+  if (sa->rank != 2 || sb->rank != 2 || so->rank != 2)
+    return false;
+  for (intptr_t i = 0; i < 2; ++i)
+    if (sa->dims[i] == DLC_DYNAMIC || sb->dims[i] == DLC_DYNAMIC)
+      return false;
+  int64_t k = tb ? sb->dims[1] : sb->dims[0], n = tb ? sb->dims[0] : sb->dims[1];
+  return so->dims[0] >= kPackMinRows && k >= kPanel && n % kPanel == 0 && n > kPanel;
+}
+
+static MlirValue lowerPackedMatmul(DlcBuilder *b, MlirOperation op, bool ta, bool tb) {
+  MlirContext ctx = b->context;
+  MlirValue a = mlirOperationGetOperand(op, 0), w = mlirOperationGetOperand(op, 1);
+  DlcShape so = shapeOf(mlirOperationGetResult(op, 0));
+  int64_t m = so.dims[0], n = so.dims[1];
+  /* B [K, N] -> [K, N/NR, NR] -> [N/NR, K, NR]; transposed, [N, K] -> [N/NR, NR, K]. */
+  int64_t perm[3] = {1, 0, 2}, permT[3] = {0, 2, 1};
+  MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w, tb ? 0 : 1, kPanel), tb ? permT : perm);
+  enum { P, M, N, K };
+  DlcGeneric g = {.nLoops = 4, .nIns = 2, .nOuts = 1};
+  g.reduction[K] = true;
+  g.ins[0] = a;
+  g.maps[0] = dlcMapGet(ctx, 4, 2, (MlirAffineExpr[]){dlcDim(ctx, ta ? K : M), dlcDim(ctx, ta ? M : K)});
+  g.ins[1] = bp;
+  g.maps[1] = dlcMapGet(ctx, 4, 3, (MlirAffineExpr[]){dlcDim(ctx, P), dlcDim(ctx, K), dlcDim(ctx, N)});
+  g.maps[2] = dlcMapGet(ctx, 4, 3, (MlirAffineExpr[]){dlcDim(ctx, P), dlcDim(ctx, M), dlcDim(ctx, N)});
+  MlirType et = mlirShapedTypeGetElementType(resultType(op));
+  int64_t c3[3] = {n / kPanel, m, kPanel};
+  g.outs[0] = dlcEmitFilled(b, mlirRankedTensorTypeGet(3, c3, et, mlirAttributeGetNull()), 0.0,
+                            NULL, NULL);
+  MlirOperation r = dlcEmitGeneric(b, &g, macBody, NULL);
+  markRoot(r, ctx);
+  if (mlirOperationIsNull(r))
+    return null();
+  int64_t back[3] = {1, 0, 2}; /* C3 [N/NR, M, NR] -> [M, N/NR, NR] -> C */
+  MlirAffineExpr e[3];
+  for (int i = 0; i < 3; ++i)
+    e[back[i]] = dlcDim(ctx, i);
+  DlcGeneric t = {.nLoops = 3, .nIns = 1, .nOuts = 1};
+  t.ins[0] = out0(r);
+  t.maps[0] = dlcMapGet(ctx, 3, 3, e);
+  t.maps[1] = dlcMapIdentity(ctx, 3);
+  int64_t mnp[3] = {m, n / kPanel, kPanel};
+  t.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(3, mnp, et, mlirAttributeGetNull()), NULL,
+                           NULL);
+  MlirOperation c = dlcEmitGeneric(b, &t, identityBody, NULL);
+  return mlirOperationIsNull(c) ? null() : dlcEmitMergeDims(b, out0(c), 1);
+}
+
 static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op) {
   MlirContext ctx = b->context;
   MlirValue a = mlirOperationGetOperand(op, 0), w = mlirOperationGetOperand(op, 1);
   DlcShape sa = shapeOf(a), sb = shapeOf(w), so = shapeOf(mlirOperationGetResult(op, 0));
   bool ta = dlcGetBool(op, "transpose_a", false), tb = dlcGetBool(op, "transpose_b", false);
+  if (packsB(&sa, &sb, &so, tb) && mlirTypeIsAF32(dlcElementType(w)) &&
+      mlirTypeIsAF32(dlcElementType(a)) && !scheduledPlain(op, so.rank))
+    return lowerPackedMatmul(b, op, ta, tb);
   intptr_t nb = so.rank - 2, m = nb, n = nb + 1, k = nb + 2, loops = nb + 3;
   DlcGeneric g = {.nLoops = loops, .nIns = 2, .nOuts = 1};
   g.reduction[k] = true;
-  /* B's rows a multiple of 256 bytes apart map a Kc x NR panel onto a few
-     L1/L2 sets, which evicts it between uses; read it from a copy with
-     64-byte longer rows instead, when M amortises the copy (K*N against
-     M*K*N multiply-adds). */
-  int64_t rowsOfA = 1;
-  for (intptr_t i = 0; i <= m; ++i)
-    rowsOfA = so.dims[i] == DLC_DYNAMIC ? 0 : rowsOfA * so.dims[i];
-  if (!tb && sb.rank == 2 && sb.dims[0] != DLC_DYNAMIC && sb.dims[1] != DLC_DYNAMIC &&
-      rowsOfA >= 32 && sb.dims[0] >= 64 &&
-      (sb.dims[1] * 4) % 256 == 0)
-    w = dlcEmitRowPadded(b, w, 16);
   const DlcShape *ss[2] = {&sa, &sb};
   for (int which = 0; which < 2; ++which) {
     const DlcShape *s = ss[which];
@@ -659,10 +728,6 @@ static MlirValue lowerPool(DlcBuilder *b, MlirOperation op) {
 
 /*--- Data movement ---------------------------------------------------------------*/
 
-static bool identityBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
-  y[0] = a[0];
-  return true;
-}
 
 static MlirValue lowerTranspose(DlcBuilder *b, MlirOperation op) {
   MlirContext ctx = b->context;

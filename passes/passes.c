@@ -18,6 +18,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcCpuSchedulePass,
     &dlcExpandExpPass,
     &dlcCopyToLinalgPass,
+    &dlcStaticBuffersPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

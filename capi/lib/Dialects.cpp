@@ -41,6 +41,9 @@ bool dlcScheduleRead(MlirAttribute attr, DlcSchedule *out) {
   out->numTiles = s.getTileSizes().size();
   llvm::copy(s.getTileSizes(), out->tiles);
   out->vectorWidth = s.getVectorWidth();
+  out->registerTile[0] = out->registerTile[1] = 0;
+  if (s.getRegisterTile().size() == 2)
+    llvm::copy(s.getRegisterTile(), out->registerTile);
   out->numParallel = s.getParallelDims().size();
   llvm::copy(s.getParallelDims(), out->parallel);
   return true;
@@ -49,6 +52,7 @@ bool dlcScheduleRead(MlirAttribute attr, DlcSchedule *out) {
 MlirAttribute dlcScheduleAttrGet(MlirContext ctx, const DlcSchedule *s) {
   return wrap(mlir::dlk::ScheduleAttr::get(
       unwrap(ctx), llvm::ArrayRef<int64_t>(s->tiles, s->numTiles), s->vectorWidth,
+      llvm::ArrayRef<int64_t>(s->registerTile, s->registerTile[0] > 0 ? 2 : 0),
       llvm::ArrayRef<int64_t>(s->parallel, s->numParallel)));
 }
 

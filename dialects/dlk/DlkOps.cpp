@@ -40,14 +40,14 @@ static ParseResult parseIntList(AsmParser &p, SmallVectorImpl<int64_t> &out) {
 }
 
 Attribute ScheduleAttr::parse(AsmParser &p, Type) {
-  SmallVector<int64_t> tile, parallel;
+  SmallVector<int64_t> tile, reg, parallel;
   int64_t vector = 1;
-  llvm::SmallSet<StringRef, 3> seen;
+  llvm::SmallSet<StringRef, 4> seen;
   if (p.parseLess())
     return {};
   if (succeeded(p.parseOptionalGreater()))
     return getChecked([&] { return p.emitError(p.getNameLoc()); },
-                      p.getContext(), tile, vector, parallel);
+                      p.getContext(), tile, vector, reg, parallel);
   do {
     SMLoc keyLoc = p.getCurrentLocation();
     StringRef key;
@@ -64,16 +64,18 @@ Attribute ScheduleAttr::parse(AsmParser &p, Type) {
       r = parseIntList(p, parallel);
     else if (key == "vector")
       r = p.parseInteger(vector);
+    else if (key == "register")
+      r = parseIntList(p, reg);
     else
       p.emitError(keyLoc, "unknown schedule field '")
-          << key << "' (expected tile, vector or parallel)";
+          << key << "' (expected tile, vector, register or parallel)";
     if (failed(r))
       return {};
   } while (succeeded(p.parseOptionalComma()));
   if (p.parseGreater())
     return {};
   return getChecked([&] { return p.emitError(p.getNameLoc()); },
-                    p.getContext(), tile, vector, parallel);
+                    p.getContext(), tile, vector, reg, parallel);
 }
 
 void ScheduleAttr::print(AsmPrinter &p) const {
@@ -88,6 +90,8 @@ void ScheduleAttr::print(AsmPrinter &p) const {
     fields.push_back("tile = " + list(getTileSizes()));
   if (getVectorWidth() != 1)
     fields.push_back("vector = " + std::to_string(getVectorWidth()));
+  if (!getRegisterTile().empty())
+    fields.push_back("register = " + list(getRegisterTile()));
   if (!getParallelDims().empty())
     fields.push_back("parallel = " + list(getParallelDims()));
   p << "<";
@@ -98,7 +102,7 @@ void ScheduleAttr::print(AsmPrinter &p) const {
 LogicalResult
 ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      ArrayRef<int64_t> tileSizes, int64_t vectorWidth,
-                     ArrayRef<int64_t> parallelDims) {
+                     ArrayRef<int64_t> registerTile, ArrayRef<int64_t> parallelDims) {
   for (auto [i, t] : llvm::enumerate(tileSizes))
     if (t < 0)
       return emitError() << "#dlk.schedule tile size " << t << " at index " << i
@@ -106,6 +110,9 @@ ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (vectorWidth < 1 || !llvm::isPowerOf2_64(vectorWidth))
     return emitError() << "#dlk.schedule vector width must be a power of two, got "
                        << vectorWidth;
+  if (!registerTile.empty() &&
+      (registerTile.size() != 2 || registerTile[0] < 1 || registerTile[1] < 1))
+    return emitError() << "#dlk.schedule register tile must be [MR, NR], both positive";
   llvm::SmallSet<int64_t, 4> dims;
   for (int64_t d : parallelDims) {
     if (d < 0)

@@ -36,16 +36,18 @@ def Dlk_ScheduleAttr : AttrDef<Dlk_Dialect, "Schedule"> {
   let description = [{
     `tile` gives one tile size per loop of the kernel's root op (0 leaves
     that loop untiled); `vector` is the vector width in elements (a power of
-    two, 1 for scalar code); `parallel` lists the loops run in parallel.
-    Every field is optional.
+    two, 1 for scalar code); `register` is a contraction's register tile,
+    MR rows by NR columns of accumulators;
+    `parallel` lists the loops run in parallel. Every field is optional.
 
     ```mlir
-    #dlk.schedule<tile = [64, 256, 0], vector = 16, parallel = [0]>
+    #dlk.schedule<tile = [64, 256, 0], vector = 8, register = [6, 16], parallel = [0]>
     ```
   }];
   let parameters = (ins
       OptionalArrayRefParameter<"int64_t">:$tileSizes,
       DefaultValuedParameter<"int64_t", "1">:$vectorWidth,
+      OptionalArrayRefParameter<"int64_t">:$registerTile,
       OptionalArrayRefParameter<"int64_t">:$parallelDims);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

@@ -7,6 +7,7 @@
 #include "mlir-c/Dialect/Linalg.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -151,23 +152,77 @@ MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
   return emitPad(b, x, low, high, value, false);
 }
 
-MlirValue dlcEmitRowPadded(DlcBuilder *b, MlirValue x, int64_t extra) {
-  int64_t low[2] = {0, 0}, high[2] = {0, extra}, sizes[2], zeros[2] = {0, 0}, ones[2] = {1, 1};
+/* The reassociation of a reshape between rank `small` and the rank one
+   higher, where dim `dim` of the smaller is dims dim, dim + 1 of the larger. */
+static MlirAttribute splitGroups(MlirContext ctx, intptr_t small, intptr_t dim) {
+  char spec[512];
+  int len = snprintf(spec, sizeof spec, "[");
+  for (intptr_t i = 0, j = 0; i < small && len < (int)sizeof spec - 64; ++i, ++j) {
+    len += snprintf(spec + len, sizeof spec - (size_t)len, "%s[%ld : i64", i ? ", " : "", (long)j);
+    if (i == dim)
+      len += snprintf(spec + len, sizeof spec - (size_t)len, ", %ld : i64", (long)++j);
+    len += snprintf(spec + len, sizeof spec - (size_t)len, "]");
+  }
+  snprintf(spec + len, sizeof spec - (size_t)len, "]");
+  return mlirAttributeParseGet(ctx, str(spec));
+}
+
+MlirValue dlcEmitSplitDim(DlcBuilder *b, MlirValue x, intptr_t dim, int64_t inner) {
   MlirType t = mlirValueGetType(x);
-  MlirValue p = emitPad(b, x, low, high, 0.0, true);
-  for (int i = 0; i < 2; ++i)
-    sizes[i] = mlirShapedTypeGetDimSize(t, i);
-  MlirOperationState st = mlirOperationStateGet(str("tensor.extract_slice"), b->loc);
-  mlirOperationStateAddOperands(&st, 1, &p);
-  mlirOperationStateAddResults(&st, 1, &t);
-  MlirNamedAttribute attrs[4] = {
-      dlcNamedI64Array(b->context, "static_offsets", 2, zeros),
-      dlcNamedI64Array(b->context, "static_sizes", 2, sizes),
-      dlcNamedI64Array(b->context, "static_strides", 2, ones),
-      dlcNamed(b->context, "operandSegmentSizes",
-               segments(b->context, 4, (int32_t[]){1, 0, 0, 0}))};
-  mlirOperationStateAddAttributes(&st, 4, attrs);
-  return mlirOperationGetResult(dlcBuilderInsert(b, mlirOperationCreate(&st)), 0);
+  intptr_t rank = mlirShapedTypeGetRank(t);
+  int64_t dims[DLC_MAX_LOOPS];
+  for (intptr_t i = 0, j = 0; i < rank; ++i, ++j) {
+    dims[j] = mlirShapedTypeGetDimSize(t, i);
+    if (i == dim)
+      dims[j] /= inner, dims[++j] = inner;
+  }
+  MlirType rt = mlirRankedTensorTypeGet(rank + 1, dims, mlirShapedTypeGetElementType(t),
+                                        mlirAttributeGetNull());
+  return result0(dlcBuildOpTyped(
+      b, "tensor.expand_shape", 1, &x, 1, &rt,
+      DLC_ATTRS(dlcNamed(b->context, "reassociation", splitGroups(b->context, rank, dim)),
+                dlcNamedI64Array(b->context, "static_output_shape", rank + 1, dims))));
+}
+
+MlirValue dlcEmitMergeDims(DlcBuilder *b, MlirValue x, intptr_t dim) {
+  MlirType t = mlirValueGetType(x);
+  intptr_t rank = mlirShapedTypeGetRank(t);
+  int64_t dims[DLC_MAX_LOOPS];
+  for (intptr_t i = 0, j = 0; i < rank; ++i, ++j) {
+    dims[j] = mlirShapedTypeGetDimSize(t, i);
+    if (i == dim)
+      dims[j] *= mlirShapedTypeGetDimSize(t, ++i);
+  }
+  MlirType rt = mlirRankedTensorTypeGet(rank - 1, dims, mlirShapedTypeGetElementType(t),
+                                        mlirAttributeGetNull());
+  return result0(dlcBuildOpTyped(
+      b, "tensor.collapse_shape", 1, &x, 1, &rt,
+      DLC_ATTRS(dlcNamed(b->context, "reassociation", splitGroups(b->context, rank - 1, dim)))));
+}
+
+MlirValue dlcEmitTranspose(DlcBuilder *b, MlirValue x, const int64_t *perm) {
+  MlirType t = mlirValueGetType(x);
+  intptr_t rank = mlirShapedTypeGetRank(t);
+  int64_t dims[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < rank; ++i)
+    dims[i] = mlirShapedTypeGetDimSize(t, perm[i]);
+  MlirType rt = mlirRankedTensorTypeGet(rank, dims, mlirShapedTypeGetElementType(t),
+                                        mlirAttributeGetNull());
+  MlirValue init = dlcEmitEmpty(b, rt, NULL, NULL);
+  if (mlirValueIsNull(init))
+    return init;
+  MlirOperationState st = mlirOperationStateGet(str("linalg.transpose"), b->loc);
+  MlirValue ops[2] = {x, init};
+  mlirOperationStateAddOperands(&st, 2, ops);
+  mlirOperationStateAddResults(&st, 1, &rt);
+  MlirNamedAttribute attr = dlcNamed(b->context, "permutation",
+                                     mlirDenseI64ArrayGet(b->context, rank, perm));
+  mlirOperationStateAddAttributes(&st, 1, &attr);
+  MlirRegion region = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&st, 1, &region);
+  MlirOperation op = mlirOperationCreate(&st);
+  mlirLinalgFillBuiltinNamedOpRegion(op);
+  return mlirOperationGetResult(dlcBuilderInsert(b, op), 0);
 }
 
 /* [[0, 1, ..., rank-1]] (or [] for rank 0), grouping every dim into one. */

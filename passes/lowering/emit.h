@@ -41,10 +41,13 @@ MlirValue dlcEmitFilled(DlcBuilder *b, MlirType type, double v,
 /* tensor.pad with static amounts (low[r], high[r]) and a constant value. */
 MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
                      const int64_t *high, double value);
-/* A static 2-D `x` in a copy whose rows are `extra` elements longer, seen
-   through an extract_slice of x's shape: same values, row stride grown.
-   The copy is a nofold tensor.pad, so it survives canonicalisation. */
-MlirValue dlcEmitRowPadded(DlcBuilder *b, MlirValue x, int64_t extra);
+/* x with dim `dim` split into (extent / inner, inner): tensor.expand_shape. */
+MlirValue dlcEmitSplitDim(DlcBuilder *b, MlirValue x, intptr_t dim, int64_t inner);
+/* x with dims `dim` and `dim + 1` merged: tensor.collapse_shape. */
+MlirValue dlcEmitMergeDims(DlcBuilder *b, MlirValue x, intptr_t dim);
+/* x permuted (result dim i is x's dim perm[i]) by a named linalg.transpose,
+   which elementwise fusion leaves alone: the copy is the point. */
+MlirValue dlcEmitTranspose(DlcBuilder *b, MlirValue x, const int64_t *perm);
 /* Reshape of a statically shaped tensor, through collapse and expand. */
 MlirValue dlcEmitReshape(DlcBuilder *b, MlirValue x, MlirType resultType);
 /* tensor.insert_slice / extract_slice with static offsets, sizes, strides. */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 enum {
-  kMaxMc = 64,        /* rows of A per parallel tile */
+  kMaxMc = 128,       /* rows of A per parallel tile: Mc x Kc of A in L2 */
   kMaxNc = 256,       /* columns of B per parallel tile */
   kMaxKc = 256,       /* reduction block: Kc x Nc floats of B in L2 */
   kMinTiles = 4,      /* parallel GEMM tiles wanted, for two cores */
@@ -34,13 +34,36 @@ int64_t dlcVectorTile(int64_t extent, int64_t vw) {
   return dlcLargestDivisor(extent, 4 * vw);
 }
 
-int64_t dlcGemmRegisterRows(int64_t mc, int64_t nr, int64_t vw) {
+/* Cycles per k step of an MR x NR register tile, in half cycles, on a
+   core with two FMA and two load pipes and an FMA latency of kFmaLatency:
+   the FMAs (one per accumulator), the loads (MR broadcasts of A and NR/vw
+   vectors of B), or the latency of each accumulator's dependency chain. */
+enum { kFmaLatency = 5 };
+
+static int64_t halfCyclesPerStep(int64_t acc, int64_t loads) {
+  int64_t t = acc > loads ? acc : loads;
+  return t > 2 * kFmaLatency ? t : 2 * kFmaLatency;
+}
+
+void dlcGemmRegisterTile(int64_t m, int64_t n, int64_t vw, int64_t out[2]) {
   int64_t regs = vw >= 16 ? 32 : 16;
-  int64_t perRow = nr > vw ? (nr + vw - 1) / vw : 1;
-  int64_t rows = (regs - perRow - 1) / perRow;
-  if (rows > 8)
-    rows = 8;
-  return dlcLargestDivisor(mc, rows);
+  int64_t bestAcc = 0, bestLoads = 1, bestTime = 1;
+  out[0] = 1;
+  out[1] = n % vw == 0 ? vw : dlcLargestDivisor(n, vw);
+  for (int64_t nv = 1; nv <= 4; nv *= 2) { /* whole vectors: <3 x 8 x f32> legalises badly */
+    if (n % (nv * vw))
+      continue;
+    for (int64_t mr = 1; mr <= 16 && mr <= m && mr * nv + nv + 1 <= regs; ++mr) {
+      int64_t acc = mr * nv, loads = mr + nv, time = halfCyclesPerStep(acc, loads);
+      /* the best FMA throughput (acc / time), then the larger tile, then fewer loads */
+      int64_t lhs = acc * bestTime, rhs = bestAcc * time;
+      if (lhs > rhs || (lhs == rhs && (acc > bestAcc ||
+                                       (acc == bestAcc && loads < bestLoads)))) {
+        bestAcc = acc, bestLoads = loads, bestTime = time;
+        out[0] = mr, out[1] = nv * vw;
+      }
+    }
+  }
 }
 
 static void setParallel(DlcSchedule *s, int from, int to) {
@@ -61,23 +84,24 @@ void dlcScheduleGemm(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
     s->tiles[d] = 1;
     batch *= l->extent[d];
   }
-  int64_t nr = N % (2 * vw) == 0 ? 2 * vw : N % vw == 0 ? vw : dlcLargestDivisor(N, 2 * vw);
+  dlcGemmRegisterTile(M, N, vw, s->registerTile);
+  int64_t nr = s->registerTile[1];
   int64_t mc = dlcLargestDivisor(M, kMaxMc);
   int64_t nc = nr * dlcLargestDivisor(N / nr, kMaxNc / nr > 0 ? kMaxNc / nr : 1);
-  int64_t mr = dlcGemmRegisterRows(mc, nr, vw);
   /* Split further until both cores have work, register tiles permitting. */
   while (batch * (M / mc) * (N / nc) < kMinTiles) {
     if (nc % (2 * nr) == 0)
       nc /= 2;
-    else if (mc % (2 * mr) == 0)
+    else if (mc % 2 == 0 && mc / 2 >= s->registerTile[0])
       mc /= 2;
     else
       break;
   }
+  dlcGemmRegisterTile(mc, nc, vw, s->registerTile);
   s->tiles[p - 2] = mc;
   s->tiles[p - 1] = nc;
   s->tiles[n - 1] = dlcLargestDivisor(K, kMaxKc);
-  s->vectorWidth = nr;
+  s->vectorWidth = vw;
   setParallel(s, 0, p);
 }
 

@@ -5,9 +5,10 @@
 
    GEMM   a root with loops [batch..., m, n, reduction..., k]:
           tile = [1.., Mc, Nc, 0.., Kc], parallel = the batch, m and n loops,
-          vector = NR. The Mc x Nc tiles run in parallel; Kc blocks the
-          reduction so a Kc x Nc panel of B stays in L2; each MR x NR
-          register tile accumulates in registers over its Kc block.
+          vector = the target's width, register = [MR, NR]. The Mc x Nc
+          tiles run in parallel; Kc blocks the reduction so a Kc x Nc panel
+          of B stays in L2; each MR x NR register tile accumulates in
+          registers over its Kc block.
    LOOPS  anything else: one parallel loop is split into a few chunks for
           the threads, and the innermost loop is vectorised by `vector`.
 
@@ -38,8 +39,12 @@ int64_t dlcVectorTile(int64_t extent, int64_t vectorWidth);
 void dlcScheduleGemm(const DlcLoopNest *root, int64_t vectorWidth, DlcSchedule *out);
 void dlcScheduleLoops(const DlcLoopNest *sink, int64_t vectorWidth, DlcSchedule *out);
 
-/* Register-tile rows for an Mc-row GEMM tile: as many accumulator rows as
-   the 16 vector registers hold next to two B vectors and a broadcast. */
-int64_t dlcGemmRegisterRows(int64_t mc, int64_t nr, int64_t vectorWidth);
+/* The MR x NR register tile for GEMM tiles of m x n (MR <= m, NR one, two
+   or four whole vectors dividing n) whose accumulators, NR/vw vectors of
+   B and one broadcast of A fit the vector registers (16 with AVX2, 32
+   with AVX-512) and keep the FMA pipes busiest: enough accumulators to
+   cover the FMA latency, no more loads than FMAs per k step. When MR does not divide m the schedule
+   splits off the remaining rows, which get a register tile of their own. */
+void dlcGemmRegisterTile(int64_t m, int64_t n, int64_t vectorWidth, int64_t out[2]);
 
 #endif

@@ -80,16 +80,28 @@ func.func @dynamic_reshape(%x: tensor<?x6xf32>) -> tensor<?x3xf32> {
 
 // -----
 
-// B's rows 2 KiB apart would share a few cache sets: the GEMM reads it from
-// a copy with 64-byte longer rows. A GEMV-like M (< 32) reads B in place.
-// CHECK-LABEL: func @gemm_row_padded_b
-// CHECK:       %[[P:.*]] = tensor.pad %arg1 nofold low[0, 0] high[0, 16]
-// CHECK:       %[[V:.*]] = tensor.extract_slice %[[P]][0, 0] [128, 512] [1, 1] : tensor<128x528xf32> to tensor<128x512xf32>
-// CHECK:       linalg.generic {{.*}} ins(%arg0, %[[V]] : tensor<64x128xf32>, tensor<128x512xf32>)
+// A GEMM reads B from 16-column panels packed by a named linalg.transpose
+// (which elementwise fusion leaves alone), computes C3[N/16][M][16] and
+// copies it back into C; transpose_b packs the same way. A GEMV-like M
+// (< 16) reads B in place.
+// CHECK-LABEL: func @gemm_packed_b
+// CHECK:       %[[X:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [128, 32, 16] : tensor<128x512xf32> into tensor<128x32x16xf32>
+// CHECK:       %[[P:.*]] = linalg.transpose ins(%[[X]] : tensor<128x32x16xf32>) outs(%{{.*}} : tensor<32x128x16xf32>) permutation = [1, 0, 2]
+// CHECK:       %[[F:.*]] = linalg.fill {{.*}} -> tensor<32x64x16xf32>
+// CHECK:       %[[C3:.*]] = linalg.generic {indexing_maps = [#[[$A:.*]], #[[$B:.*]], #[[$C:.*]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %[[P]] : tensor<64x128xf32>, tensor<32x128x16xf32>) outs(%[[F]] : tensor<32x64x16xf32>)
+// CHECK:       %[[C:.*]] = linalg.generic {{.*}} ins(%[[C3]] : tensor<32x64x16xf32>) outs(%{{.*}} : tensor<64x32x16xf32>)
+// CHECK:       tensor.collapse_shape %[[C]] {{\[}}[0], [1, 2]] : tensor<64x32x16xf32> into tensor<64x512xf32>
+// CHECK-LABEL: func @gemm_packed_bt
+// CHECK:       tensor.expand_shape %arg1 {{\[}}[0, 1], [2]] output_shape [32, 16, 128] : tensor<512x128xf32> into tensor<32x16x128xf32>
+// CHECK:       linalg.transpose {{.*}} permutation = [0, 2, 1]
 // CHECK-LABEL: func @gemv_in_place
-// CHECK-NOT:   tensor.pad
-func.func @gemm_row_padded_b(%a: tensor<64x128xf32>, %b: tensor<128x512xf32>) -> tensor<64x512xf32> {
+// CHECK-NOT:   linalg.transpose
+func.func @gemm_packed_b(%a: tensor<64x128xf32>, %b: tensor<128x512xf32>) -> tensor<64x512xf32> {
   %0 = dlg.matmul %a, %b : tensor<64x128xf32>, tensor<128x512xf32> -> tensor<64x512xf32>
+  return %0 : tensor<64x512xf32>
+}
+func.func @gemm_packed_bt(%a: tensor<64x128xf32>, %b: tensor<512x128xf32>) -> tensor<64x512xf32> {
+  %0 = dlg.matmul %a, %b {transpose_b = true} : tensor<64x128xf32>, tensor<512x128xf32> -> tensor<64x512xf32>
   return %0 : tensor<64x512xf32>
 }
 func.func @gemv_in_place(%a: tensor<4x128xf32>, %b: tensor<128x512xf32>) -> tensor<4x512xf32> {

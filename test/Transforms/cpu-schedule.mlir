@@ -6,23 +6,30 @@
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{vector-width=8 print-transform})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCRIPT
 
 // CHECK-LABEL: func.func private @mlp_kernel0
-// CHECK-SAME: dlk.schedule = #dlk.schedule<tile = [32, 128, 196], vector = 16, parallel = [0, 1]>
-// CHECK: scf.forall (%{{.*}}) in (4)
-// Fill, vectorised:
-// CHECK: vector.transfer_write %{{.*}} : vector<1x32xf32>
-// Kc block, NR columns, MR rows; the 4x16 accumulator is read once ...
+// CHECK-SAME: dlk.schedule = #dlk.schedule<tile = [1, 32, 16, 196], vector = 8, register = [6, 16], parallel = [0, 1, 2]>
+// One 16-column panel of W per parallel tile, packed there, contiguous:
+// CHECK: scf.forall (%{{.*}}) in (32)
+// CHECK: scf.for {{.*}} -> (tensor<1x784x16xf32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<1x1x16xf32>, vector<16xf32>
+// The fill, vectorised:
+// CHECK: vector.transfer_write %{{.*}} : vector<16xf32>, tensor<1x1x16xf32>
+// Kc block, then 6-row register tiles over 30 rows; the 6x16 accumulator
+// is read once ...
 // CHECK: scf.for %{{.*}} step %c196
-// CHECK: scf.for %{{.*}} step %c16
-// CHECK: scf.for %{{.*}} step %c4
-// CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} vector<4x16xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c30 step %c6
+// CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} vector<6x16xf32>
 // ... carried in registers through the reduction loop ...
-// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
-// CHECK: vector.outerproduct {{.*}} : vector<4xf32>, vector<16xf32>
-// ... and written once after it.
-// CHECK: vector.transfer_write {{.*}} : vector<4x16xf32>
-// The bias + relu epilogue in the same forall tile:
-// CHECK: arith.maximumf {{.*}} : vector<1x32xf32>
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<6x16xf32>)
+// CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
+// ... and written once after it; the last 2 rows get a 2x16 tile.
+// CHECK: vector.transfer_write {{.*}} : vector<6x16xf32>
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<2x16xf32>)
+// CHECK: vector.outerproduct {{.*}} : vector<2xf32>, vector<16xf32>
 // CHECK: scf.forall.in_parallel
+// The bias + relu epilogue, fused into the copy from panels back to rows:
+// CHECK: scf.forall
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<32x32x16xf32> into tensor<32x512xf32>
 // CHECK-NOT: linalg.generic
 func.func @mlp(%x: tensor<32x784xf32>, %w: tensor<784x512xf32>, %b: tensor<512xf32>) -> tensor<32x512xf32> {
   %0 = dlg.matmul %x, %w : tensor<32x784xf32>, tensor<784x512xf32> -> tensor<32x512xf32>
@@ -36,7 +43,7 @@ func.func @mlp(%x: tensor<32x784xf32>, %w: tensor<784x512xf32>, %b: tensor<512xf
 // CHECK-SAME: #dlk.schedule<tile = [8, 0], vector = 32, parallel = [0]>
 // CHECK: scf.forall
 // CHECK: scf.for {{.*}} -> (tensor<1x32xf32>)
-// CHECK: arith.addf {{.*}} : vector<1x32xf32>
+// CHECK: arith.addf {{.*}} : vector<32xf32>
 // CHECK: vector.reduction <add>
 func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
   %0 = dlg.reduce_sum %x {axes = array<i64: 1>} : tensor<64x4096xf32> -> tensor<64xf32>
@@ -45,11 +52,11 @@ func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
 
 // A kernel's own #dlk.schedule overrides the model:
 // CHECK-LABEL: func.func private @given_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [16, 64, 0], vector = 8, parallel = [0, 1]>
+// CHECK-SAME: #dlk.schedule<tile = [16, 64, 0], vector = 8, register = [4, 8], parallel = [0, 1]>
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 2)
-// CHECK: vector.outerproduct {{.*}} : vector<{{[0-9]+}}xf32>, vector<8xf32>
+// CHECK: vector.outerproduct {{.*}} : vector<4xf32>, vector<8xf32>
 func.func @given(%a: tensor<32x16xf32>, %b: tensor<16x128xf32>) -> tensor<32x128xf32> {
-  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [16, 64, 0], vector = 8, parallel = [0, 1]> (%a, %b) : (tensor<32x16xf32>, tensor<16x128xf32>) -> tensor<32x128xf32> {
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [16, 64, 0], vector = 8, register = [4, 8], parallel = [0, 1]> (%a, %b) : (tensor<32x16xf32>, tensor<16x128xf32>) -> tensor<32x128xf32> {
   ^bb0(%x: tensor<32x16xf32>, %y: tensor<16x128xf32>):
     %m = dlg.matmul %x, %y : tensor<32x16xf32>, tensor<16x128xf32> -> tensor<32x128xf32>
     dlk.yield %m : tensor<32x128xf32>
@@ -63,14 +70,14 @@ func.func @given(%a: tensor<32x16xf32>, %b: tensor<16x128xf32>) -> tensor<32x128
 // keeps the register tile's outer products (two unit reduction dims would
 // lower to scalar code):
 // CHECK-LABEL: func.func private @heads_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [32, 16, 64], vector = 16, parallel = [0, 1]>
+// CHECK-SAME: #dlk.schedule<tile = [1, 32, 16, 64], vector = 8, register = [6, 16], parallel = [0, 1, 2]>
 // CHECK: tensor.insert_slice {{.*}} : tensor<1x1x16xf32> into tensor<32x4x16xf32>
 // CHECK: %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<32x4x16xf32> into tensor<32x64xf32>
 // CHECK: scf.forall
-// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}}) -> (vector<4x16xf32>)
 // CHECK: tensor.extract_slice %[[A]]
-// CHECK: vector.outerproduct {{.*}} : vector<4xf32>, vector<16xf32>
-// CHECK-NOT: vector.extract {{.*}} : f32 from vector<4x16xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}}) -> (vector<6x16xf32>)
+// CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
+// CHECK-NOT: vector.extract {{.*}} : f32 from vector<6x16xf32>
 // CHECK: scf.forall.in_parallel
 func.func @heads(%c: tensor<4x32x16xf32>, %w: tensor<64x64xf32>) -> tensor<32x64xf32> {
   %t = dlg.transpose %c perm = [1, 0, 2] : tensor<4x32x16xf32> -> tensor<32x4x16xf32>

@@ -31,11 +31,13 @@ MLIR_CAPI_EXPORTED MlirModule dlcModuleParse(MlirContext ctx,
 #define DLC_SCHEDULE_MAX_LOOPS 16
 
 /* The fields of a #dlk.schedule: one tile size per loop of the kernel's
-   root (0 = untiled), the vector width, and the loops run in parallel. */
+   root (0 = untiled), the vector width, a contraction's MR x NR register
+   tile ({0, 0} when not given), and the loops run in parallel. */
 typedef struct DlcSchedule {
   intptr_t numTiles;
   int64_t tiles[DLC_SCHEDULE_MAX_LOOPS];
   int64_t vectorWidth;
+  int64_t registerTile[2];
   intptr_t numParallel;
   int64_t parallel[DLC_SCHEDULE_MAX_LOOPS];
 } DlcSchedule;

@@ -123,10 +123,20 @@ func.func @parallel_negative() attributes {s = #dlk.schedule<parallel = [-1]>} {
 
 // -----
 
-// expected-error @+1 {{unknown schedule field 'unroll' (expected tile, vector or parallel)}}
+// expected-error @+1 {{unknown schedule field 'unroll' (expected tile, vector, register or parallel)}}
 func.func @unknown_field() attributes {s = #dlk.schedule<unroll = 4>} { return }
 
 // -----
 
 // expected-error @+1 {{'tile' is given twice}}
 func.func @twice() attributes {s = #dlk.schedule<tile = [1], tile = [2]>} { return }
+
+// -----
+
+// expected-error @+1 {{#dlk.schedule register tile must be [MR, NR], both positive}}
+func.func @register_rank() attributes {s = #dlk.schedule<vector = 8, register = [6]>} { return }
+
+// -----
+
+// expected-error @+1 {{#dlk.schedule register tile must be [MR, NR], both positive}}
+func.func @register_zero() attributes {s = #dlk.schedule<vector = 8, register = [0, 16]>} { return }

@@ -1,6 +1,10 @@
-/* One reduction loop per contraction (collapse_reduction.h).
+/* Linalg as the schedule reads it (normalize.h).
 
-   linalg-fuse-elementwise-ops propagates a reshape that splits K through
+   Transposes. dlk-to-linalg packs GEMM operands with named linalg.transpose
+   ops, which elementwise fusion leaves alone; here they become the
+   equivalent generics.
+
+   One reduction loop per contraction. linalg-fuse-elementwise-ops propagates a reshape that splits K through
    the contraction that reads it: the attention output projection,
    reshape(transpose(ctx)) x Wo, becomes a generic with loops
    (m, n, head, d) reading ctx[head, m, d] and Wo[head, d, n]. Vectorised
@@ -12,7 +16,7 @@
    collapsed loop runs the reduction in the same order, so results are
    bit-identical. */
 
-#include "schedule/collapse_reduction.h"
+#include "schedule/normalize.h"
 
 #include "dlc-c/Dialects.h"
 #include "lowering/emit.h"
@@ -122,7 +126,7 @@ static bool copyBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
   return true;
 }
 
-/* x laid out in `order`: a transposed copy. */
+/* x laid out in `order` (result dim i is x's dim order[i]): a transposed copy. */
 static MlirValue permuted(DlcBuilder *b, MlirValue x, const intptr_t *order) {
   MlirType t = mlirValueGetType(x);
   intptr_t rank = mlirShapedTypeGetRank(t);
@@ -228,21 +232,39 @@ static bool collapseOne(MlirOperation op, const Contraction *c) {
   return true;
 }
 
+static bool generalizeTranspose(MlirOperation op) {
+  MlirAttribute p = mlirOperationGetAttributeByName(op, str("permutation"));
+  intptr_t rank = mlirDenseArrayGetNumElements(p), order[DLC_MAX_LOOPS];
+  if (rank > DLC_MAX_LOOPS)
+    return false;
+  for (intptr_t i = 0; i < rank; ++i)
+    order[i] = (intptr_t)mlirDenseI64ArrayGetElement(p, i);
+  DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
+  MlirValue t = permuted(&b, mlirOperationGetOperand(op, 0), order);
+  if (mlirValueIsNull(t))
+    return false;
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), t);
+  mlirOperationDestroy(op);
+  return true;
+}
+
 static MlirWalkResult collect(MlirOperation op, void *user) {
   Contraction c;
-  if (readContraction(op, &c))
+  if (dlcOpIs(op, "linalg.transpose") || readContraction(op, &c))
     dlcOpListPush((DlcOpList *)user, op);
   return MlirWalkResultAdvance;
 }
 
-int dlcCollapseContractionReductions(MlirOperation func) {
+int dlcNormalizeForSchedule(MlirOperation func) {
   DlcOpList found = {0};
   mlirOperationWalk(func, collect, &found, MlirWalkPreOrder);
   int done = 0;
   for (intptr_t i = 0; i < found.n; ++i) {
     Contraction c;
-    if (readContraction(found.ops[i], &c) && collapseOne(found.ops[i], &c))
-      ++done;
+    if (dlcOpIs(found.ops[i], "linalg.transpose"))
+      done += generalizeTranspose(found.ops[i]);
+    else if (readContraction(found.ops[i], &c))
+      done += collapseOne(found.ops[i], &c);
   }
   dlcOpListFree(&found);
   return done;

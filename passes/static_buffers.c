@@ -1,0 +1,245 @@
+/* --dlc-static-buffers: after bufferization, the temporaries of a function
+   with static shapes stop costing a malloc (and its page faults) per call.
+
+   Copy elision. When a result is a reshape of what the kernels wrote,
+   bufferization computes it into a temporary and copies that into the
+   caller's out-parameter (`memref.copy view(%tmp), %out`). If nothing else
+   touches %out and nothing writes %tmp after the copy, the kernels write
+   into %out directly: %tmp becomes the inverse view of %out.
+
+   Scratch globals. Any other static temporary of at least kMinGlobalBytes
+   at a function's top level becomes a private module global. Megabytes
+   freshly mapped by the allocator on every call cost more page faults than
+   the work done in them; a program's entry runs one call at a time
+   (dlc-c/Compile.h), so a function's temporaries are never live twice. */
+
+#include "dlc-c/Builder.h"
+#include "dlc-c/Passes.h"
+#include "support/op_list.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Dialect/MemRef.h"
+
+#include <stdio.h>
+
+enum { kMinGlobalBytes = 64 << 10 };
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static bool isStaticAlloc(MlirOperation op) {
+  if (!dlcOpIs(op, "memref.alloc") || mlirOperationGetNumOperands(op) != 0)
+    return false;
+  MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
+  MlirAttribute layout = mlirMemRefTypeGetLayout(t);
+  return mlirShapedTypeHasStaticShape(t) &&
+         (mlirAttributeIsNull(layout) ||
+          (mlirAttributeIsAAffineMap(layout) &&
+           mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout))));
+}
+
+/* The ancestor of `op` in `block` (null if none). */
+static MlirOperation ancestorIn(MlirOperation op, MlirBlock block) {
+  while (!mlirOperationIsNull(op) && !mlirBlockEqual(mlirOperationGetBlock(op), block))
+    op = mlirOperationGetParentOperation(op);
+  return op;
+}
+
+static bool isBefore(MlirOperation a, MlirOperation b) {
+  for (MlirOperation o = mlirOperationGetNextInBlock(a); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o))
+    if (mlirOperationEqual(o, b))
+      return true;
+  return false;
+}
+
+static void eraseDeallocs(MlirValue buffer) {
+  DlcOpList deallocs = {NULL, 0, 0};
+  for (MlirOpOperand u = mlirValueGetFirstUse(buffer); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u))
+    if (dlcOpIs(mlirOpOperandGetOwner(u), "memref.dealloc"))
+      dlcOpListPush(&deallocs, mlirOpOperandGetOwner(u));
+  for (intptr_t i = 0; i < deallocs.n; ++i)
+    mlirOperationDestroy(deallocs.ops[i]);
+  dlcOpListFree(&deallocs);
+}
+
+/*--- Copy elision ---------------------------------------------------------------*/
+
+/* `copy` is memref.copy %src, %out at the top of a function, %out an entry
+   argument used by nothing else, %src a static temporary or a reshape of
+   one whose users (deallocs aside) all come before the copy. */
+static bool elideIntoOutParam(MlirOperation copy) {
+  MlirBlock block = mlirOperationGetBlock(copy);
+  MlirValue src = mlirOperationGetOperand(copy, 0), out = mlirOperationGetOperand(copy, 1);
+  if (!mlirValueIsABlockArgument(out) || !mlirBlockEqual(mlirBlockArgumentGetOwner(out), block))
+    return false;
+  for (MlirOpOperand u = mlirValueGetFirstUse(out); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u))
+    if (!mlirOperationEqual(mlirOpOperandGetOwner(u), copy))
+      return false;
+  MlirAttribute layout = mlirMemRefTypeGetLayout(mlirValueGetType(out));
+  if (!mlirAttributeIsNull(layout) &&
+      !(mlirAttributeIsAAffineMap(layout) &&
+        mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout))))
+    return false;
+  MlirOperation view = {NULL}, alloc = mlirOpResultGetOwner(src);
+  if (!mlirValueIsAOpResult(src))
+    return false;
+  if (dlcOpIs(alloc, "memref.collapse_shape") || dlcOpIs(alloc, "memref.expand_shape")) {
+    view = alloc;
+    if (!mlirValueIsAOpResult(mlirOperationGetOperand(view, 0)))
+      return false;
+    alloc = mlirOpResultGetOwner(mlirOperationGetOperand(view, 0));
+    if (!mlirOpOperandIsNull(mlirOpOperandGetNextUse(mlirValueGetFirstUse(src))))
+      return false; /* the view has users besides the copy */
+  }
+  if (!isStaticAlloc(alloc) || !mlirBlockEqual(mlirOperationGetBlock(alloc), block))
+    return false;
+  MlirValue tmp = mlirOperationGetResult(alloc, 0);
+  for (MlirOpOperand u = mlirValueGetFirstUse(tmp); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (dlcOpIs(user, "memref.dealloc") || (!mlirOperationIsNull(view) && mlirOperationEqual(user, view)))
+      continue;
+    MlirOperation top = ancestorIn(user, block);
+    if (mlirOperationIsNull(top) || !isBefore(top, copy))
+      return false;
+  }
+  MlirValue replacement = out;
+  if (!mlirOperationIsNull(view)) { /* the inverse reshape of %out, where %tmp was */
+    DlcBuilder b = dlcBuilderBefore(alloc, mlirOperationGetLocation(alloc));
+    MlirContext ctx = mlirOperationGetContext(copy);
+    MlirType t = mlirValueGetType(tmp);
+    bool collapse = dlcOpIs(view, "memref.expand_shape");
+    MlirAttribute reassoc = mlirOperationGetAttributeByName(view, str("reassociation"));
+    intptr_t rank = mlirShapedTypeGetRank(t);
+    int64_t dims[16];
+    if (rank > 16)
+      return false;
+    for (intptr_t i = 0; i < rank; ++i)
+      dims[i] = mlirShapedTypeGetDimSize(t, i);
+    MlirOperation inverse =
+        collapse ? dlcBuildOpTyped(&b, "memref.collapse_shape", 1, &out, 1, &t,
+                                   DLC_ATTRS(dlcNamed(ctx, "reassociation", reassoc)))
+                 : dlcBuildOpTyped(&b, "memref.expand_shape", 1, &out, 1, &t,
+                                   DLC_ATTRS(dlcNamed(ctx, "reassociation", reassoc),
+                                             dlcNamedI64Array(ctx, "static_output_shape", rank, dims)));
+    if (mlirOperationIsNull(inverse))
+      return false;
+    replacement = mlirOperationGetResult(inverse, 0);
+  }
+  mlirOperationDestroy(copy);
+  if (!mlirOperationIsNull(view))
+    mlirOperationDestroy(view);
+  eraseDeallocs(tmp);
+  mlirValueReplaceAllUsesOfWith(tmp, replacement);
+  mlirOperationDestroy(alloc);
+  return true;
+}
+
+/*--- Scratch globals --------------------------------------------------------------*/
+
+static int64_t byteSize(MlirType t) {
+  MlirType e = mlirShapedTypeGetElementType(t);
+  int64_t n = mlirTypeIsAFloat(e) ? mlirFloatTypeGetWidth(e) / 8
+            : mlirTypeIsAInteger(e) ? (mlirIntegerTypeGetWidth(e) + 7) / 8 : 8;
+  for (intptr_t i = 0; i < mlirShapedTypeGetRank(t); ++i)
+    n *= mlirShapedTypeGetDimSize(t, i);
+  return n;
+}
+
+/* A temporary that does not leave its function: no call or return uses it. */
+static bool staysLocal(MlirValue buffer) {
+  for (MlirOpOperand u = mlirValueGetFirstUse(buffer); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (dlcOpIs(user, "func.return") || dlcOpIs(user, "func.call"))
+      return false;
+  }
+  return true;
+}
+
+static void allocToGlobal(MlirOperation module, MlirOperation alloc, int index) {
+  MlirContext ctx = mlirOperationGetContext(alloc);
+  MlirType t = mlirValueGetType(mlirOperationGetResult(alloc, 0));
+  char name[64];
+  snprintf(name, sizeof name, "__dlc_scratch_%d", index);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  DlcBuilder top = dlcBuilderBefore(mlirBlockGetFirstOperation(body), mlirOperationGetLocation(alloc));
+  dlcBuildOpTyped(&top, "memref.global", 0, NULL, 0, NULL,
+                  DLC_ATTRS(dlcNamedString(ctx, "sym_name", name),
+                            dlcNamedString(ctx, "sym_visibility", "private"),
+                            dlcNamed(ctx, "type", mlirTypeAttrGet(t)),
+                            dlcNamed(ctx, "initial_value", mlirUnitAttrGet(ctx)),
+                            dlcNamedI64(ctx, "alignment", 64)));
+  DlcBuilder b = dlcBuilderBefore(alloc, mlirOperationGetLocation(alloc));
+  MlirOperation get = dlcBuildOpTyped(
+      &b, "memref.get_global", 0, NULL, 1, &t,
+      DLC_ATTRS(dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, str(name)))));
+  MlirValue old = mlirOperationGetResult(alloc, 0);
+  eraseDeallocs(old);
+  mlirValueReplaceAllUsesOfWith(old, mlirOperationGetResult(get, 0));
+  mlirOperationDestroy(alloc);
+}
+
+/*--- The pass ----------------------------------------------------------------------*/
+
+static MlirWalkResult collectCopies(MlirOperation op, void *list) {
+  if (dlcOpIs(op, "memref.copy"))
+    dlcOpListPush(list, op);
+  return MlirWalkResultAdvance;
+}
+
+static MlirWalkResult collectAllocs(MlirOperation op, void *list) {
+  if (dlcOpIs(op, "memref.alloc"))
+    dlcOpListPush(list, op);
+  return MlirWalkResultAdvance;
+}
+
+static bool atFunctionTop(MlirOperation op) {
+  MlirOperation parent = mlirOperationGetParentOperation(op);
+  return !mlirOperationIsNull(parent) && dlcOpIs(parent, "func.func");
+}
+
+static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
+  (void)state;
+  DlcOpList ops = {NULL, 0, 0};
+  uint64_t elided = 0, globals = 0;
+  mlirOperationWalk(module, collectCopies, &ops, MlirWalkPreOrder);
+  for (intptr_t i = 0; i < ops.n; ++i)
+    elided += atFunctionTop(ops.ops[i]) && elideIntoOutParam(ops.ops[i]);
+  ops.n = 0; /* elision erased some allocs: collect what is left */
+  mlirOperationWalk(module, collectAllocs, &ops, MlirWalkPreOrder);
+  for (intptr_t i = 0; i < ops.n; ++i) {
+    MlirOperation op = ops.ops[i];
+    if (atFunctionTop(op) && isStaticAlloc(op) &&
+        byteSize(mlirValueGetType(mlirOperationGetResult(op, 0))) >= kMinGlobalBytes &&
+        staysLocal(mlirOperationGetResult(op, 0)))
+      allocToGlobal(module, op, (int)globals++);
+  }
+  dlcPassAddStatistic(pass, "elided-copies", elided);
+  dlcPassAddStatistic(pass, "scratch-globals", globals);
+  dlcOpListFree(&ops);
+  return (MlirLogicalResult){1};
+}
+
+static const DlcStatisticDesc kStatistics[] = {
+    {"elided-copies", "Copies into out-parameters removed by computing there directly"},
+    {"scratch-globals", "Static temporaries placed in private module globals"},
+};
+
+static void dependentDialects(MlirDialectRegistry registry) {
+  mlirDialectHandleInsertDialect(mlirGetDialectHandle__memref__(), registry);
+}
+
+const DlcPassDescriptor dlcStaticBuffersPass = {
+    .argument = "dlc-static-buffers",
+    .summary = "Compute results in their out-parameters instead of copying them there, and "
+               "place large static temporaries in module globals instead of a malloc per call",
+    .anchor = "builtin.module",
+    .statistics = kStatistics,
+    .numStatistics = sizeof kStatistics / sizeof kStatistics[0],
+    .getDependentDialects = dependentDialects,
+    .run = run,
+};
