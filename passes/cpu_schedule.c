@@ -602,9 +602,13 @@ static bool readThroughPermutation(MlirOperation op) {
     if (!isLinalg(user))
       continue;
     MlirAffineMap m = operandMap(user, mlirOpOperandGetOperandNumber(u));
-    if (!mlirAffineMapIsIdentity(m) &&
-        !mlirAffineMapIsMinorIdentity(m)) /* a broadcast of leading dims still tiles */
-      return true;
+    intptr_t last = -1; /* dims in order (a broadcast) still tile together */
+    for (intptr_t r = 0; r < mlirAffineMapGetNumResults(m); ++r) {
+      MlirAffineExpr e = mlirAffineMapGetResult(m, r);
+      if (!mlirAffineExprIsADim(e) || mlirAffineDimExprGetPosition(e) <= last)
+        return true;
+      last = mlirAffineDimExprGetPosition(e);
+    }
   }
   return false;
 }

@@ -4,6 +4,8 @@
    ops, which elementwise fusion leaves alone; here they become the
    equivalent generics.
 
+   Operands in the register tile's order (canonicalOperands below).
+
    One reduction loop per contraction. linalg-fuse-elementwise-ops propagates a reshape that splits K through
    the contraction that reads it: the attention output projection,
    reshape(transpose(ctx)) x Wo, becomes a generic with loops
@@ -46,9 +48,10 @@ static bool isReduction(MlirAttribute iter) {
 }
 
 /* A static generic with two inputs and one output, parallel loops then at
-   least two reductions, the output indexed by the parallel loops in order,
-   and inputs that each read every reduction loop through a permutation. */
-static bool readContraction(MlirOperation op, Contraction *c) {
+   least `minReductions` reductions, the output indexed by the parallel
+   loops in order, and inputs that each read every reduction loop through a
+   permutation. */
+static bool readContraction(MlirOperation op, Contraction *c, intptr_t minReductions) {
   if (!dlcOpIs(op, "linalg.generic") || mlirOperationGetNumOperands(op) != 3 ||
       mlirOperationGetNumResults(op) != 1)
     return false;
@@ -64,7 +67,7 @@ static bool readContraction(MlirOperation op, Contraction *c) {
   for (intptr_t d = c->numParallel; d < c->numLoops; ++d)
     if (!isReduction(mlirArrayAttrGetElement(iters, d)))
       return false;
-  if (c->numLoops - c->numParallel < 2 || c->numParallel < 2)
+  if (c->numLoops - c->numParallel < minReductions || c->numParallel < 2)
     return false;
   for (intptr_t i = 0; i < 3; ++i) {
     MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
@@ -190,7 +193,7 @@ static bool takeBody(DlcBuilder *b, const MlirValue *args, MlirValue *yields, vo
   return true;
 }
 
-static bool collapseOne(MlirOperation op, const Contraction *c) {
+static MlirOperation collapseOne(MlirOperation op, const Contraction *c) {
   MlirContext ctx = mlirOperationGetContext(op);
   DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
   intptr_t numRed = c->numLoops - c->numParallel;
@@ -203,7 +206,7 @@ static bool collapseOne(MlirOperation op, const Contraction *c) {
     if (!reductionOrder(c, m, order)) {
       x = permuted(&b, x, order);
       if (mlirValueIsNull(x))
-        return false;
+        return (MlirOperation){NULL};
     }
     MlirAffineExpr e[DLC_MAX_LOOPS];
     intptr_t n = 0, first = -1;
@@ -217,7 +220,7 @@ static bool collapseOne(MlirOperation op, const Contraction *c) {
     g.ins[i] = collapsed(&b, x, first, numRed);
     g.maps[i] = dlcMapGet(ctx, g.nLoops, n, e);
     if (mlirValueIsNull(g.ins[i]))
-      return false;
+      return (MlirOperation){NULL};
   }
   g.outs[0] = mlirOperationGetOperand(op, 2);
   MlirAffineExpr oe[DLC_MAX_LOOPS];
@@ -226,10 +229,10 @@ static bool collapseOne(MlirOperation op, const Contraction *c) {
   g.maps[2] = dlcMapGet(ctx, g.nLoops, c->numParallel, oe);
   MlirOperation repl = dlcEmitGeneric(&b, &g, takeBody, &op);
   if (mlirOperationIsNull(repl))
-    return false;
+    return (MlirOperation){NULL};
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(repl, 0));
   mlirOperationDestroy(op);
-  return true;
+  return repl;
 }
 
 static bool generalizeTranspose(MlirOperation op) {
@@ -248,9 +251,67 @@ static bool generalizeTranspose(MlirOperation op) {
   return true;
 }
 
+/* Operands in the register tile's order. Each k step reads NR consecutive
+   columns of B and MR elements of A; the vector code wants B N-innermost
+   and no unit (batch) dims between an operand's rows and columns. When a
+   transpose absorbed into the contraction gave an operand another layout
+   (k^T in attention's scores, q by heads) it is copied into [batch..., m,
+   k] or [batch..., k, n] order: K * N (or M * K) moves against M * N * K
+   multiply-adds, worth it from kMinExtentToCopy rows and columns. */
+enum { kMinExtentToCopy = 16 };
+
+static bool canonicalOperands(MlirOperation op, const Contraction *c) {
+  intptr_t M = c->numParallel - 2, N = c->numParallel - 1;
+  MlirType ct = mlirValueGetType(mlirOperationGetOperand(op, 2));
+  if (mlirShapedTypeGetDimSize(ct, M) < kMinExtentToCopy ||
+      mlirShapedTypeGetDimSize(ct, N) < kMinExtentToCopy)
+    return false;
+  MlirContext ctx = mlirOperationGetContext(op);
+  MlirAttribute maps[3];
+  bool changed = false;
+  for (intptr_t i = 0; i < 3; ++i)
+    maps[i] = mlirAffineMapAttrGet(c->maps[i]);
+  for (intptr_t i = 0; i < 2; ++i) {
+    MlirAffineMap m = c->maps[i];
+    intptr_t rank = mlirAffineMapGetNumResults(m), order[DLC_MAX_LOOPS], n = 0, nAt = -1;
+    for (intptr_t d = 0; d < M; ++d) /* batch dims first, in loop order */
+      for (intptr_t r = 0; r < rank; ++r)
+        if (dimAt(m, r) == d)
+          order[n++] = r;
+    for (intptr_t r = 0; r < rank; ++r) {
+      if (dimAt(m, r) < M)
+        continue;
+      if (dimAt(m, r) == N)
+        nAt = r;
+      else
+        order[n++] = r;
+    }
+    if (nAt >= 0) /* N last */
+      order[n++] = nAt;
+    bool inPlace = true;
+    for (intptr_t r = 0; r < rank; ++r)
+      inPlace = inPlace && order[r] == r;
+    if (inPlace)
+      continue;
+    DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
+    MlirValue copy = permuted(&b, mlirOperationGetOperand(op, i), order);
+    if (mlirValueIsNull(copy))
+      return changed;
+    MlirAffineExpr e[DLC_MAX_LOOPS];
+    for (intptr_t r = 0; r < rank; ++r)
+      e[r] = dlcDim(ctx, dimAt(m, order[r]));
+    maps[i] = mlirAffineMapAttrGet(dlcMapGet(ctx, c->numLoops, rank, e));
+    mlirOperationSetOperand(op, i, copy);
+    changed = true;
+  }
+  if (changed)
+    mlirOperationSetAttributeByName(op, str("indexing_maps"), mlirArrayAttrGet(ctx, 3, maps));
+  return changed;
+}
+
 static MlirWalkResult collect(MlirOperation op, void *user) {
   Contraction c;
-  if (dlcOpIs(op, "linalg.transpose") || readContraction(op, &c))
+  if (dlcOpIs(op, "linalg.transpose") || readContraction(op, &c, 1))
     dlcOpListPush((DlcOpList *)user, op);
   return MlirWalkResultAdvance;
 }
@@ -260,11 +321,18 @@ int dlcNormalizeForSchedule(MlirOperation func) {
   mlirOperationWalk(func, collect, &found, MlirWalkPreOrder);
   int done = 0;
   for (intptr_t i = 0; i < found.n; ++i) {
+    MlirOperation op = found.ops[i];
     Contraction c;
-    if (dlcOpIs(found.ops[i], "linalg.transpose"))
-      done += generalizeTranspose(found.ops[i]);
-    else if (readContraction(found.ops[i], &c))
-      done += collapseOne(found.ops[i], &c);
+    if (dlcOpIs(op, "linalg.transpose")) {
+      done += generalizeTranspose(op);
+      continue;
+    }
+    if (readContraction(op, &c, 2)) {
+      op = collapseOne(op, &c);
+      done += !mlirOperationIsNull(op);
+    }
+    if (!mlirOperationIsNull(op) && readContraction(op, &c, 1) && c.numLoops == c.numParallel + 1)
+      done += canonicalOperands(op, &c);
   }
   dlcOpListFree(&found);
   return done;

@@ -86,6 +86,26 @@ func.func @heads(%c: tensor<4x32x16xf32>, %w: tensor<64x64xf32>) -> tensor<32x64
   return %m : tensor<32x64xf32>
 }
 
+// Attention scores q x k^T with both transposes absorbed: q is read by
+// heads and k^T column-wise. Each head's q and k^T are copied (inside the
+// head's parallel tile) into [head, s, d] and [head, d, s] order, so the
+// register tile reads contiguous rows of k^T and no unit dims:
+// CHECK-LABEL: func.func private @scores_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [1, 32, 32, 16], vector = 8, register = [6, 16], parallel = [0, 1, 2]>
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: scf.for {{.*}} -> (tensor<1x32x16xf32>)
+// CHECK: scf.for {{.*}} -> (tensor<1x16x32xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args(%{{.*}}) -> (vector<6x16xf32>)
+// CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
+func.func @scores(%q: tensor<32x64xf32>, %k: tensor<32x64xf32>) -> tensor<4x32x32xf32> {
+  %q1 = dlg.reshape %q : tensor<32x64xf32> -> tensor<32x4x16xf32>
+  %q2 = dlg.transpose %q1 perm = [1, 0, 2] : tensor<32x4x16xf32> -> tensor<4x32x16xf32>
+  %k1 = dlg.reshape %k : tensor<32x64xf32> -> tensor<32x4x16xf32>
+  %k2 = dlg.transpose %k1 perm = [1, 2, 0] : tensor<32x4x16xf32> -> tensor<4x16x32xf32>
+  %s = dlg.matmul %q2, %k2 : tensor<4x32x16xf32>, tensor<4x16x32xf32> -> tensor<4x32x32xf32>
+  return %s : tensor<4x32x32xf32>
+}
+
 // SCRIPT: transform.named_sequence @__transform_main
 // SCRIPT: transform.structured.tile_using_forall
 // SCRIPT: transform.structured.fuse_into_containing_op
