@@ -166,7 +166,7 @@ def rmsnorm(threads, reps, hand):
     return ours * 1e3, ref * 1e3
 
 
-def models(threads, reps):
+def models(threads, reps, blas):
     import models as m
     out = {}
     try:
@@ -174,6 +174,8 @@ def models(threads, reps):
         torch.set_num_threads(threads)
     except ImportError:
         torch = None
+    if blas:  # PyTorch's matmuls run in OpenBLAS, whose threads torch does not set
+        blas.openblas_set_num_threads(threads)
     for name, src, args, ref in [("bert layer", m.bert_source(), m.bert_args(), None),
                                  ("mlp batch 32", *m.mlp(32)[:2], None)]:
         mod = dlc.compile(src, threads=threads)
@@ -238,7 +240,7 @@ def main():
         ours, ref = rmsnorm(threads, reps, hand)
         print(f"rms_norm [32,4096]: dlc {ours:.3f} ms, hand-fused C {ref:.3f} ms, ratio {ratio(ours, ref, False)}")
         if not opts.quick:
-            for name, (ours, ref) in models(threads, reps).items():
+            for name, (ours, ref) in models(threads, reps, blas).items():
                 print(f"{name}: dlc {ours:.2f} ms, PyTorch eager "
                       f"{ref if ref is None else f'{ref:.2f}'} ms, ratio {ratio(ours, ref, False)}")
 
