@@ -114,6 +114,17 @@ static bool vectorSafe(MlirOperation op) {
   return true;
 }
 
+static MlirAffineMap operandMap(MlirOperation op, intptr_t operand);
+
+static bool mapReads(MlirAffineMap m, int d) {
+  for (intptr_t r = 0; r < mlirAffineMapGetNumResults(m); ++r) {
+    MlirAffineExpr e = mlirAffineMapGetResult(m, r);
+    if (mlirAffineExprIsADim(e) && mlirAffineDimExprGetPosition(e) == d)
+      return true;
+  }
+  return false;
+}
+
 static bool readOp(MlirOperation op, OpInfo *info) {
   memset(info, 0, sizeof *info);
   info->op = op;
@@ -164,6 +175,9 @@ static bool readOp(MlirOperation op, OpInfo *info) {
   for (int d = info->numParallel; d < l->numLoops; ++d)
     if (!l->reduction[d])
       info->numParallel = -1;
+  if (nMaps == 3) /* panels: loops B and the output read, A does not */
+    for (int d = 0; d < info->numParallel - 2; ++d)
+      l->panel[d] = !mapReads(operandMap(op, 0), d) && mapReads(operandMap(op, 1), d);
   return true;
 }
 
@@ -408,6 +422,15 @@ static void emitRegisterTile(Script *s, int h, int n, int p, int M, int64_t mr) 
     emit(s, "    transform.annotate %%h%d \"dlc.kloop\" : !transform.any_op\n", inner);
 }
 
+/* Whether `producer`'s result is an input (not the init) of `root`. */
+static bool feedsInput(MlirOperation producer, MlirOperation root) {
+  MlirValue r = mlirOperationGetResult(producer, 0);
+  for (intptr_t i = 0; i + 1 < mlirOperationGetNumOperands(root); ++i)
+    if (mlirValueEqual(mlirOperationGetOperand(root, i), r))
+      return true;
+  return false;
+}
+
 static void emitGemmGroup(Script *s, Group *g) {
   int handles[64];
   const OpInfo *root = &g->ops[g->root];
@@ -426,38 +449,49 @@ static void emitGemmGroup(Script *s, Group *g) {
   if (reg[0] <= 0) /* a given schedule without one */
     dlcGemmRegisterTile(mc, nc, s->vw, reg);
   int64_t mr = reg[0], nr = reg[1];
-  for (int i = 0; i < g->numOps; ++i) {
-    if (i != g->root) {
-      emitVectorTile(s, handles[i], &g->ops[i]);
-      continue;
-    }
-    int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
-    int h = handles[i];
-    if (kc > 0 && kc < root->loops.extent[n - 1]) {
-      sizes[n - 1] = kc;
-      h = emitTileFor(s, h, sizes, n, NULL, NULL);
-    }
-    /* Register tile: an NR-column loop, so the Kc x NR panel of B serves
-       every MR-row block from L1, and the MR x NR x 1 tile inside. Rows
-       that MR does not divide are split off with a smaller tile. */
-    for (int d = 0; d < n; ++d)
-      sizes[d] = d < M ? 1 : 0;
-    sizes[N] = nr;
-    h = emitTileFor(s, h, sizes, n, NULL, NULL);
-    int64_t rem = mc % mr;
-    if (rem == 0 || mc < mr) {
-      emitRegisterTile(s, h, n, p, M, mr < mc ? mr : mc);
-    } else {
-      int parts = s->next, lo = s->next + 1, hi = s->next + 2;
-      s->next += 3;
-      emit(s, "    %%h%d = transform.structured.split %%h%d after %lld { dimension = %d }"
-              " : !transform.any_op\n", parts, h, (long long)(mc - rem), M);
-      emit(s, "    %%h%d, %%h%d = transform.split_handle %%h%d"
-              " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n", lo, hi, parts);
-      emitRegisterTile(s, lo, n, p, M, mr);
-      emitRegisterTile(s, hi, n, p, M, dlcLargestDivisor(rem, mr));
-    }
+  int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  int h = handles[g->root], kcLoop = -1;
+  if (kc > 0 && kc < root->loops.extent[n - 1]) {
+    sizes[n - 1] = kc;
+    h = emitTileFor(s, h, sizes, n, NULL, &kcLoop);
   }
+  /* Packing and layout copies of A and B, per Kc block: the packed Kc x Nc
+     block of B stays in L2 for all the tile's MR-row blocks. */
+  for (int i = g->root - 1; i >= 0 && kcLoop >= 0; --i) {
+    if (!feedsInput(g->ops[i].op, root->op))
+      continue;
+    int f = s->next;
+    s->next += 2;
+    emit(s, "    %%h%d, %%h%d = transform.structured.fuse_into_containing_op %%h%d into %%h%d"
+            " : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
+         f, f + 1, handles[i], kcLoop);
+    handles[i] = f;
+    kcLoop = f + 1;
+  }
+  for (int i = 0; i < g->numOps; ++i)
+    if (i != g->root)
+      emitVectorTile(s, handles[i], &g->ops[i]);
+  /* Register tile: an NR-column loop (and one over the tile's panels), so
+     the Kc x NR panel of B serves every MR-row block from L1, and the
+     MR x NR x 1 tile inside. Rows that MR does not divide are split off
+     with a smaller tile. */
+  for (int d = 0; d < n; ++d)
+    sizes[d] = d < M ? 1 : 0;
+  sizes[N] = nr;
+  h = emitTileFor(s, h, sizes, n, NULL, NULL);
+  int64_t rem = mc % mr;
+  if (rem == 0 || mc < mr) {
+    emitRegisterTile(s, h, n, p, M, mr < mc ? mr : mc);
+    return;
+  }
+  int parts = s->next, lo = s->next + 1, hi = s->next + 2;
+  s->next += 3;
+  emit(s, "    %%h%d = transform.structured.split %%h%d after %lld { dimension = %d }"
+          " : !transform.any_op\n", parts, h, (long long)(mc - rem), M);
+  emit(s, "    %%h%d, %%h%d = transform.split_handle %%h%d"
+          " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n", lo, hi, parts);
+  emitRegisterTile(s, lo, n, p, M, mr);
+  emitRegisterTile(s, hi, n, p, M, dlcLargestDivisor(rem, mr));
 }
 
 static void emitLoopsGroup(Script *s, Group *g) {

@@ -80,23 +80,37 @@ void dlcScheduleGemm(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
   int64_t batch = 1;
   memset(s, 0, sizeof *s);
   s->numTiles = n;
+  /* Panels of packed B: as many per tile as make an Nc-wide block, so the
+     Mc x Kc block of A serves them all from L2. */
+  int64_t panelTile = 1, panels = 1;
   for (int d = 0; d < p - 2; ++d) {
     s->tiles[d] = 1;
-    batch *= l->extent[d];
+    if (l->panel[d] && panelTile == 1) {
+      panelTile = dlcLargestDivisor(l->extent[d], kMaxNc / N > 1 ? kMaxNc / N : 1);
+      s->tiles[d] = panelTile;
+      panels = l->extent[d];
+    } else {
+      batch *= l->extent[d];
+    }
   }
   dlcGemmRegisterTile(M, N, vw, s->registerTile);
   int64_t nr = s->registerTile[1];
   int64_t mc = dlcLargestDivisor(M, kMaxMc);
   int64_t nc = nr * dlcLargestDivisor(N / nr, kMaxNc / nr > 0 ? kMaxNc / nr : 1);
   /* Split further until both cores have work, register tiles permitting. */
-  while (batch * (M / mc) * (N / nc) < kMinTiles) {
-    if (nc % (2 * nr) == 0)
+  while (batch * (panels / panelTile) * (M / mc) * (N / nc) < kMinTiles) {
+    if (panelTile % 2 == 0)
+      panelTile /= 2;
+    else if (nc % (2 * nr) == 0)
       nc /= 2;
     else if (mc % 2 == 0 && mc / 2 >= s->registerTile[0])
       mc /= 2;
     else
       break;
   }
+  for (int d = 0; d < p - 2; ++d)
+    if (l->panel[d] && s->tiles[d] > 1)
+      s->tiles[d] = panelTile;
   dlcGemmRegisterTile(mc, nc, vw, s->registerTile);
   s->tiles[p - 2] = mc;
   s->tiles[p - 1] = nc;

@@ -28,6 +28,9 @@ typedef struct DlcLoopNest {
   int numLoops;
   int64_t extent[DLC_SCHEDULE_MAX_LOOPS]; /* < 0: dynamic */
   bool reduction[DLC_SCHEDULE_MAX_LOOPS];
+  /* a GEMM loop over panels of B's columns (B and C read it, A does not):
+     N split into [N / NR][NR] by packing */
+  bool panel[DLC_SCHEDULE_MAX_LOOPS];
 } DlcLoopNest;
 
 /* Largest divisor of `n` that is <= `limit` (1 when n <= 0). */

@@ -134,15 +134,22 @@ static MlirValue permuted(DlcBuilder *b, MlirValue x, const intptr_t *order) {
   MlirType t = mlirValueGetType(x);
   intptr_t rank = mlirShapedTypeGetRank(t);
   int64_t dims[DLC_MAX_LOOPS];
-  MlirAffineExpr e[DLC_MAX_LOOPS];
+  MlirAffineExpr in[DLC_MAX_LOOPS], out[DLC_MAX_LOOPS];
+  /* A copy that keeps the innermost dim (packing panels) runs in x's order,
+     reading x's rows whole; a true transpose runs in the result's. */
+  bool readOrder = order[rank - 1] == rank - 1;
   for (intptr_t i = 0; i < rank; ++i) {
     dims[i] = mlirShapedTypeGetDimSize(t, order[i]);
-    e[order[i]] = dlcDim(b->context, i); /* result dim i reads input dim order[i] */
+    /* result dim i is x's dim order[i] */
+    if (readOrder)
+      in[i] = dlcDim(b->context, i), out[i] = dlcDim(b->context, order[i]);
+    else
+      in[order[i]] = dlcDim(b->context, i), out[i] = dlcDim(b->context, i);
   }
   DlcGeneric g = {.nLoops = rank, .nIns = 1, .nOuts = 1};
   g.ins[0] = x;
-  g.maps[0] = dlcMapGet(b->context, rank, rank, e);
-  g.maps[1] = dlcMapIdentity(b->context, rank);
+  g.maps[0] = dlcMapGet(b->context, rank, rank, in);
+  g.maps[1] = dlcMapGet(b->context, rank, rank, out);
   g.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(rank, dims, mlirShapedTypeGetElementType(t),
                                                       mlirAttributeGetNull()),
                            NULL, NULL);

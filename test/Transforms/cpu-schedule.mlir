@@ -6,16 +6,19 @@
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{vector-width=8 print-transform})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCRIPT
 
 // CHECK-LABEL: func.func private @mlp_kernel0
-// CHECK-SAME: dlk.schedule = #dlk.schedule<tile = [1, 32, 16, 196], vector = 8, register = [6, 16], parallel = [0, 1, 2]>
-// One 16-column panel of W per parallel tile, packed there, contiguous:
-// CHECK: scf.forall (%{{.*}}) in (32)
-// CHECK: scf.for {{.*}} -> (tensor<1x784x16xf32>)
-// CHECK: vector.transfer_read {{.*}} : tensor<1x1x16xf32>, vector<16xf32>
+// CHECK-SAME: dlk.schedule = #dlk.schedule<tile = [8, 32, 16, 196], vector = 8, register = [6, 16], parallel = [0, 1, 2]>
+// Eight 16-column panels of W per parallel tile (128 columns):
+// CHECK: scf.forall (%{{.*}}) in (4)
 // The fill, vectorised:
 // CHECK: vector.transfer_write %{{.*}} : vector<16xf32>, tensor<1x1x16xf32>
-// Kc block, then 6-row register tiles over 30 rows; the 6x16 accumulator
-// is read once ...
+// Per Kc block, its panels packed, reading W's rows 128 columns at a time:
 // CHECK: scf.for %{{.*}} step %c196
+// CHECK: scf.for %{{.*}} = %c0 to %c196 step %c1 {{.*}} -> (tensor<8x196x16xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1 {{.*}} -> (tensor<8x196x16xf32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<1x1x16xf32>, vector<16xf32>
+// Then per panel, 6-row register tiles over 30 rows; the 6x16 accumulator
+// is read once ...
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1
 // CHECK: scf.for %{{.*}} = %c0 to %c30 step %c6
 // CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} vector<6x16xf32>
 // ... carried in registers through the reduction loop ...
