@@ -471,6 +471,13 @@ static void emitGemmGroup(Script *s, Group *g) {
   for (int i = 0; i < g->numOps; ++i)
     if (i != g->root)
       emitVectorTile(s, handles[i], &g->ops[i]);
+  /* Mc blocks of a tile that runs over more rows than Mc, inside the Kc
+     block: the packed block of B serves them all (BLIS's ic loop). */
+  if (!forall[M] && mc < root->loops.extent[M]) {
+    memset(sizes, 0, sizeof sizes);
+    sizes[M] = mc;
+    h = emitTileFor(s, h, sizes, n, NULL, NULL);
+  }
   /* Register tile: an NR-column loop (and one over the tile's panels), so
      the Kc x NR panel of B serves every MR-row block from L1, and the
      MR x NR x 1 tile inside. Rows that MR does not divide are split off

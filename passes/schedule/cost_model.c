@@ -72,45 +72,69 @@ static void setParallel(DlcSchedule *s, int from, int to) {
     s->parallel[s->numParallel++] = d;
 }
 
+/* GEMMs on packed B, loops [batch..., panel, m, n, k]: a parallel tile
+   takes enough panels for an Nc-wide block of B, packed per Kc block, and
+   runs over all of M in Mc blocks inside it (BLIS's jc, pc, ic loops), so
+   each packed block serves every row. M is split across threads only when
+   the panels alone give too few tiles. */
+static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, int64_t vw,
+                           DlcSchedule *s) {
+  int n = l->numLoops;
+  int64_t M = l->extent[p - 2], N = l->extent[p - 1], K = l->extent[n - 1];
+  int64_t batch = 1, panels = l->extent[panelLoop];
+  for (int d = 0; d < p - 2; ++d) {
+    s->tiles[d] = 1;
+    if (d != panelLoop)
+      batch *= l->extent[d];
+  }
+  int64_t panelTile = dlcLargestDivisor(panels, kMaxNc / N > 1 ? kMaxNc / N : 1);
+  while (batch * (panels / panelTile) < kMinTiles && panelTile % 2 == 0)
+    panelTile /= 2;
+  s->tiles[panelLoop] = panelTile;
+  int64_t mc = dlcLargestDivisor(M, kMaxMc);
+  bool splitM = batch * (panels / panelTile) < kMinTiles && mc < M;
+  dlcGemmRegisterTile(mc, N, vw, s->registerTile);
+  s->tiles[p - 2] = mc == M ? 0 : mc;
+  s->tiles[p - 1] = 0;
+  s->tiles[n - 1] = dlcLargestDivisor(K, kMaxKc);
+  s->vectorWidth = vw;
+  s->numParallel = 0;
+  for (int d = 0; d < p - 2; ++d)
+    s->parallel[s->numParallel++] = d;
+  if (splitM)
+    s->parallel[s->numParallel++] = p - 2;
+}
+
 void dlcScheduleGemm(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
   int n = l->numLoops, p = 0;
   while (p < n && !l->reduction[p])
     ++p;
-  int64_t M = l->extent[p - 2], N = l->extent[p - 1], K = l->extent[n - 1];
-  int64_t batch = 1;
   memset(s, 0, sizeof *s);
   s->numTiles = n;
-  /* Panels of packed B: as many per tile as make an Nc-wide block, so the
-     Mc x Kc block of A serves them all from L2. */
-  int64_t panelTile = 1, panels = 1;
+  for (int d = 0; d < p - 2; ++d)
+    if (l->panel[d]) {
+      schedulePanels(l, p, d, vw, s);
+      return;
+    }
+  int64_t M = l->extent[p - 2], N = l->extent[p - 1], K = l->extent[n - 1];
+  int64_t batch = 1;
   for (int d = 0; d < p - 2; ++d) {
     s->tiles[d] = 1;
-    if (l->panel[d] && panelTile == 1) {
-      panelTile = dlcLargestDivisor(l->extent[d], kMaxNc / N > 1 ? kMaxNc / N : 1);
-      s->tiles[d] = panelTile;
-      panels = l->extent[d];
-    } else {
-      batch *= l->extent[d];
-    }
+    batch *= l->extent[d];
   }
   dlcGemmRegisterTile(M, N, vw, s->registerTile);
   int64_t nr = s->registerTile[1];
   int64_t mc = dlcLargestDivisor(M, kMaxMc);
   int64_t nc = nr * dlcLargestDivisor(N / nr, kMaxNc / nr > 0 ? kMaxNc / nr : 1);
   /* Split further until both cores have work, register tiles permitting. */
-  while (batch * (panels / panelTile) * (M / mc) * (N / nc) < kMinTiles) {
-    if (panelTile % 2 == 0)
-      panelTile /= 2;
-    else if (nc % (2 * nr) == 0)
+  while (batch * (M / mc) * (N / nc) < kMinTiles) {
+    if (nc % (2 * nr) == 0)
       nc /= 2;
     else if (mc % 2 == 0 && mc / 2 >= s->registerTile[0])
       mc /= 2;
     else
       break;
   }
-  for (int d = 0; d < p - 2; ++d)
-    if (l->panel[d] && s->tiles[d] > 1)
-      s->tiles[d] = panelTile;
   dlcGemmRegisterTile(mc, nc, vw, s->registerTile);
   s->tiles[p - 2] = mc;
   s->tiles[p - 1] = nc;

@@ -6,7 +6,7 @@
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{vector-width=8 print-transform})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCRIPT
 
 // CHECK-LABEL: func.func private @mlp_kernel0
-// CHECK-SAME: dlk.schedule = #dlk.schedule<tile = [8, 32, 16, 196], vector = 8, register = [6, 16], parallel = [0, 1, 2]>
+// CHECK-SAME: dlk.schedule = #dlk.schedule<tile = [8, 0, 0, 196], vector = 8, register = [6, 16], parallel = [0]>
 // Eight 16-column panels of W per parallel tile (128 columns):
 // CHECK: scf.forall (%{{.*}}) in (4)
 // The fill, vectorised:
@@ -73,7 +73,7 @@ func.func @given(%a: tensor<32x16xf32>, %b: tensor<16x128xf32>) -> tensor<32x128
 // keeps the register tile's outer products (two unit reduction dims would
 // lower to scalar code):
 // CHECK-LABEL: func.func private @heads_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [1, 32, 16, 64], vector = 8, register = [6, 16], parallel = [0, 1, 2]>
+// CHECK-SAME: #dlk.schedule<tile = [1, 0, 0, 64], vector = 8, register = [6, 16], parallel = [0]>
 // CHECK: tensor.insert_slice {{.*}} : tensor<1x1x16xf32> into tensor<32x4x16xf32>
 // CHECK: %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<32x4x16xf32> into tensor<32x64xf32>
 // CHECK: scf.forall
@@ -107,6 +107,21 @@ func.func @scores(%q: tensor<32x64xf32>, %k: tensor<32x64xf32>) -> tensor<4x32x3
   %k2 = dlg.transpose %k1 perm = [1, 2, 0] : tensor<32x4x16xf32> -> tensor<4x16x32xf32>
   %s = dlg.matmul %q2, %k2 : tensor<4x32x16xf32>, tensor<4x16x32xf32> -> tensor<4x32x32xf32>
   return %s : tensor<4x32x32xf32>
+}
+
+// More rows than Mc: the parallel tiles are panels of B only; inside each,
+// the Kc block is packed once and serves both 128-row Mc blocks.
+// CHECK-LABEL: func.func private @tall_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [4, 128, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256
+// CHECK: scf.for %{{.*}} -> (tensor<4x256x16xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c128
+// CHECK: scf.for %{{.*}} = %c0 to %c126 step %c6
+// CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
+func.func @tall(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> tensor<256x256xf32> {
+  %0 = dlg.matmul %a, %b : tensor<256x512xf32>, tensor<512x256xf32> -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
 }
 
 // SCRIPT: transform.named_sequence @__transform_main
