@@ -6,6 +6,7 @@ same process, and their ratio (dlc / reference; > 1 means dlc is faster).
   5-op elementwise chain over 16M floats and RMSNorm [32,4096] vs a
   hand-fused C loop (clang -O3 -march=native)
 
+each the best of 10 runs taken in turn with its reference (see best_of),
 for 1 thread and for 2. OPENBLAS_CORETYPE is removed from the environment
 before OpenBLAS loads (this machine sets it to Haswell, which halves it);
 PyTorch runs with ATEN_CPU_CAPABILITY=avx512 where the CPU has AVX-512
@@ -47,14 +48,19 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import dlc  # noqa: E402
 
 
-def timeit(fn, reps):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
+def best_of(fns, reps):
+    """Seconds per call of each of `fns`, best of `reps` runs taken in turn:
+    on a shared machine the fastest run is the least disturbed one, and
+    interleaving exposes dlc and its reference to the same disturbances."""
+    for fn in fns:
         fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
+    best = [float("inf")] * len(fns)
+    for _ in range(reps):
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - t0)
+    return best
 
 
 def openblas():
@@ -84,15 +90,14 @@ def gemm(m, k, n, threads, reps, blas):
     mod = dlc.compile(src, threads=threads)
     flop = 2.0 * m * n * k
     c_ours = np.empty((m, n), np.float32)
-    ours = flop / timeit(lambda: mod.run(a, b, out=[c_ours]), reps) / 1e9
-    ref = None
+    fns = [lambda: mod.run(a, b, out=[c_ours])]
     if blas:
         c = np.empty((m, n), np.float32)
         blas.openblas_set_num_threads(threads)
-        ref = flop / timeit(lambda: blas.cblas_sgemm(101, 111, 111, m, n, k, 1.0, a.ctypes.data, k,
-                                                     b.ctypes.data, n, 0.0, c.ctypes.data, n),
-                            reps) / 1e9
-    return ours, ref
+        fns.append(lambda: blas.cblas_sgemm(101, 111, 111, m, n, k, 1.0, a.ctypes.data, k,
+                                            b.ctypes.data, n, 0.0, c.ctypes.data, n))
+    times = best_of(fns, reps)
+    return flop / times[0] / 1e9, flop / times[1] / 1e9 if blas else None
 
 
 HAND_C = r"""
@@ -143,9 +148,11 @@ def chain(threads, reps, hand):
     o = np.empty(n, np.float32)
     mod = dlc.compile(src, threads=threads)
     o2 = np.empty(n, np.float32)
-    ours = timeit(lambda: mod.run(x, y, out=[o2]), reps)
-    ref = timeit(lambda: hand.chain(x.ctypes.data_as(ctypes.c_void_p), y.ctypes.data_as(ctypes.c_void_p),
-                                    o.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(n)), reps)
+    ours, ref = best_of([lambda: mod.run(x, y, out=[o2]),
+                         lambda: hand.chain(x.ctypes.data_as(ctypes.c_void_p),
+                                            y.ctypes.data_as(ctypes.c_void_p),
+                                            o.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(n))],
+                        reps)
     return ours * 1e3, ref * 1e3
 
 
@@ -159,10 +166,12 @@ def rmsnorm(threads, reps, hand):
     o = np.empty_like(x)
     mod = dlc.compile(src, threads=threads)
     o2 = np.empty_like(x)
-    ours = timeit(lambda: mod.run(x, g, out=[o2]), reps)
-    ref = timeit(lambda: hand.rms(x.ctypes.data_as(ctypes.c_void_p), g.ctypes.data_as(ctypes.c_void_p),
-                                  o.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(r),
-                                  ctypes.c_size_t(c)), reps)
+    ours, ref = best_of([lambda: mod.run(x, g, out=[o2]),
+                         lambda: hand.rms(x.ctypes.data_as(ctypes.c_void_p),
+                                          g.ctypes.data_as(ctypes.c_void_p),
+                                          o.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(r),
+                                          ctypes.c_size_t(c))],
+                        reps)
     return ours * 1e3, ref * 1e3
 
 
@@ -179,14 +188,14 @@ def models(threads, reps, blas):
     for name, src, args, ref in [("bert layer", m.bert_source(), m.bert_args(), None),
                                  ("mlp batch 32", *m.mlp(32)[:2], None)]:
         mod = dlc.compile(src, threads=threads)
-        ours = timeit(lambda: mod(*args), reps) * 1e3
-        theirs = None
+        fns = [lambda: mod(*args)]
         if torch is not None:
             fn = torch_model(torch, name)
             targs = [torch.from_numpy(a) for a in args]
-            with torch.no_grad():
-                theirs = timeit(lambda: fn(*targs), reps) * 1e3
-        out[name] = (ours, theirs)
+            fns.append(lambda: fn(*targs))
+            torch.set_grad_enabled(False)
+        times = best_of(fns, reps)
+        out[name] = (times[0] * 1e3, times[1] * 1e3 if torch is not None else None)
     return out
 
 
@@ -224,7 +233,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small sizes and few repetitions (CI)")
     ap.add_argument("--threads", default="1,2")
     opts = ap.parse_args()
-    reps = 2 if opts.quick else 5
+    reps = 3 if opts.quick else 10
     sizes = [(256, 256, 256), (512, 512, 512)] if opts.quick else \
         [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (128, 768, 3072)]
     blas = openblas()
