@@ -281,39 +281,73 @@ typedef struct {
 
 /* The final parallel generic: args are x, the statistics, gamma / beta (or
    the batch_norm vectors), then the output. */
+/* Per-row values of the final pass, computed once per row by a linalg.map
+   (which elementwise fusion leaves alone) instead of once per element:
+   1/sum for softmax, log(sum) for log_softmax, the mean and 1/sqrt(var +
+   eps) for the norms. */
+typedef enum { S_RECIPROCAL, S_LOG, S_MEAN, S_INV_STD } SKind;
+
+typedef struct {
+  SKind kind;
+  double invN, eps;
+} SCtx;
+
+static bool rowBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
+  SCtx *c = u;
+  MlirType t = mlirValueGetType(a[0]);
+  switch (c->kind) {
+  case S_RECIPROCAL:
+    y[0] = dlcArith(b, "arith.divf", NULL, dlcEmitScalar(b, t, 1.0), a[0]);
+    break;
+  case S_LOG: y[0] = dlcUnary(b, "math.log", a[0]); break;
+  case S_MEAN: y[0] = dlcArith(b, "arith.mulf", NULL, a[0], dlcEmitScalar(b, t, c->invN)); break;
+  case S_INV_STD:
+    y[0] = dlcUnary(b, "math.rsqrt",
+                    dlcArith(b, "arith.addf", NULL,
+                             dlcArith(b, "arith.mulf", NULL, a[0], dlcEmitScalar(b, t, c->invN)),
+                             dlcEmitScalar(b, t, c->eps)));
+    break;
+  }
+  return !mlirValueIsNull(y[0]);
+}
+
+static MlirValue rowStat(DlcBuilder *b, MlirValue stat, SKind kind, double invN, double eps) {
+  MlirType t = mlirValueGetType(stat);
+  intptr_t rank = mlirShapedTypeGetRank(t);
+  MlirValue dimOf[DLC_MAX_LOOPS];
+  int64_t dimIdx[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < rank; ++i)
+    dimOf[i] = stat, dimIdx[i] = i;
+  SCtx c = {kind, invN, eps};
+  return out0(dlcEmitMap(b, &stat, 1, dlcEmitEmpty(b, t, dimOf, dimIdx), rowBody, &c));
+}
+
 static bool finalBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
   FCtx *c = u;
   MlirValue x = a[0];
-  MlirType t = mlirValueGetType(x);
-#define K(v) dlcEmitScalar(b, t, (v))
 #define ADD(p, q) dlcArith(b, "arith.addf", NULL, p, q)
 #define SUB(p, q) dlcArith(b, "arith.subf", NULL, p, q)
 #define MUL(p, q) dlcArith(b, "arith.mulf", NULL, p, q)
   MlirValue r;
   int next;
   switch (c->kind) {
-  case F_SOFTMAX: /* x, max, sum */
-    r = dlcArith(b, "arith.divf", NULL, dlcUnary(b, "math.exp", SUB(x, a[1])), a[2]);
-    y[0] = r;
+  case F_SOFTMAX: /* x, max, 1/sum */
+    y[0] = MUL(dlcUnary(b, "math.exp", SUB(x, a[1])), a[2]);
     return true;
-  case F_LOG_SOFTMAX:
-    y[0] = SUB(SUB(x, a[1]), dlcUnary(b, "math.log", a[2]));
+  case F_LOG_SOFTMAX: /* x, max, log(sum) */
+    y[0] = SUB(SUB(x, a[1]), a[2]);
     return true;
-  case F_LAYER_NORM: { /* x, sum, sumsq-centered, [gamma], [beta] */
-    MlirValue mean = MUL(a[1], K(c->invN));
-    MlirValue inv = dlcUnary(b, "math.rsqrt", ADD(MUL(a[2], K(c->invN)), K(c->eps)));
-    r = MUL(SUB(x, mean), inv);
+  case F_LAYER_NORM: /* x, mean, 1/std, [gamma], [beta] */
+    r = MUL(SUB(x, a[1]), a[2]);
     next = 3;
     break;
-  }
-  case F_RMS_NORM: { /* x, sumsq, [gamma] */
-    MlirValue inv = dlcUnary(b, "math.rsqrt", ADD(MUL(a[1], K(c->invN)), K(c->eps)));
-    r = MUL(x, inv);
+  case F_RMS_NORM: /* x, 1/rms, [gamma] */
+    r = MUL(x, a[1]);
     next = 2;
     break;
-  }
   case F_BATCH_NORM: { /* x, scale, bias, mean, var */
-    MlirValue inv = dlcUnary(b, "math.rsqrt", ADD(a[4], K(c->eps)));
+    MlirType t = mlirValueGetType(x);
+    MlirValue inv = dlcUnary(b, "math.rsqrt", ADD(a[4], dlcEmitScalar(b, t, c->eps)));
     y[0] = ADD(MUL(SUB(x, a[3]), MUL(a[1], inv)), a[2]);
     return true;
   }
@@ -324,7 +358,6 @@ static bool finalBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) 
     r = ADD(r, a[next++]);
   y[0] = r;
   return true;
-#undef K
 #undef ADD
 #undef SUB
 #undef MUL
@@ -366,7 +399,9 @@ static MlirValue lowerSoftmax(DlcBuilder *b, MlirOperation op) {
   MlirValue stats[2];
   stats[0] = reduceInto(b, op, x, reduced, null(), &cmax);
   stats[1] = reduceInto(b, op, x, reduced, stats[0], &csum);
-  FCtx c = {is(op, "dlg.log_softmax") ? F_LOG_SOFTMAX : F_SOFTMAX, 0, 0, false, false};
+  bool log = is(op, "dlg.log_softmax");
+  stats[1] = rowStat(b, stats[1], log ? S_LOG : S_RECIPROCAL, 0, 0);
+  FCtx c = {log ? F_LOG_SOFTMAX : F_SOFTMAX, 0, 0, false, false};
   return finalGeneric(b, op, x, reduced, axis, stats, 2, NULL, 0, FULL, &c);
 }
 
@@ -415,10 +450,12 @@ static MlirValue lowerNorm(DlcBuilder *b, MlirOperation op) {
     RCtx s1 = {R_SUM, 0}, s2 = {R_SUM_SQ_CENTERED, 1.0 / n};
     stats[0] = reduceInto(b, op, x, reduced, null(), &s1);
     stats[1] = reduceInto(b, op, x, reduced, stats[0], &s2);
+    stats[0] = rowStat(b, stats[0], S_MEAN, c.invN, 0);
+    stats[1] = rowStat(b, stats[1], S_INV_STD, c.invN, c.eps);
     return finalGeneric(b, op, x, reduced, axis, stats, 2, params, nParams, TRAILING, &c);
   }
   RCtx s = {R_SUM_SQ, 0};
-  stats[0] = reduceInto(b, op, x, reduced, null(), &s);
+  stats[0] = rowStat(b, reduceInto(b, op, x, reduced, null(), &s), S_INV_STD, c.invN, c.eps);
   return finalGeneric(b, op, x, reduced, axis, stats, 1, params, nParams, TRAILING, &c);
 }
 

@@ -324,20 +324,44 @@ MlirAffineMap dlcMapBroadcast(MlirContext ctx, const DlcShape *s, const DlcShape
   return dlcMapGet(ctx, out->rank, s->rank, e);
 }
 
+/* The body region of a linalg op over `operands` (inputs then outputs):
+   one scalar block argument each, `body`'s yields returned; null when the
+   body fails. */
+static MlirRegion emitBody(DlcBuilder *b, const MlirValue *operands, intptr_t n, intptr_t nOuts,
+                           DlcBodyFn body, void *user) {
+  MlirType argTypes[12];
+  MlirLocation locs[12];
+  for (intptr_t i = 0; i < n; ++i)
+    argTypes[i] = dlcElementType(operands[i]), locs[i] = b->loc;
+  MlirBlock block = mlirBlockCreate(n, argTypes, locs);
+  MlirValue args[12], yields[4];
+  for (intptr_t i = 0; i < n; ++i)
+    args[i] = mlirBlockGetArgument(block, i);
+  DlcBuilder in = dlcBuilderAtEnd(block, b->loc);
+  bool ok = body(&in, args, yields, user);
+  for (intptr_t i = 0; ok && i < nOuts; ++i)
+    ok = !mlirValueIsNull(yields[i]);
+  if (!ok) {
+    mlirBlockDestroy(block);
+    return (MlirRegion){NULL};
+  }
+  dlcBuildOpTyped(&in, "linalg.yield", nOuts, yields, 0, NULL, DLC_NO_ATTRS);
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, block);
+  return region;
+}
+
 MlirOperation dlcEmitGeneric(DlcBuilder *b, const DlcGeneric *g, DlcBodyFn body,
                              void *user) {
   MlirContext ctx = b->context;
   intptr_t n = g->nIns + g->nOuts;
   MlirValue operands[12];
-  MlirType argTypes[12], resTypes[4];
-  MlirLocation locs[12];
+  MlirType resTypes[4];
   MlirAttribute maps[12], iters[DLC_MAX_LOOPS];
   for (intptr_t i = 0; i < n; ++i) {
     operands[i] = i < g->nIns ? g->ins[i] : g->outs[i - g->nIns];
     if (mlirValueIsNull(operands[i]))
       return (MlirOperation){NULL};
-    argTypes[i] = dlcElementType(operands[i]);
-    locs[i] = b->loc;
     maps[i] = mlirAffineMapAttrGet(g->maps[i]);
   }
   for (intptr_t i = 0; i < g->nOuts; ++i)
@@ -346,25 +370,9 @@ MlirOperation dlcEmitGeneric(DlcBuilder *b, const DlcGeneric *g, DlcBodyFn body,
   MlirAttribute red = mlirAttributeParseGet(ctx, str("#linalg.iterator_type<reduction>"));
   for (intptr_t i = 0; i < g->nLoops; ++i)
     iters[i] = g->reduction[i] ? red : par;
-
-  MlirBlock block = mlirBlockCreate(n, argTypes, locs);
-  MlirValue args[12], yields[4];
-  for (intptr_t i = 0; i < n; ++i)
-    args[i] = mlirBlockGetArgument(block, i);
-  DlcBuilder in = dlcBuilderAtEnd(block, b->loc);
-  if (!body(&in, args, yields, user)) {
-    mlirBlockDestroy(block);
+  MlirRegion region = emitBody(b, operands, n, g->nOuts, body, user);
+  if (mlirRegionIsNull(region))
     return (MlirOperation){NULL};
-  }
-  for (intptr_t i = 0; i < g->nOuts; ++i)
-    if (mlirValueIsNull(yields[i])) {
-      mlirBlockDestroy(block);
-      return (MlirOperation){NULL};
-    }
-  dlcBuildOpTyped(&in, "linalg.yield", g->nOuts, yields, 0, NULL, DLC_NO_ATTRS);
-  MlirRegion region = mlirRegionCreate();
-  mlirRegionAppendOwnedBlock(region, block);
-
   MlirOperationState st = mlirOperationStateGet(str("linalg.generic"), b->loc);
   mlirOperationStateAddOperands(&st, n, operands);
   mlirOperationStateAddResults(&st, g->nOuts, resTypes);
@@ -374,6 +382,25 @@ MlirOperation dlcEmitGeneric(DlcBuilder *b, const DlcGeneric *g, DlcBodyFn body,
       dlcNamed(ctx, "iterator_types", mlirArrayAttrGet(ctx, g->nLoops, iters)),
       dlcNamed(ctx, "operandSegmentSizes", segments(ctx, 2, seg))};
   mlirOperationStateAddAttributes(&st, 3, attrs);
+  mlirOperationStateAddOwnedRegions(&st, 1, &region);
+  return dlcBuilderInsert(b, mlirOperationCreate(&st));
+}
+
+MlirOperation dlcEmitMap(DlcBuilder *b, const MlirValue *ins, intptr_t nIns, MlirValue init,
+                         DlcBodyFn body, void *user) {
+  MlirValue operands[12];
+  if (nIns > 11 || mlirValueIsNull(init))
+    return (MlirOperation){NULL};
+  for (intptr_t i = 0; i < nIns; ++i)
+    operands[i] = ins[i];
+  operands[nIns] = init;
+  MlirRegion region = emitBody(b, operands, nIns + 1, 1, body, user);
+  if (mlirRegionIsNull(region))
+    return (MlirOperation){NULL};
+  MlirType rt = mlirValueGetType(init);
+  MlirOperationState st = mlirOperationStateGet(str("linalg.map"), b->loc);
+  mlirOperationStateAddOperands(&st, nIns + 1, operands);
+  mlirOperationStateAddResults(&st, 1, &rt);
   mlirOperationStateAddOwnedRegions(&st, 1, &region);
   return dlcBuilderInsert(b, mlirOperationCreate(&st));
 }

@@ -75,6 +75,13 @@ typedef struct DlcGeneric {
 MlirOperation dlcEmitGeneric(DlcBuilder *b, const DlcGeneric *g, DlcBodyFn body,
                              void *user);
 
+/* A linalg.map of `body` over `ins` into `init` (all of one shape): a named
+   op, which elementwise fusion does not fuse into its consumers, for
+   values computed once per row that a consumer reads many times. Returns
+   the op (null on failure). */
+MlirOperation dlcEmitMap(DlcBuilder *b, const MlirValue *ins, intptr_t nIns, MlirValue init,
+                         DlcBodyFn body, void *user);
+
 /* Affine helpers: the identity over n dims, and a map from `nLoops` dims
    to the given results. */
 MlirAffineMap dlcMapIdentity(MlirContext ctx, intptr_t n);

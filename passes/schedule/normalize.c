@@ -1,8 +1,8 @@
 /* Linalg as the schedule reads it (normalize.h).
 
-   Transposes. dlk-to-linalg packs GEMM operands with named linalg.transpose
-   ops, which elementwise fusion leaves alone; here they become the
-   equivalent generics.
+   Named ops. dlk-to-linalg packs GEMM operands with linalg.transpose and
+   computes per-row values with linalg.map, named ops that elementwise
+   fusion leaves alone; here they become the equivalent generics.
 
    Operands in the register tile's order (canonicalOperands below).
 
@@ -316,9 +316,34 @@ static bool canonicalOperands(MlirOperation op, const Contraction *c) {
   return changed;
 }
 
+/* linalg.map as the equivalent generic: identity maps, parallel loops,
+   the same body. */
+static bool generalizeMap(MlirOperation op) {
+  intptr_t n = mlirOperationGetNumOperands(op);
+  MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
+  intptr_t rank = mlirShapedTypeGetRank(t);
+  if (n > 8 || !mlirShapedTypeHasStaticShape(t))
+    return false;
+  MlirContext ctx = mlirOperationGetContext(op);
+  DlcGeneric g = {.nLoops = rank, .nIns = n - 1, .nOuts = 1};
+  for (intptr_t i = 0; i < n; ++i) {
+    g.maps[i] = dlcMapIdentity(ctx, rank);
+    if (i < n - 1)
+      g.ins[i] = mlirOperationGetOperand(op, i);
+  }
+  g.outs[0] = mlirOperationGetOperand(op, n - 1);
+  DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
+  MlirOperation repl = dlcEmitGeneric(&b, &g, takeBody, &op);
+  if (mlirOperationIsNull(repl))
+    return false;
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(repl, 0));
+  mlirOperationDestroy(op);
+  return true;
+}
+
 static MlirWalkResult collect(MlirOperation op, void *user) {
   Contraction c;
-  if (dlcOpIs(op, "linalg.transpose") || readContraction(op, &c, 1))
+  if (dlcOpIs(op, "linalg.transpose") || dlcOpIs(op, "linalg.map") || readContraction(op, &c, 1))
     dlcOpListPush((DlcOpList *)user, op);
   return MlirWalkResultAdvance;
 }
@@ -332,6 +357,10 @@ int dlcNormalizeForSchedule(MlirOperation func) {
     Contraction c;
     if (dlcOpIs(op, "linalg.transpose")) {
       done += generalizeTranspose(op);
+      continue;
+    }
+    if (dlcOpIs(op, "linalg.map")) {
+      done += generalizeMap(op);
       continue;
     }
     if (readContraction(op, &c, 2)) {

@@ -38,19 +38,40 @@ func.func @kernel(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32>
 
 // -----
 
-// Softmax: max and shifted-exp-sum reductions, then one parallel generic.
+// Softmax: max and shifted-exp-sum reductions, 1/sum once per row (a
+// linalg.map, which elementwise fusion keeps apart), then one parallel
+// generic that multiplies.
 // CHECK-LABEL: func.func @softmax
 // CHECK: arith.constant 0xFF800000
 // CHECK: linalg.generic {{.*}}["parallel", "reduction"]
 // CHECK: arith.maximumf
 // CHECK: linalg.generic {{.*}}["parallel", "reduction"]
 // CHECK: math.exp
+// CHECK: linalg.map ins(%{{.*}} : tensor<2xf32>) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: arith.divf
 // CHECK: linalg.generic {{.*}}["parallel", "parallel"]
 // CHECK: math.exp
-// CHECK: arith.divf
+// CHECK: arith.mulf
+// CHECK-NOT: arith.divf
 func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = dlg.softmax %x : tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// RMS norm: the sum of squares, 1/sqrt(mean + eps) once per row, then x *
+// that * gamma; no rsqrt per element.
+// CHECK-LABEL: func.func @rms
+// CHECK: linalg.generic {{.*}}["parallel", "reduction"]
+// CHECK: linalg.map ins(%{{.*}} : tensor<4xf32>)
+// CHECK: math.rsqrt
+// CHECK: linalg.generic {{.*}}["parallel", "parallel"]
+// CHECK-NOT: math.rsqrt
+// CHECK: return
+func.func @rms(%x: tensor<4x16xf32>, %g: tensor<16xf32>) -> tensor<4x16xf32> {
+  %0 = dlg.rms_norm %x gamma %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
 }
 
 // -----
