@@ -746,7 +746,10 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
           "    } : !transform.any_op\n");
   emit(s, "    %%kloops = transform.structured.match attributes{dlc.kloop} in %%m"
           " : (!transform.any_op) -> !transform.any_op\n"
-          "    transform.loop.hoist_loop_invariant_subsets %%kloops : !transform.any_op\n");
+          "    transform.loop.hoist_loop_invariant_subsets %%kloops : !transform.any_op\n"
+          /* four k steps a trip: the loop's own instructions no longer
+             compete with the FMAs for the front end */
+          "    transform.loop.unroll %%kloops {factor = 4} : !transform.any_op\n");
   emit(s, "    transform.apply_patterns to %%vf {\n"
           "      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"\n"
           "      transform.apply_patterns.vector.lower_multi_reduction"

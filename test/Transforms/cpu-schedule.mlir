@@ -21,9 +21,9 @@
 // CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1
 // CHECK: scf.for %{{.*}} = %c0 to %c30 step %c6
 // CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} vector<6x16xf32>
-// ... carried in registers through the reduction loop ...
-// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<6x16xf32>)
-// CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
+// ... carried in registers through the reduction loop, unrolled by four ...
+// CHECK: scf.for %{{.*}} step %c4 iter_args(%{{.*}} = %[[ACC]]) -> (vector<6x16xf32>)
+// CHECK-COUNT-4: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
 // ... and written once after it; the last 2 rows get a 2x16 tile.
 // CHECK: vector.transfer_write {{.*}} : vector<6x16xf32>
 // CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<2x16xf32>)
@@ -78,7 +78,7 @@ func.func @given(%a: tensor<32x16xf32>, %b: tensor<16x128xf32>) -> tensor<32x128
 // CHECK: %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<32x4x16xf32> into tensor<32x64xf32>
 // CHECK: scf.forall
 // CHECK: tensor.extract_slice %[[A]]
-// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}}) -> (vector<6x16xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c4 iter_args(%{{.*}}) -> (vector<6x16xf32>)
 // CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
 // CHECK-NOT: vector.extract {{.*}} : f32 from vector<6x16xf32>
 // CHECK: scf.forall.in_parallel
@@ -98,7 +98,7 @@ func.func @heads(%c: tensor<4x32x16xf32>, %w: tensor<64x64xf32>) -> tensor<32x64
 // CHECK: scf.forall (%{{.*}}) in (4)
 // CHECK: scf.for {{.*}} -> (tensor<1x32x16xf32>)
 // CHECK: scf.for {{.*}} -> (tensor<1x16x32xf32>)
-// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args(%{{.*}}) -> (vector<6x16xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c4 iter_args(%{{.*}}) -> (vector<6x16xf32>)
 // CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
 func.func @scores(%q: tensor<32x64xf32>, %k: tensor<32x64xf32>) -> tensor<4x32x32xf32> {
   %q1 = dlg.reshape %q : tensor<32x64xf32> -> tensor<32x4x16xf32>
