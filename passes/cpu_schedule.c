@@ -378,6 +378,18 @@ static void propagateTileExtents(Group *g, const int64_t *forall) {
   }
 }
 
+/* Fuses the producer `*h` into the loop `containing`: `*h` becomes the
+   fused op's handle; returns the loop's new handle. */
+static int emitFuseInto(Script *s, int *h, int containing) {
+  int f = s->next;
+  s->next += 2;
+  emit(s, "    %%h%d, %%h%d = transform.structured.fuse_into_containing_op %%h%d into %%h%d"
+          " : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
+       f, f + 1, *h, containing);
+  *h = f;
+  return f + 1;
+}
+
 /* Tiles the sink by scf.forall over the schedule's parallel loops and fuses
    every producer into it, last first; handles[i] gets op i's handle. */
 static void emitForallAndFuse(Script *s, Group *g, const int64_t *forallSizes,
@@ -397,15 +409,8 @@ static void emitForallAndFuse(Script *s, Group *g, const int64_t *forallSizes,
   emitTypes(s, 2);
   handles[last] = t;
   int forall = t + 1;
-  for (int i = last - 1; i >= 0; --i) {
-    int f = s->next;
-    s->next += 2;
-    emit(s, "    %%h%d, %%h%d = transform.structured.fuse_into_containing_op %%h%d into %%h%d"
-            " : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
-         f, f + 1, handles[i], forall);
-    handles[i] = f;
-    forall = f + 1;
-  }
+  for (int i = last - 1; i >= 0; --i)
+    forall = emitFuseInto(s, &handles[i], forall);
 }
 
 /* The MR x NR x 1 register tile of the (Kc- and NR-tiled) GEMM `h`: its
@@ -457,17 +462,9 @@ static void emitGemmGroup(Script *s, Group *g) {
   }
   /* Packing and layout copies of A and B, per Kc block: the packed Kc x Nc
      block of B stays in L2 for all the tile's MR-row blocks. */
-  for (int i = g->root - 1; i >= 0 && kcLoop >= 0; --i) {
-    if (!feedsInput(g->ops[i].op, root->op))
-      continue;
-    int f = s->next;
-    s->next += 2;
-    emit(s, "    %%h%d, %%h%d = transform.structured.fuse_into_containing_op %%h%d into %%h%d"
-            " : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
-         f, f + 1, handles[i], kcLoop);
-    handles[i] = f;
-    kcLoop = f + 1;
-  }
+  for (int i = g->root - 1; i >= 0 && kcLoop >= 0; --i)
+    if (feedsInput(g->ops[i].op, root->op))
+      kcLoop = emitFuseInto(s, &handles[i], kcLoop);
   for (int i = 0; i < g->numOps; ++i)
     if (i != g->root)
       emitVectorTile(s, handles[i], &g->ops[i]);

@@ -558,7 +558,7 @@ static MlirValue lowerPackedMatmul(DlcBuilder *b, MlirOperation op, bool ta, boo
   t.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(3, mnp, et, mlirAttributeGetNull()), NULL,
                            NULL);
   MlirOperation c = dlcEmitGeneric(b, &t, identityBody, NULL);
-  return mlirOperationIsNull(c) ? null() : dlcEmitMergeDims(b, out0(c), 1);
+  return mlirOperationIsNull(c) ? null() : dlcEmitMergeDims(b, out0(c), 1, 2);
 }
 
 static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op) {

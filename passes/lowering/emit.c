@@ -152,52 +152,58 @@ MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
   return emitPad(b, x, low, high, value, false);
 }
 
-/* The reassociation of a reshape between rank `small` and the rank one
-   higher, where dim `dim` of the smaller is dims dim, dim + 1 of the larger. */
-static MlirAttribute splitGroups(MlirContext ctx, intptr_t small, intptr_t dim) {
-  char spec[512];
-  int len = snprintf(spec, sizeof spec, "[");
-  for (intptr_t i = 0, j = 0; i < small && len < (int)sizeof spec - 64; ++i, ++j) {
-    len += snprintf(spec + len, sizeof spec - (size_t)len, "%s[%ld : i64", i ? ", " : "", (long)j);
-    if (i == dim)
-      len += snprintf(spec + len, sizeof spec - (size_t)len, ", %ld : i64", (long)++j);
-    len += snprintf(spec + len, sizeof spec - (size_t)len, "]");
+/* The reassociation between a shape and the one with its dims [dim, dim +
+   count) merged into one (`small` dims): [[0], .., [dim, .., dim + count - 1], ..]. */
+static MlirAttribute mergeGroups(MlirContext ctx, intptr_t small, intptr_t dim, intptr_t count) {
+  MlirType i64 = mlirIntegerTypeGet(ctx, 64);
+  MlirAttribute groups[DLC_MAX_LOOPS], members[DLC_MAX_LOOPS];
+  for (intptr_t i = 0, j = 0; i < small; ++i) {
+    intptr_t n = i == dim ? count : 1;
+    for (intptr_t k = 0; k < n; ++k)
+      members[k] = mlirIntegerAttrGet(i64, j++);
+    groups[i] = mlirArrayAttrGet(ctx, n, members);
   }
-  snprintf(spec + len, sizeof spec - (size_t)len, "]");
-  return mlirAttributeParseGet(ctx, str(spec));
+  return mlirArrayAttrGet(ctx, small, groups);
+}
+
+/* The type of x with dims [dim, dim + count) merged (count > 0), or dim
+   `dim` split into (extent / inner, inner) (count = 0). */
+static MlirType regrouped(MlirType t, intptr_t dim, intptr_t count, int64_t inner,
+                          intptr_t *outRank) {
+  intptr_t rank = mlirShapedTypeGetRank(t), n = 0;
+  int64_t dims[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < rank; ++i) {
+    int64_t d = mlirShapedTypeGetDimSize(t, i);
+    if (count > 0 && i > dim && i < dim + count)
+      dims[n - 1] *= d;
+    else if (count == 0 && i == dim)
+      dims[n++] = d / inner, dims[n++] = inner;
+    else
+      dims[n++] = d;
+  }
+  *outRank = n;
+  return mlirRankedTensorTypeGet(n, dims, mlirShapedTypeGetElementType(t), mlirAttributeGetNull());
 }
 
 MlirValue dlcEmitSplitDim(DlcBuilder *b, MlirValue x, intptr_t dim, int64_t inner) {
-  MlirType t = mlirValueGetType(x);
-  intptr_t rank = mlirShapedTypeGetRank(t);
+  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(x)), outRank;
+  MlirType rt = regrouped(mlirValueGetType(x), dim, 0, inner, &outRank);
   int64_t dims[DLC_MAX_LOOPS];
-  for (intptr_t i = 0, j = 0; i < rank; ++i, ++j) {
-    dims[j] = mlirShapedTypeGetDimSize(t, i);
-    if (i == dim)
-      dims[j] /= inner, dims[++j] = inner;
-  }
-  MlirType rt = mlirRankedTensorTypeGet(rank + 1, dims, mlirShapedTypeGetElementType(t),
-                                        mlirAttributeGetNull());
+  for (intptr_t i = 0; i < outRank; ++i)
+    dims[i] = mlirShapedTypeGetDimSize(rt, i);
   return result0(dlcBuildOpTyped(
       b, "tensor.expand_shape", 1, &x, 1, &rt,
-      DLC_ATTRS(dlcNamed(b->context, "reassociation", splitGroups(b->context, rank, dim)),
-                dlcNamedI64Array(b->context, "static_output_shape", rank + 1, dims))));
+      DLC_ATTRS(dlcNamed(b->context, "reassociation", mergeGroups(b->context, rank, dim, 2)),
+                dlcNamedI64Array(b->context, "static_output_shape", outRank, dims))));
 }
 
-MlirValue dlcEmitMergeDims(DlcBuilder *b, MlirValue x, intptr_t dim) {
-  MlirType t = mlirValueGetType(x);
-  intptr_t rank = mlirShapedTypeGetRank(t);
-  int64_t dims[DLC_MAX_LOOPS];
-  for (intptr_t i = 0, j = 0; i < rank; ++i, ++j) {
-    dims[j] = mlirShapedTypeGetDimSize(t, i);
-    if (i == dim)
-      dims[j] *= mlirShapedTypeGetDimSize(t, ++i);
-  }
-  MlirType rt = mlirRankedTensorTypeGet(rank - 1, dims, mlirShapedTypeGetElementType(t),
-                                        mlirAttributeGetNull());
+MlirValue dlcEmitMergeDims(DlcBuilder *b, MlirValue x, intptr_t dim, intptr_t count) {
+  intptr_t outRank;
+  MlirType rt = regrouped(mlirValueGetType(x), dim, count, 1, &outRank);
   return result0(dlcBuildOpTyped(
       b, "tensor.collapse_shape", 1, &x, 1, &rt,
-      DLC_ATTRS(dlcNamed(b->context, "reassociation", splitGroups(b->context, rank - 1, dim)))));
+      DLC_ATTRS(dlcNamed(b->context, "reassociation",
+                         mergeGroups(b->context, outRank, dim, count)))));
 }
 
 MlirValue dlcEmitTranspose(DlcBuilder *b, MlirValue x, const int64_t *perm) {

@@ -43,8 +43,8 @@ MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
                      const int64_t *high, double value);
 /* x with dim `dim` split into (extent / inner, inner): tensor.expand_shape. */
 MlirValue dlcEmitSplitDim(DlcBuilder *b, MlirValue x, intptr_t dim, int64_t inner);
-/* x with dims `dim` and `dim + 1` merged: tensor.collapse_shape. */
-MlirValue dlcEmitMergeDims(DlcBuilder *b, MlirValue x, intptr_t dim);
+/* x with dims [dim, dim + count) merged into one: tensor.collapse_shape. */
+MlirValue dlcEmitMergeDims(DlcBuilder *b, MlirValue x, intptr_t dim, intptr_t count);
 /* x permuted (result dim i is x's dim perm[i]) by a named linalg.transpose,
    which elementwise fusion leaves alone: the copy is the point. */
 MlirValue dlcEmitTranspose(DlcBuilder *b, MlirValue x, const int64_t *perm);

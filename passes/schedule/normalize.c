@@ -29,7 +29,6 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -157,33 +156,6 @@ static MlirValue permuted(DlcBuilder *b, MlirValue x, const intptr_t *order) {
   return mlirOperationIsNull(op) ? (MlirValue){NULL} : mlirOperationGetResult(op, 0);
 }
 
-/* x with the `count` dims from `first` collapsed into one. */
-static MlirValue collapsed(DlcBuilder *b, MlirValue x, intptr_t first, intptr_t count) {
-  MlirType t = mlirValueGetType(x);
-  intptr_t rank = mlirShapedTypeGetRank(t), outRank = 0;
-  int64_t dims[DLC_MAX_LOOPS];
-  char spec[512];
-  int len = snprintf(spec, sizeof spec, "[");
-  for (intptr_t i = 0; i < rank; ++i) {
-    bool opens = i <= first || i >= first + count;
-    if (opens && i)
-      len += snprintf(spec + len, sizeof spec - (size_t)len, "], ");
-    len += snprintf(spec + len, sizeof spec - (size_t)len, "%s%ld : i64", opens ? "[" : ", ",
-                    (long)i);
-    if (opens)
-      dims[outRank++] = mlirShapedTypeGetDimSize(t, i);
-    else
-      dims[outRank - 1] *= mlirShapedTypeGetDimSize(t, i);
-  }
-  snprintf(spec + len, sizeof spec - (size_t)len, "]]");
-  MlirType rt = mlirRankedTensorTypeGet(outRank, dims, mlirShapedTypeGetElementType(t),
-                                        mlirAttributeGetNull());
-  MlirAttribute reassoc = mlirAttributeParseGet(b->context, str(spec));
-  MlirOperation op = dlcBuildOpTyped(b, "tensor.collapse_shape", 1, &x, 1, &rt,
-                                     DLC_ATTRS(dlcNamed(b->context, "reassociation", reassoc)));
-  return mlirOperationIsNull(op) ? (MlirValue){NULL} : mlirOperationGetResult(op, 0);
-}
-
 /* Moves the old generic's body into the new one. */
 static bool takeBody(DlcBuilder *b, const MlirValue *args, MlirValue *yields, void *user) {
   MlirBlock old = mlirRegionGetFirstBlock(mlirOperationGetRegion(*(MlirOperation *)user, 0));
@@ -224,7 +196,7 @@ static MlirOperation collapseOne(MlirOperation op, const Contraction *c) {
       else if (first < 0)
         first = r, e[n++] = dlcDim(ctx, c->numParallel);
     }
-    g.ins[i] = collapsed(&b, x, first, numRed);
+    g.ins[i] = dlcEmitMergeDims(&b, x, first, numRed);
     g.maps[i] = dlcMapGet(ctx, g.nLoops, n, e);
     if (mlirValueIsNull(g.ins[i]))
       return (MlirOperation){NULL};
