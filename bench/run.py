@@ -2,7 +2,7 @@
 same process, and their ratio (dlc / reference; > 1 means dlc is faster).
 
   GEMM f32 (GFLOP/s) at 256, 512, 1024, 2048 and 128x768x3072 vs OpenBLAS
-  BERT encoder layer and MLP (ms) vs PyTorch eager
+  BERT encoder layer, MLP and ResNet basic block (ms) vs PyTorch eager
   5-op elementwise chain over 16M floats and RMSNorm [32,4096] vs a
   hand-fused C loop (clang -O3 -march=native)
 
@@ -186,7 +186,8 @@ def models(threads, reps, blas):
     if blas:  # PyTorch's matmuls run in OpenBLAS, whose threads torch does not set
         blas.openblas_set_num_threads(threads)
     for name, src, args, ref in [("bert layer", m.bert_source(), m.bert_args(), None),
-                                 ("mlp batch 32", *m.mlp(32)[:2], None)]:
+                                 ("mlp batch 32", *m.mlp(32)[:2], None),
+                                 ("resnet basic block 64x56x56", m.resnet_source(), m.resnet_args(), None)]:
         mod = dlc.compile(src, threads=threads)
         fns = [lambda: mod(*args)]
         if torch is not None:
@@ -201,6 +202,11 @@ def models(threads, reps, blas):
 
 def torch_model(torch, name):
     F = torch.nn.functional
+    if name.startswith("resnet"):
+        def block(x, w1, s1, b1, m1, v1, w2, s2, b2, m2, v2):
+            r = F.relu(F.batch_norm(F.conv2d(x, w1, padding=1), m1, v1, s1, b1, False, 0.0, 1e-5))
+            return F.relu(F.batch_norm(F.conv2d(r, w2, padding=1), m2, v2, s2, b2, False, 0.0, 1e-5) + x)
+        return block
     if name.startswith("mlp"):
         def mlp(x, w1, b1, w2, b2, w3, b3):
             h = F.relu(x @ w1 + b1)

@@ -522,11 +522,10 @@ static bool packsB(const DlcShape *sa, const DlcShape *sb, const DlcShape *so, b
   return so->dims[0] >= kPackMinRows && k >= kPanel && n % kPanel == 0 && n > kPanel;
 }
 
-static MlirValue lowerPackedMatmul(DlcBuilder *b, MlirOperation op, bool ta, bool tb) {
+/* C [m, n] = A x B on f32 operands, B packed into panels (packsB holds). */
+static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool ta, bool tb,
+                                  int64_t m, int64_t n) {
   MlirContext ctx = b->context;
-  MlirValue a = mlirOperationGetOperand(op, 0), w = mlirOperationGetOperand(op, 1);
-  DlcShape so = shapeOf(mlirOperationGetResult(op, 0));
-  int64_t m = so.dims[0], n = so.dims[1];
   /* B [K, N] -> [K, N/NR, NR] -> [N/NR, K, NR]; transposed, [N, K] -> [N/NR, NR, K]. */
   int64_t perm[3] = {1, 0, 2}, permT[3] = {0, 2, 1};
   MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w, tb ? 0 : 1, kPanel), tb ? permT : perm);
@@ -538,7 +537,7 @@ static MlirValue lowerPackedMatmul(DlcBuilder *b, MlirOperation op, bool ta, boo
   g.ins[1] = bp;
   g.maps[1] = dlcMapGet(ctx, 4, 3, (MlirAffineExpr[]){dlcDim(ctx, P), dlcDim(ctx, K), dlcDim(ctx, N)});
   g.maps[2] = dlcMapGet(ctx, 4, 3, (MlirAffineExpr[]){dlcDim(ctx, P), dlcDim(ctx, M), dlcDim(ctx, N)});
-  MlirType et = mlirShapedTypeGetElementType(resultType(op));
+  MlirType et = dlcElementType(a);
   int64_t c3[3] = {n / kPanel, m, kPanel};
   g.outs[0] = dlcEmitFilled(b, mlirRankedTensorTypeGet(3, c3, et, mlirAttributeGetNull()), 0.0,
                             NULL, NULL);
@@ -568,7 +567,7 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op) {
   bool ta = dlcGetBool(op, "transpose_a", false), tb = dlcGetBool(op, "transpose_b", false);
   if (packsB(&sa, &sb, &so, tb) && mlirTypeIsAF32(dlcElementType(w)) &&
       mlirTypeIsAF32(dlcElementType(a)) && !scheduledPlain(op, so.rank))
-    return lowerPackedMatmul(b, op, ta, tb);
+    return emitPackedMatmul(b, a, w, ta, tb, so.dims[0], so.dims[1]);
   intptr_t nb = so.rank - 2, m = nb, n = nb + 1, k = nb + 2, loops = nb + 3;
   DlcGeneric g = {.nLoops = loops, .nIns = 2, .nOuts = 1};
   g.reduction[k] = true;
@@ -615,6 +614,79 @@ static bool copyBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
   return true;
 }
 
+/* conv2d as a GEMM (im2col): W [O, C*kH*kW] x col [C*kH*kW, Ho*Wo], where
+   col copies the input window of each output pixel, then the packed GEMM
+   above; the epilogue (bias, batch_norm, activation) fuses into its copy
+   back to C. For one image whose Ho*Wo is a multiple of the panel width:
+   col costs C*kH*kW*Ho*Wo moves against O times as many multiply-adds.
+   The copy is a generic with the convolution's index map: it reads the
+   input rows contiguously (for stride 1), which LLVM vectorises. */
+static bool addBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
+  (void)u;
+  y[0] = dlcArith(b, "arith.addf", NULL, a[0], a[1]);
+  return true;
+}
+
+static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
+                                 const int64_t *st, const int64_t *dl) {
+  MlirContext ctx = b->context;
+  MlirValue w = mlirOperationGetOperand(op, 1);
+  DlcShape sw = shapeOf(w), so = shapeOf(mlirOperationGetResult(op, 0));
+  int64_t o = sw.dims[0], c = sw.dims[1], kh = sw.dims[2], kw = sw.dims[3];
+  int64_t oh = so.dims[2], ow = so.dims[3];
+  enum { C, KH, KW, OH, OW, LOOPS };
+  DlcGeneric g = {.nLoops = LOOPS, .nIns = 1, .nOuts = 1};
+  MlirAffineExpr xe[4] = {
+      dlcConst(ctx, 0), dlcDim(ctx, C),
+      mlirAffineAddExprGet(mlirAffineMulExprGet(dlcDim(ctx, OH), dlcConst(ctx, st[0])),
+                           mlirAffineMulExprGet(dlcDim(ctx, KH), dlcConst(ctx, dl[0]))),
+      mlirAffineAddExprGet(mlirAffineMulExprGet(dlcDim(ctx, OW), dlcConst(ctx, st[1])),
+                           mlirAffineMulExprGet(dlcDim(ctx, KW), dlcConst(ctx, dl[1])))};
+  g.ins[0] = xpad;
+  g.maps[0] = dlcMapGet(ctx, LOOPS, 4, xe);
+  g.maps[1] = dlcMapIdentity(ctx, LOOPS);
+  int64_t colDims[5] = {c, kh, kw, oh, ow};
+  MlirType et = dlcElementType(xpad);
+  g.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(5, colDims, et, mlirAttributeGetNull()),
+                           NULL, NULL);
+  MlirValue col = out0(dlcEmitGeneric(b, &g, identityBody, NULL));
+  if (mlirValueIsNull(col))
+    return null();
+  col = dlcEmitMergeDims(b, dlcEmitMergeDims(b, col, 3, 2), 0, 3); /* [C*kH*kW, Ho*Wo] */
+  MlirValue wk = dlcEmitMergeDims(b, w, 1, 3);                        /* [O, C*kH*kW] */
+  MlirValue r = emitPackedMatmul(b, wk, col, false, false, o, oh * ow);
+  if (mlirValueIsNull(r))
+    return r;
+  if (mlirOperationGetNumOperands(op) > 2) { /* + bias[o] */
+    MlirValue bias = mlirOperationGetOperand(op, 2);
+    DlcGeneric bg = {.nLoops = 2, .nIns = 2, .nOuts = 1};
+    bg.ins[0] = r, bg.ins[1] = bias;
+    MlirAffineExpr be = dlcDim(ctx, 0);
+    bg.maps[0] = bg.maps[2] = dlcMapIdentity(ctx, 2);
+    bg.maps[1] = dlcMapGet(ctx, 2, 1, &be);
+    bg.outs[0] = dlcEmitEmpty(b, mlirValueGetType(r), NULL, NULL);
+    MlirOperation add = dlcEmitGeneric(b, &bg, addBody, NULL);
+    r = mlirOperationIsNull(add) ? null() : out0(add);
+  }
+  return mlirValueIsNull(r) ? r : dlcEmitReshape(b, r, resultType(op));
+}
+
+static bool convAsGemm(MlirOperation op, int64_t groups) {
+  DlcShape sx = shapeOf(mlirOperationGetOperand(op, 0)), sw = shapeOf(mlirOperationGetOperand(op, 1));
+  DlcShape so = shapeOf(mlirOperationGetResult(op, 0));
+  if (groups != 1 || sx.rank != 4 || so.rank != 4 || sx.dims[0] != 1 ||
+      !mlirTypeIsAF32(dlcElementType(mlirOperationGetOperand(op, 0))) ||
+      !mlirTypeIsAF32(dlcElementType(mlirOperationGetOperand(op, 1))))
+    return false;
+  for (intptr_t i = 0; i < 4; ++i)
+    if (sx.dims[i] == DLC_DYNAMIC || sw.dims[i] == DLC_DYNAMIC || so.dims[i] == DLC_DYNAMIC)
+      return false;
+  DlcShape sa = {2, {sw.dims[0], sw.dims[1] * sw.dims[2] * sw.dims[3]}};
+  DlcShape sb = {2, {sa.dims[1], so.dims[2] * so.dims[3]}};
+  DlcShape sc = {2, {sw.dims[0], sb.dims[1]}};
+  return packsB(&sa, &sb, &sc, false);
+}
+
 static MlirValue lowerConv(DlcBuilder *b, MlirOperation op) {
   MlirContext ctx = b->context;
   MlirValue x = mlirOperationGetOperand(op, 0), w = mlirOperationGetOperand(op, 1);
@@ -626,6 +698,8 @@ static MlirValue lowerConv(DlcBuilder *b, MlirOperation op) {
   int64_t groups = dlcGetI64(op, "groups", 1);
   int64_t low[4] = {0, 0, pad[0], pad[1]}, high[4] = {0, 0, pad[2], pad[3]};
   x = dlcEmitPad(b, x, low, high, 0.0);
+  if (convAsGemm(op, groups))
+    return lowerConvAsGemm(b, op, x, st, dl);
   /* loops: n o oh ow | c kh kw */
   enum { N, O, OH, OW, C, KH, KW, LOOPS };
   DlcGeneric g = {.nLoops = LOOPS, .nIns = 2, .nOuts = 1};

@@ -129,3 +129,22 @@ func.func @gemv_in_place(%a: tensor<4x128xf32>, %b: tensor<128x512xf32>) -> tens
   %0 = dlg.matmul %a, %b : tensor<4x128xf32>, tensor<128x512xf32> -> tensor<4x512xf32>
   return %0 : tensor<4x512xf32>
 }
+
+// -----
+
+// conv2d of one image with 16+ output channels and Ho*Wo a multiple of 16:
+// im2col (a generic with the convolution's index map) into [C*kH*kW,
+// Ho*Wo], W as [O, C*kH*kW], the packed GEMM, then the bias.
+// CHECK-LABEL: func.func @conv_gemm
+// CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[COL:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<1x8x18x18xf32>) outs(%{{.*}} : tensor<8x3x3x16x16xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<8x3x3x256xf32> into tensor<72x256xf32>
+// CHECK: %[[W:.*]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
+// CHECK: linalg.transpose
+// CHECK: linalg.generic {{.*}} ins(%[[W]], %{{.*}} : tensor<16x72xf32>, tensor<16x72x16xf32>)
+// CHECK: arith.addf
+// CHECK: tensor.expand_shape %{{.*}} output_shape [1, 16, 16, 16] : tensor<4096xf32> into tensor<1x16x16x16xf32>
+func.func @conv_gemm(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>) -> tensor<1x16x16x16xf32> {
+  %0 = dlg.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x16x16xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x16x16xf32>
+  return %0 : tensor<1x16x16x16xf32>
+}
