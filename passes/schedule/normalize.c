@@ -6,8 +6,9 @@
 
    Operands in the register tile's order (canonicalOperands below).
 
-   One reduction loop per contraction. linalg-fuse-elementwise-ops propagates a reshape that splits K through
-   the contraction that reads it: the attention output projection,
+   One reduction loop per contraction. linalg-fuse-elementwise-ops
+   propagates a reshape that splits K through the contraction that reads
+   it: the attention output projection,
    reshape(transpose(ctx)) x Wo, becomes a generic with loops
    (m, n, head, d) reading ctx[head, m, d] and Wo[head, d, n]. Vectorised
    as it is, its register tile is a contraction with two unit reduction
