@@ -436,16 +436,40 @@ static bool feedsInput(MlirOperation producer, MlirOperation root) {
   return false;
 }
 
+/* The sink's parallel tiles for the root's: the sink's loops are the
+   root's parallel loops, in the order the sink reads the root's result (a
+   packed GEMM's epilogue reads C3[panel][m][n] as C[m][panel][n]). */
+static void sinkTiles(const Group *g, const int64_t *rootTiles, int64_t *sinkTiles) {
+  const OpInfo *root = &g->ops[g->root], *sink = &g->ops[g->numOps - 1];
+  int p = root->numParallel;
+  for (int d = 0; d < p; ++d)
+    sinkTiles[d] = rootTiles[d];
+  if (g->root == g->numOps - 1)
+    return;
+  MlirValue r = mlirOperationGetResult(root->op, 0);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(sink->op); ++i) {
+    if (!mlirValueEqual(mlirOperationGetOperand(sink->op, i), r))
+      continue;
+    MlirAffineMap in = operandMap(sink->op, i), out = operandMap(root->op, mlirOperationGetNumOperands(root->op) - 1);
+    for (intptr_t k = 0; k < mlirAffineMapGetNumResults(in) && k < p; ++k) {
+      MlirAffineExpr se = mlirAffineMapGetResult(in, k), re = mlirAffineMapGetResult(out, k);
+      if (mlirAffineExprIsADim(se) && mlirAffineExprIsADim(re))
+        sinkTiles[mlirAffineDimExprGetPosition(se)] = rootTiles[mlirAffineDimExprGetPosition(re)];
+    }
+    return;
+  }
+}
+
 static void emitGemmGroup(Script *s, Group *g) {
   int handles[64];
   const OpInfo *root = &g->ops[g->root];
   int n = root->loops.numLoops, p = root->numParallel, M = p - 2, N = p - 1;
   const DlcSchedule *sc = &g->sched;
-  /* The sink's loops are the root's parallel loops. */
-  int64_t forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  int64_t rootForall[DLC_SCHEDULE_MAX_LOOPS] = {0}, forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
   for (intptr_t i = 0; i < sc->numParallel; ++i)
     if (sc->parallel[i] < p)
-      forall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
+      rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
+  sinkTiles(g, rootForall, forall);
   emitForallAndFuse(s, g, forall, handles);
   int64_t mc = sc->tiles[M] ? sc->tiles[M] : root->loops.extent[M];
   int64_t nc = sc->tiles[N] ? sc->tiles[N] : root->loops.extent[N];
@@ -470,7 +494,7 @@ static void emitGemmGroup(Script *s, Group *g) {
       emitVectorTile(s, handles[i], &g->ops[i]);
   /* Mc blocks of a tile that runs over more rows than Mc, inside the Kc
      block: the packed block of B serves them all (BLIS's ic loop). */
-  if (!forall[M] && mc < root->loops.extent[M]) {
+  if (!rootForall[M] && mc < root->loops.extent[M]) {
     memset(sizes, 0, sizeof sizes);
     sizes[M] = mc;
     h = emitTileFor(s, h, sizes, n, NULL, NULL);
@@ -620,38 +644,6 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
     emitLoopsGroup(&st->script, &g);
 }
 
-static bool hasReduction(MlirOperation op) {
-  MlirAttribute iters = mlirOperationGetAttributeByName(op, str("iterator_types"));
-  if (mlirAttributeIsNull(iters))
-    return false;
-  for (intptr_t d = 0; d < mlirArrayAttrGetNumElements(iters); ++d)
-    if (attrTextHas(mlirArrayAttrGetElement(iters, d), "reduction"))
-      return true;
-  return false;
-}
-
-/* Whether a consumer reads op's result through a non-identity map (the
-   transposing copy after a packed GEMM): tiles of the consumer are not
-   tiles of op's parallel loops, so op heads a group of its own. */
-static bool readThroughPermutation(MlirOperation op) {
-  for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
-       !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
-    MlirOperation user = mlirOpOperandGetOwner(u);
-    if (!isLinalg(user))
-      continue;
-    MlirAffineMap m = operandMap(user, mlirOpOperandGetOperandNumber(u));
-    intptr_t last = -1; /* dims in order (a broadcast) still tile together */
-    for (intptr_t r = 0; r < mlirAffineMapGetNumResults(m); ++r) {
-      MlirAffineExpr e = mlirAffineMapGetResult(m, r);
-      if (!mlirAffineExprIsADim(e) || mlirAffineDimExprGetPosition(e) <= last)
-        return true;
-      last = mlirAffineDimExprGetPosition(e);
-    }
-  }
-  return false;
-}
-
-/* Partitions the func's top-level linalg ops into groups, last sink first. */
 static bool hasGemmRoot(const DlcOpList *group) {
   OpInfo info;
   for (intptr_t i = 0; i < group->n; ++i)
@@ -679,8 +671,7 @@ static void scheduleFunc(State *st, MlirOperation func) {
     dlcOpListPush(group, all.ops[i]);
     taken[i] = true;
     for (int j = i - 1; j >= 0; --j)
-      if (!taken[j] && allUsesIn(all.ops[j], group->ops, group->n) &&
-          !(hasReduction(all.ops[j]) && readThroughPermutation(all.ops[j]))) {
+      if (!taken[j] && allUsesIn(all.ops[j], group->ops, group->n)) {
         dlcOpListPush(group, all.ops[j]);
         taken[j] = true;
       }

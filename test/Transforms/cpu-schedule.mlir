@@ -28,10 +28,11 @@
 // CHECK: vector.transfer_write {{.*}} : vector<6x16xf32>
 // CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<2x16xf32>)
 // CHECK: vector.outerproduct {{.*}} : vector<2xf32>, vector<16xf32>
-// CHECK: scf.forall.in_parallel
-// The bias + relu epilogue, fused into the copy from panels back to rows:
-// CHECK: scf.forall
+// The bias + relu epilogue, fused into the copy from panels back to rows,
+// in the same parallel tile while its panels are in cache:
+// CHECK-NOT: scf.forall
 // CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: scf.forall.in_parallel
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<32x32x16xf32> into tensor<32x512xf32>
 // CHECK-NOT: linalg.generic
 func.func @mlp(%x: tensor<32x784xf32>, %w: tensor<784x512xf32>, %b: tensor<512xf32>) -> tensor<32x512xf32> {
