@@ -617,7 +617,8 @@ static bool copyBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
 /* conv2d as a GEMM (im2col): W [O, C*kH*kW] x col [C*kH*kW, Ho*Wo], where
    col copies the input window of each output pixel, then the packed GEMM
    above; the epilogue (bias, batch_norm, activation) fuses into its copy
-   back to C. For one image whose Ho*Wo is a multiple of the panel width:
+   back to C. Per image (up to kMaxImagesAsGemm) whose Ho*Wo is a multiple
+   of the panel width:
    col costs C*kH*kW*Ho*Wo moves against O times as many multiply-adds.
    The copy is a generic with the convolution's index map: it reads the
    input rows contiguously (for stride 1), which LLVM vectorises. */
@@ -627,7 +628,8 @@ static bool addBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
   return true;
 }
 
-static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
+/* One image: xpad [1, C, H, W] -> [1, O, Ho, Wo]. */
+static MlirValue convImageAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
                                  const int64_t *st, const int64_t *dl) {
   MlirContext ctx = b->context;
   MlirValue w = mlirOperationGetOperand(op, 1);
@@ -668,13 +670,41 @@ static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad
     MlirOperation add = dlcEmitGeneric(b, &bg, addBody, NULL);
     r = mlirOperationIsNull(add) ? null() : out0(add);
   }
-  return mlirValueIsNull(r) ? r : dlcEmitReshape(b, r, resultType(op));
+  int64_t imageDims[4] = {1, o, oh, ow};
+  return mlirValueIsNull(r) ? r
+                            : dlcEmitReshape(b, r, mlirRankedTensorTypeGet(4, imageDims, et,
+                                                                           mlirAttributeGetNull()));
+}
+
+/* Batches of up to kMaxImagesAsGemm images, one GEMM each. */
+enum { kMaxImagesAsGemm = 16 };
+
+static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
+                                 const int64_t *st, const int64_t *dl) {
+  MlirType xt = mlirValueGetType(xpad), rt = resultType(op);
+  int64_t images = mlirShapedTypeGetDimSize(xt, 0);
+  if (images == 1)
+    return convImageAsGemm(b, op, xpad, st, dl);
+  int64_t dims[4], ones[4] = {1, 1, 1, 1};
+  for (int i = 0; i < 4; ++i)
+    dims[i] = mlirShapedTypeGetDimSize(xt, i);
+  dims[0] = 1;
+  MlirType imageType = mlirRankedTensorTypeGet(4, dims, mlirShapedTypeGetElementType(xt),
+                                               mlirAttributeGetNull());
+  MlirValue out = dlcEmitEmpty(b, rt, NULL, NULL);
+  for (int64_t i = 0; i < images && !mlirValueIsNull(out); ++i) {
+    int64_t at[4] = {i, 0, 0, 0};
+    MlirValue y = convImageAsGemm(b, op, dlcEmitExtractSlice(b, xpad, imageType, at, ones), st,
+                                  dl);
+    out = mlirValueIsNull(y) ? y : dlcEmitInsertSlice(b, y, out, at);
+  }
+  return out;
 }
 
 static bool convAsGemm(MlirOperation op, int64_t groups) {
   DlcShape sx = shapeOf(mlirOperationGetOperand(op, 0)), sw = shapeOf(mlirOperationGetOperand(op, 1));
   DlcShape so = shapeOf(mlirOperationGetResult(op, 0));
-  if (groups != 1 || sx.rank != 4 || so.rank != 4 || sx.dims[0] != 1 ||
+  if (groups != 1 || sx.rank != 4 || so.rank != 4 || sx.dims[0] > kMaxImagesAsGemm ||
       !mlirTypeIsAF32(dlcElementType(mlirOperationGetOperand(op, 0))) ||
       !mlirTypeIsAF32(dlcElementType(mlirOperationGetOperand(op, 1))))
     return false;
