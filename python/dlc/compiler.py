@@ -112,6 +112,27 @@ class Module:
         self.outputs = [self._spec(lib.dlcProgramOutput(self._p, i)) for i in range(n_out)]
         # Dynamic input dims (None): compiled per input shapes at first use.
         self.dynamic = any(d is None for shape, _ in self.inputs for d in shape)
+        # A static model's C tensor descriptors are built once; a call only
+        # sets their data pointers (building them cost more than a small
+        # kernel runs).
+        self._msg = ctypes.create_string_buffer(512)
+        if not self.dynamic:
+            self._c_in = self._descriptors(self.inputs)
+            self._c_out = self._descriptors(self.outputs)
+
+    @classmethod
+    def _descriptors(cls, specs):
+        c = (_Tensor * max(1, len(specs)))()
+        for t, (shape, dtype) in zip(c, specs):
+            cls._describe_into(t, shape, dtype)
+        return c
+
+    @staticmethod
+    def _describe_into(t, shape, dtype):
+        t.type.dtype = _DTYPES.index(np.dtype(dtype).name)
+        t.type.rank = len(shape)
+        for i, d in enumerate(shape):
+            t.type.dims[i] = d
 
     def output_specs(self, *input_specs):
         """(shape, dtype) of each result for inputs of the given (shape,
@@ -135,13 +156,10 @@ class Module:
         return (tuple(None if t.dims[i] < 0 else t.dims[i] for i in range(t.rank)),
                 np.dtype(_DTYPES[t.dtype]))
 
-    @staticmethod
-    def _tensor(array, spec):
+    @classmethod
+    def _tensor(cls, array, spec):
         t = _Tensor()
-        t.type.dtype = _DTYPES.index(spec[1].name)
-        t.type.rank = len(spec[0])
-        for i, d in enumerate(spec[0]):
-            t.type.dims[i] = d
+        cls._describe_into(t, *spec)
         t.data = array.ctypes.data
         return t
 
@@ -165,10 +183,18 @@ class Module:
                     raise ValueError(f"output {i}: expected {_describe(*spec)}")
                 if not (o.flags.c_contiguous and o.flags.writeable):
                     raise ValueError(f"output {i}: must be C-contiguous and writable")
-        c_in = (_Tensor * max(1, len(ins)))(*[self._tensor(a, s) for a, s in zip(ins, in_specs)])
-        c_out = (_Tensor * max(1, len(outs)))(
-            *[self._tensor(a, s) for a, s in zip(outs, out_specs)])
-        msg = ctypes.create_string_buffer(512)
+        if self.dynamic:
+            c_in = (_Tensor * max(1, len(ins)))(
+                *[self._tensor(a, s) for a, s in zip(ins, in_specs)])
+            c_out = (_Tensor * max(1, len(outs)))(
+                *[self._tensor(a, s) for a, s in zip(outs, out_specs)])
+        else:
+            c_in, c_out = self._c_in, self._c_out
+            for t, a in zip(c_in, ins):
+                t.data = a.ctypes.data
+            for t, a in zip(c_out, outs):
+                t.data = a.ctypes.data
+        msg = self._msg
         if not _lib().dlcProgramRun(self._p, c_in, c_out, msg, len(msg)):
             raise ValueError(msg.value.decode())
         return outs
