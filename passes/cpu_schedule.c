@@ -606,9 +606,15 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
     for (intptr_t d = 0; fits && d < g.sched.numTiles; ++d)
       fits = g.sched.tiles[d] == 0 || (nest->extent[d] > 0 && nest->extent[d] % g.sched.tiles[d] == 0);
     if (!fits) {
-      mlirEmitError(mlirOperationGetLocation(func),
-                    "#dlk.schedule does not fit the kernel's root loops: it needs one tile "
-                    "per loop, each 0 or dividing the loop's extent");
+      char msg[512], *at = msg;
+      at += snprintf(msg, sizeof msg,
+                     "#dlk.schedule does not fit the kernel's root loops: it needs one tile "
+                     "per loop, each 0 or dividing the loop's extent; the root's loops are [");
+      for (int d = 0; d < nest->numLoops && at < msg + sizeof msg - 32; ++d)
+        at += snprintf(at, (size_t)(msg + sizeof msg - at), "%s%lld", d ? ", " : "",
+                       (long long)nest->extent[d]);
+      snprintf(at, (size_t)(msg + sizeof msg - at), "]");
+      mlirEmitError(mlirOperationGetLocation(func), msg);
       st->failed = true;
       return;
     }

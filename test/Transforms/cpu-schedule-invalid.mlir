@@ -2,7 +2,7 @@
 // RUN: dlc-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(dlk-to-linalg,dlc-cpu-schedule{vector-width=8})' -o /dev/null
 
 func.func @not_dividing(%a: tensor<30x16xf32>, %b: tensor<16x128xf32>) -> tensor<30x128xf32> {
-  // expected-error @+1 {{#dlk.schedule does not fit the kernel's root loops: it needs one tile per loop, each 0 or dividing the loop's extent}}
+  // expected-error @+1 {{#dlk.schedule does not fit the kernel's root loops: it needs one tile per loop, each 0 or dividing the loop's extent; the root's loops are [30, 128, 16]}}
   %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [16, 64, 0], vector = 8, parallel = [0, 1]> (%a, %b) : (tensor<30x16xf32>, tensor<16x128xf32>) -> tensor<30x128xf32> {
   ^bb0(%x: tensor<30x16xf32>, %y: tensor<16x128xf32>):
     %m = dlg.matmul %x, %y : tensor<30x16xf32>, tensor<16x128xf32> -> tensor<30x128xf32>

@@ -68,6 +68,21 @@ func.func @given(%a: tensor<32x16xf32>, %b: tensor<16x128xf32>) -> tensor<32x128
   return %0 : tensor<32x128xf32>
 }
 
+// A schedule naming the packed GEMM's loops (panel, m, n, k) gets them:
+// CHECK-LABEL: func.func private @given_packed_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [2, 0, 0, 32], vector = 8, register = [4, 16], parallel = [0]>
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c32
+// CHECK: vector.outerproduct {{.*}} : vector<4xf32>, vector<16xf32>
+func.func @given_packed(%a: tensor<32x64xf32>, %b: tensor<64x128xf32>) -> tensor<32x128xf32> {
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [2, 0, 0, 32], vector = 8, register = [4, 16], parallel = [0]> (%a, %b) : (tensor<32x64xf32>, tensor<64x128xf32>) -> tensor<32x128xf32> {
+  ^bb0(%x: tensor<32x64xf32>, %y: tensor<64x128xf32>):
+    %m = dlg.matmul %x, %y : tensor<32x64xf32>, tensor<64x128xf32> -> tensor<32x128xf32>
+    dlk.yield %m : tensor<32x128xf32>
+  }
+  return %0 : tensor<32x128xf32>
+}
+
 // Attention's output projection, reshape(transpose(ctx)) x W: the reshape
 // propagated into the contraction splits K into (head, d); the schedule
 // copies ctx into [s, head, d] order, collapses K back into one loop and
