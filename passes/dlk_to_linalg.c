@@ -617,7 +617,7 @@ static bool copyBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
 /* conv2d as a GEMM (im2col): W [O, C*kH*kW] x col [C*kH*kW, Ho*Wo], where
    col copies the input window of each output pixel, then the packed GEMM
    above; the epilogue (bias, batch_norm, activation) fuses into its copy
-   back to C. Per image (up to kMaxImagesAsGemm) whose Ho*Wo is a multiple
+   back to C. For up to kMaxImagesAsGemm images whose Ho*Wo is a multiple
    of the panel width:
    col costs C*kH*kW*Ho*Wo moves against O times as many multiply-adds.
    The copy is a generic with the convolution's index map: it reads the
@@ -676,29 +676,80 @@ static MlirValue convImageAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad
                                                                            mlirAttributeGetNull()));
 }
 
-/* Batches of up to kMaxImagesAsGemm images, one GEMM each. */
-enum { kMaxImagesAsGemm = 16 };
+/* Several images: one GEMM over loops (image, panel, m, n, k) with W
+   shared, so the code is that of one GEMM whatever the batch. */
+static MlirValue convBatchAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
+                                 const int64_t *st, const int64_t *dl) {
+  MlirContext ctx = b->context;
+  MlirValue w = mlirOperationGetOperand(op, 1);
+  DlcShape sw = shapeOf(w), so = shapeOf(mlirOperationGetResult(op, 0));
+  int64_t images = so.dims[0], o = sw.dims[0], c = sw.dims[1], kh = sw.dims[2], kw = sw.dims[3];
+  int64_t oh = so.dims[2], ow = so.dims[3], nb = oh * ow / kPanel;
+  MlirType et = dlcElementType(xpad);
+  enum { I, C, KH, KW, OH, OW, LOOPS };
+  DlcGeneric g = {.nLoops = LOOPS, .nIns = 1, .nOuts = 1};
+  MlirAffineExpr xe[4] = {
+      dlcDim(ctx, I), dlcDim(ctx, C),
+      mlirAffineAddExprGet(mlirAffineMulExprGet(dlcDim(ctx, OH), dlcConst(ctx, st[0])),
+                           mlirAffineMulExprGet(dlcDim(ctx, KH), dlcConst(ctx, dl[0]))),
+      mlirAffineAddExprGet(mlirAffineMulExprGet(dlcDim(ctx, OW), dlcConst(ctx, st[1])),
+                           mlirAffineMulExprGet(dlcDim(ctx, KW), dlcConst(ctx, dl[1])))};
+  g.ins[0] = xpad;
+  g.maps[0] = dlcMapGet(ctx, LOOPS, 4, xe);
+  g.maps[1] = dlcMapIdentity(ctx, LOOPS);
+  int64_t colDims[6] = {images, c, kh, kw, oh, ow};
+  g.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(6, colDims, et, mlirAttributeGetNull()),
+                           NULL, NULL);
+  MlirValue col = out0(dlcEmitGeneric(b, &g, identityBody, NULL));
+  if (mlirValueIsNull(col))
+    return null();
+  col = dlcEmitMergeDims(b, dlcEmitMergeDims(b, col, 4, 2), 1, 3); /* [N, K, Ho*Wo] */
+  int64_t perm[4] = {0, 2, 1, 3};                                    /* [N, Ho*Wo/16, K, 16] */
+  MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, col, 2, kPanel), perm);
+  enum { GI, GP, GM, GN, GK };
+  DlcGeneric r = {.nLoops = 5, .nIns = 2, .nOuts = 1};
+  r.reduction[GK] = true;
+  r.ins[0] = dlcEmitMergeDims(b, w, 1, 3); /* [O, K] */
+  r.maps[0] = dlcMapGet(ctx, 5, 2, (MlirAffineExpr[]){dlcDim(ctx, GM), dlcDim(ctx, GK)});
+  r.ins[1] = bp;
+  r.maps[1] = dlcMapGet(ctx, 5, 4, (MlirAffineExpr[]){dlcDim(ctx, GI), dlcDim(ctx, GP),
+                                                     dlcDim(ctx, GK), dlcDim(ctx, GN)});
+  r.maps[2] = dlcMapGet(ctx, 5, 4, (MlirAffineExpr[]){dlcDim(ctx, GI), dlcDim(ctx, GP),
+                                                     dlcDim(ctx, GM), dlcDim(ctx, GN)});
+  int64_t c3[4] = {images, nb, o, kPanel};
+  r.outs[0] = dlcEmitFilled(b, mlirRankedTensorTypeGet(4, c3, et, mlirAttributeGetNull()), 0.0,
+                            NULL, NULL);
+  MlirOperation root = dlcEmitGeneric(b, &r, macBody, NULL);
+  markRoot(root, ctx);
+  if (mlirOperationIsNull(root))
+    return null();
+  /* C3 [N, Ho*Wo/16, O, 16] -> [N, O, Ho*Wo/16, 16], plus the bias */
+  bool bias = mlirOperationGetNumOperands(op) > 2;
+  DlcGeneric u = {.nLoops = 4, .nIns = bias ? 2 : 1, .nOuts = 1};
+  u.ins[0] = out0(root);
+  u.maps[0] = dlcMapGet(ctx, 4, 4, (MlirAffineExpr[]){dlcDim(ctx, 0), dlcDim(ctx, 2),
+                                                     dlcDim(ctx, 1), dlcDim(ctx, 3)});
+  if (bias) {
+    u.ins[1] = mlirOperationGetOperand(op, 2);
+    MlirAffineExpr be = dlcDim(ctx, 1);
+    u.maps[1] = dlcMapGet(ctx, 4, 1, &be);
+  }
+  u.maps[u.nIns] = dlcMapIdentity(ctx, 4);
+  int64_t cd[4] = {images, o, nb, kPanel};
+  u.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(4, cd, et, mlirAttributeGetNull()), NULL,
+                           NULL);
+  MlirOperation back = dlcEmitGeneric(b, &u, bias ? addBody : identityBody, NULL);
+  return mlirOperationIsNull(back) ? null() : dlcEmitReshape(b, out0(back), resultType(op));
+}
+
+/* Batches of up to kMaxImagesAsGemm images. */
+enum { kMaxImagesAsGemm = 64 };
 
 static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
                                  const int64_t *st, const int64_t *dl) {
-  MlirType xt = mlirValueGetType(xpad), rt = resultType(op);
-  int64_t images = mlirShapedTypeGetDimSize(xt, 0);
-  if (images == 1)
-    return convImageAsGemm(b, op, xpad, st, dl);
-  int64_t dims[4], ones[4] = {1, 1, 1, 1};
-  for (int i = 0; i < 4; ++i)
-    dims[i] = mlirShapedTypeGetDimSize(xt, i);
-  dims[0] = 1;
-  MlirType imageType = mlirRankedTensorTypeGet(4, dims, mlirShapedTypeGetElementType(xt),
-                                               mlirAttributeGetNull());
-  MlirValue out = dlcEmitEmpty(b, rt, NULL, NULL);
-  for (int64_t i = 0; i < images && !mlirValueIsNull(out); ++i) {
-    int64_t at[4] = {i, 0, 0, 0};
-    MlirValue y = convImageAsGemm(b, op, dlcEmitExtractSlice(b, xpad, imageType, at, ones), st,
-                                  dl);
-    out = mlirValueIsNull(y) ? y : dlcEmitInsertSlice(b, y, out, at);
-  }
-  return out;
+  return mlirShapedTypeGetDimSize(mlirValueGetType(xpad), 0) == 1
+             ? convImageAsGemm(b, op, xpad, st, dl)
+             : convBatchAsGemm(b, op, xpad, st, dl);
 }
 
 static bool convAsGemm(MlirOperation op, int64_t groups) {

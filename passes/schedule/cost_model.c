@@ -114,11 +114,14 @@ void dlcScheduleGemm(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
     ++p;
   memset(s, 0, sizeof *s);
   s->numTiles = n;
+  int panelLoop = -1; /* the innermost: outer ones (images of a conv) are batches */
   for (int d = 0; d < p - 2; ++d)
-    if (l->panel[d]) {
-      schedulePanels(l, p, d, vw, s);
-      return;
-    }
+    if (l->panel[d])
+      panelLoop = d;
+  if (panelLoop >= 0) {
+    schedulePanels(l, p, panelLoop, vw, s);
+    return;
+  }
   int64_t M = l->extent[p - 2], N = l->extent[p - 1], K = l->extent[n - 1];
   int64_t batch = 1;
   for (int d = 0; d < p - 2; ++d) {

@@ -148,3 +148,17 @@ func.func @conv_gemm(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8x3x3xf32>, %b: te
   %0 = dlg.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x16x16xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x16x16xf32>
   return %0 : tensor<1x16x16x16xf32>
 }
+
+// -----
+
+// Several images: one GEMM over loops (image, panel, m, n, k), W shared.
+// CHECK-LABEL: func.func @conv_batch
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x8x3x3x16x16xf32>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x72x16x16xf32>) outs(%{{.*}} : tensor<2x16x72x16xf32>) permutation = [0, 2, 1, 3]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]{{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x72xf32>, tensor<2x16x72x16xf32>) outs(%{{.*}} : tensor<2x16x16x16xf32>)
+// CHECK: tensor<2x16x16x16xf32>
+// CHECK: return {{.*}} : tensor<2x16x16x16xf32>
+func.func @conv_batch(%x: tensor<2x8x16x16xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<2x16x16x16xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<2x8x16x16xf32>, tensor<16x8x3x3xf32>) -> tensor<2x16x16x16xf32>
+  return %0 : tensor<2x16x16x16xf32>
+}
