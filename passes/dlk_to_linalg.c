@@ -628,57 +628,9 @@ static bool addBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
   return true;
 }
 
-/* One image: xpad [1, C, H, W] -> [1, O, Ho, Wo]. */
-static MlirValue convImageAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
-                                 const int64_t *st, const int64_t *dl) {
-  MlirContext ctx = b->context;
-  MlirValue w = mlirOperationGetOperand(op, 1);
-  DlcShape sw = shapeOf(w), so = shapeOf(mlirOperationGetResult(op, 0));
-  int64_t o = sw.dims[0], c = sw.dims[1], kh = sw.dims[2], kw = sw.dims[3];
-  int64_t oh = so.dims[2], ow = so.dims[3];
-  enum { C, KH, KW, OH, OW, LOOPS };
-  DlcGeneric g = {.nLoops = LOOPS, .nIns = 1, .nOuts = 1};
-  MlirAffineExpr xe[4] = {
-      dlcConst(ctx, 0), dlcDim(ctx, C),
-      mlirAffineAddExprGet(mlirAffineMulExprGet(dlcDim(ctx, OH), dlcConst(ctx, st[0])),
-                           mlirAffineMulExprGet(dlcDim(ctx, KH), dlcConst(ctx, dl[0]))),
-      mlirAffineAddExprGet(mlirAffineMulExprGet(dlcDim(ctx, OW), dlcConst(ctx, st[1])),
-                           mlirAffineMulExprGet(dlcDim(ctx, KW), dlcConst(ctx, dl[1])))};
-  g.ins[0] = xpad;
-  g.maps[0] = dlcMapGet(ctx, LOOPS, 4, xe);
-  g.maps[1] = dlcMapIdentity(ctx, LOOPS);
-  int64_t colDims[5] = {c, kh, kw, oh, ow};
-  MlirType et = dlcElementType(xpad);
-  g.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(5, colDims, et, mlirAttributeGetNull()),
-                           NULL, NULL);
-  MlirValue col = out0(dlcEmitGeneric(b, &g, identityBody, NULL));
-  if (mlirValueIsNull(col))
-    return null();
-  col = dlcEmitMergeDims(b, dlcEmitMergeDims(b, col, 3, 2), 0, 3); /* [C*kH*kW, Ho*Wo] */
-  MlirValue wk = dlcEmitMergeDims(b, w, 1, 3);                        /* [O, C*kH*kW] */
-  MlirValue r = emitPackedMatmul(b, wk, col, false, false, o, oh * ow);
-  if (mlirValueIsNull(r))
-    return r;
-  if (mlirOperationGetNumOperands(op) > 2) { /* + bias[o] */
-    MlirValue bias = mlirOperationGetOperand(op, 2);
-    DlcGeneric bg = {.nLoops = 2, .nIns = 2, .nOuts = 1};
-    bg.ins[0] = r, bg.ins[1] = bias;
-    MlirAffineExpr be = dlcDim(ctx, 0);
-    bg.maps[0] = bg.maps[2] = dlcMapIdentity(ctx, 2);
-    bg.maps[1] = dlcMapGet(ctx, 2, 1, &be);
-    bg.outs[0] = dlcEmitEmpty(b, mlirValueGetType(r), NULL, NULL);
-    MlirOperation add = dlcEmitGeneric(b, &bg, addBody, NULL);
-    r = mlirOperationIsNull(add) ? null() : out0(add);
-  }
-  int64_t imageDims[4] = {1, o, oh, ow};
-  return mlirValueIsNull(r) ? r
-                            : dlcEmitReshape(b, r, mlirRankedTensorTypeGet(4, imageDims, et,
-                                                                           mlirAttributeGetNull()));
-}
-
-/* Several images: one GEMM over loops (image, panel, m, n, k) with W
-   shared, so the code is that of one GEMM whatever the batch. */
-static MlirValue convBatchAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
+/* One GEMM over loops (image, panel, m, n, k) with W shared, so the code
+   is that of one GEMM whatever the batch. */
+static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
                                  const int64_t *st, const int64_t *dl) {
   MlirContext ctx = b->context;
   MlirValue w = mlirOperationGetOperand(op, 1);
@@ -744,13 +696,6 @@ static MlirValue convBatchAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad
 
 /* Batches of up to kMaxImagesAsGemm images. */
 enum { kMaxImagesAsGemm = 64 };
-
-static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
-                                 const int64_t *st, const int64_t *dl) {
-  return mlirShapedTypeGetDimSize(mlirValueGetType(xpad), 0) == 1
-             ? convImageAsGemm(b, op, xpad, st, dl)
-             : convBatchAsGemm(b, op, xpad, st, dl);
-}
 
 static bool convAsGemm(MlirOperation op, int64_t groups) {
   DlcShape sx = shapeOf(mlirOperationGetOperand(op, 0)), sw = shapeOf(mlirOperationGetOperand(op, 1));
