@@ -107,8 +107,8 @@ MlirValue dlcEmitFilled(DlcBuilder *b, MlirType type, double v,
   return emitFill(b, s, e);
 }
 
-static MlirValue emitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
-                         const int64_t *high, double value, bool nofold) {
+MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
+                     const int64_t *high, double value) {
   MlirType t = mlirValueGetType(x), elt = mlirShapedTypeGetElementType(t);
   intptr_t rank = mlirShapedTypeGetRank(t);
   bool any = false;
@@ -136,21 +136,16 @@ static MlirValue emitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
   MlirOperationState st = mlirOperationStateGet(str("tensor.pad"), b->loc);
   mlirOperationStateAddOperands(&st, 1, &x);
   mlirOperationStateAddResults(&st, 1, &rt);
-  MlirNamedAttribute attrs[4] = {
+  MlirNamedAttribute attrs[3] = {
       dlcNamedI64Array(b->context, "static_low", rank, low),
       dlcNamedI64Array(b->context, "static_high", rank, high),
       dlcNamed(b->context, "operandSegmentSizes",
-            segments(b->context, 3, (int32_t[]){1, 0, 0})),
-      dlcNamed(b->context, "nofold", mlirUnitAttrGet(b->context))};
-  mlirOperationStateAddAttributes(&st, nofold ? 4 : 3, attrs);
+            segments(b->context, 3, (int32_t[]){1, 0, 0}))};
+  mlirOperationStateAddAttributes(&st, 3, attrs);
   mlirOperationStateAddOwnedRegions(&st, 1, &region);
   return mlirOperationGetResult(dlcBuilderInsert(b, mlirOperationCreate(&st)), 0);
 }
 
-MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
-                     const int64_t *high, double value) {
-  return emitPad(b, x, low, high, value, false);
-}
 
 /* The reassociation between a shape and the one with its dims [dim, dim +
    count) merged into one (`small` dims): [[0], .., [dim, .., dim + count - 1], ..]. */
