@@ -522,42 +522,71 @@ static bool packsB(const DlcShape *sa, const DlcShape *sb, const DlcShape *so, b
   return so->dims[0] >= kPackMinRows && k >= kPanel && n % kPanel == 0 && n > kPanel;
 }
 
-/* C [m, n] = A x B on f32 operands, B packed into panels (packsB holds). */
-static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool ta, bool tb,
-                                  int64_t m, int64_t n) {
+static bool addBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
+  (void)u;
+  y[0] = dlcArith(b, "arith.addf", NULL, a[0], a[1]);
+  return true;
+}
+
+/* The GEMM on packed panels: A [M, K] (transposed: [K, M]) times
+   bp [batch..., N/NR, K, NR], over loops (batch..., panel, m, n, k) into
+   C3 [batch..., N/NR, M, NR], then the copy back to [batch..., M, N/NR, NR]
+   (plus `bias` [M] when given). */
+static MlirValue emitPanelGemm(DlcBuilder *b, MlirValue a, bool ta, MlirValue bp,
+                               MlirValue bias) {
   MlirContext ctx = b->context;
-  /* B [K, N] -> [K, N/NR, NR] -> [N/NR, K, NR]; transposed, [N, K] -> [N/NR, NR, K]. */
-  int64_t perm[3] = {1, 0, 2}, permT[3] = {0, 2, 1};
-  MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w, tb ? 0 : 1, kPanel), tb ? permT : perm);
-  enum { P, M, N, K };
-  DlcGeneric g = {.nLoops = 4, .nIns = 2, .nOuts = 1};
+  MlirType bt = mlirValueGetType(bp), et = mlirShapedTypeGetElementType(bt);
+  intptr_t nb = mlirShapedTypeGetRank(bt) - 3, P = nb, M = nb + 1, N = nb + 2, K = nb + 3;
+  int64_t m = mlirShapedTypeGetDimSize(mlirValueGetType(a), ta ? 1 : 0);
+  int64_t dims[DLC_MAX_LOOPS];
+  MlirAffineExpr be[DLC_MAX_LOOPS], ce[DLC_MAX_LOOPS], ue[DLC_MAX_LOOPS];
+  for (intptr_t d = 0; d < nb; ++d) {
+    be[d] = ce[d] = ue[d] = dlcDim(ctx, d);
+    dims[d] = mlirShapedTypeGetDimSize(bt, d);
+  }
+  int64_t panels = mlirShapedTypeGetDimSize(bt, P);
+  DlcGeneric g = {.nLoops = nb + 4, .nIns = 2, .nOuts = 1};
   g.reduction[K] = true;
   g.ins[0] = a;
-  g.maps[0] = dlcMapGet(ctx, 4, 2, (MlirAffineExpr[]){dlcDim(ctx, ta ? K : M), dlcDim(ctx, ta ? M : K)});
+  g.maps[0] = dlcMapGet(ctx, g.nLoops, 2,
+                        (MlirAffineExpr[]){dlcDim(ctx, ta ? K : M), dlcDim(ctx, ta ? M : K)});
   g.ins[1] = bp;
-  g.maps[1] = dlcMapGet(ctx, 4, 3, (MlirAffineExpr[]){dlcDim(ctx, P), dlcDim(ctx, K), dlcDim(ctx, N)});
-  g.maps[2] = dlcMapGet(ctx, 4, 3, (MlirAffineExpr[]){dlcDim(ctx, P), dlcDim(ctx, M), dlcDim(ctx, N)});
-  MlirType et = dlcElementType(a);
-  int64_t c3[3] = {n / kPanel, m, kPanel};
-  g.outs[0] = dlcEmitFilled(b, mlirRankedTensorTypeGet(3, c3, et, mlirAttributeGetNull()), 0.0,
-                            NULL, NULL);
+  be[nb] = dlcDim(ctx, P), be[nb + 1] = dlcDim(ctx, K), be[nb + 2] = dlcDim(ctx, N);
+  g.maps[1] = dlcMapGet(ctx, g.nLoops, nb + 3, be);
+  ce[nb] = dlcDim(ctx, P), ce[nb + 1] = dlcDim(ctx, M), ce[nb + 2] = dlcDim(ctx, N);
+  g.maps[2] = dlcMapGet(ctx, g.nLoops, nb + 3, ce);
+  dims[nb] = panels, dims[nb + 1] = m, dims[nb + 2] = kPanel;
+  g.outs[0] = dlcEmitFilled(b, mlirRankedTensorTypeGet(nb + 3, dims, et, mlirAttributeGetNull()),
+                            0.0, NULL, NULL);
   MlirOperation r = dlcEmitGeneric(b, &g, macBody, NULL);
   markRoot(r, ctx);
   if (mlirOperationIsNull(r))
     return null();
-  int64_t back[3] = {1, 0, 2}; /* C3 [N/NR, M, NR] -> [M, N/NR, NR] -> C */
-  MlirAffineExpr e[3];
-  for (int i = 0; i < 3; ++i)
-    e[back[i]] = dlcDim(ctx, i);
-  DlcGeneric t = {.nLoops = 3, .nIns = 1, .nOuts = 1};
-  t.ins[0] = out0(r);
-  t.maps[0] = dlcMapGet(ctx, 3, 3, e);
-  t.maps[1] = dlcMapIdentity(ctx, 3);
-  int64_t mnp[3] = {m, n / kPanel, kPanel};
-  t.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(3, mnp, et, mlirAttributeGetNull()), NULL,
-                           NULL);
-  MlirOperation c = dlcEmitGeneric(b, &t, identityBody, NULL);
-  return mlirOperationIsNull(c) ? null() : dlcEmitMergeDims(b, out0(c), 1, 2);
+  /* C3 -> [batch..., M, N/NR, NR], plus the bias */
+  bool withBias = !mlirValueIsNull(bias);
+  DlcGeneric u = {.nLoops = nb + 3, .nIns = withBias ? 2 : 1, .nOuts = 1};
+  u.ins[0] = out0(r);
+  ue[nb] = dlcDim(ctx, nb + 1), ue[nb + 1] = dlcDim(ctx, nb), ue[nb + 2] = dlcDim(ctx, nb + 2);
+  u.maps[0] = dlcMapGet(ctx, u.nLoops, nb + 3, ue);
+  if (withBias) {
+    u.ins[1] = bias;
+    MlirAffineExpr me = dlcDim(ctx, nb);
+    u.maps[1] = dlcMapGet(ctx, u.nLoops, 1, &me);
+  }
+  u.maps[u.nIns] = dlcMapIdentity(ctx, u.nLoops);
+  dims[nb] = m, dims[nb + 1] = panels;
+  u.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(nb + 3, dims, et, mlirAttributeGetNull()),
+                           NULL, NULL);
+  return out0(dlcEmitGeneric(b, &u, withBias ? addBody : identityBody, NULL));
+}
+
+/* C [m, n] = A x B on f32 operands, B packed into panels (packsB holds). */
+static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool ta, bool tb) {
+  /* B [K, N] -> [K, N/NR, NR] -> [N/NR, K, NR]; transposed, [N, K] -> [N/NR, NR, K]. */
+  int64_t perm[3] = {1, 0, 2}, permT[3] = {0, 2, 1};
+  MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w, tb ? 0 : 1, kPanel), tb ? permT : perm);
+  MlirValue c = emitPanelGemm(b, a, ta, bp, null());
+  return mlirValueIsNull(c) ? c : dlcEmitMergeDims(b, c, 1, 2);
 }
 
 static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op) {
@@ -567,7 +596,7 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op) {
   bool ta = dlcGetBool(op, "transpose_a", false), tb = dlcGetBool(op, "transpose_b", false);
   if (packsB(&sa, &sb, &so, tb) && mlirTypeIsAF32(dlcElementType(w)) &&
       mlirTypeIsAF32(dlcElementType(a)) && !scheduledPlain(op, so.rank))
-    return emitPackedMatmul(b, a, w, ta, tb, so.dims[0], so.dims[1]);
+    return emitPackedMatmul(b, a, w, ta, tb);
   intptr_t nb = so.rank - 2, m = nb, n = nb + 1, k = nb + 2, loops = nb + 3;
   DlcGeneric g = {.nLoops = loops, .nIns = 2, .nOuts = 1};
   g.reduction[k] = true;
@@ -622,12 +651,6 @@ static bool copyBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
    col costs C*kH*kW*Ho*Wo moves against O times as many multiply-adds.
    The copy is a generic with the convolution's index map: it reads the
    input rows contiguously (for stride 1), which LLVM vectorises. */
-static bool addBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
-  (void)u;
-  y[0] = dlcArith(b, "arith.addf", NULL, a[0], a[1]);
-  return true;
-}
-
 /* One GEMM over loops (image, panel, m, n, k) with W shared, so the code
    is that of one GEMM whatever the batch. */
 static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
@@ -635,8 +658,8 @@ static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad
   MlirContext ctx = b->context;
   MlirValue w = mlirOperationGetOperand(op, 1);
   DlcShape sw = shapeOf(w), so = shapeOf(mlirOperationGetResult(op, 0));
-  int64_t images = so.dims[0], o = sw.dims[0], c = sw.dims[1], kh = sw.dims[2], kw = sw.dims[3];
-  int64_t oh = so.dims[2], ow = so.dims[3], nb = oh * ow / kPanel;
+  int64_t images = so.dims[0], c = sw.dims[1], kh = sw.dims[2], kw = sw.dims[3];
+  int64_t oh = so.dims[2], ow = so.dims[3];
   MlirType et = dlcElementType(xpad);
   enum { I, C, KH, KW, OH, OW, LOOPS };
   DlcGeneric g = {.nLoops = LOOPS, .nIns = 1, .nOuts = 1};
@@ -658,40 +681,9 @@ static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad
   col = dlcEmitMergeDims(b, dlcEmitMergeDims(b, col, 4, 2), 1, 3); /* [N, K, Ho*Wo] */
   int64_t perm[4] = {0, 2, 1, 3};                                    /* [N, Ho*Wo/16, K, 16] */
   MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, col, 2, kPanel), perm);
-  enum { GI, GP, GM, GN, GK };
-  DlcGeneric r = {.nLoops = 5, .nIns = 2, .nOuts = 1};
-  r.reduction[GK] = true;
-  r.ins[0] = dlcEmitMergeDims(b, w, 1, 3); /* [O, K] */
-  r.maps[0] = dlcMapGet(ctx, 5, 2, (MlirAffineExpr[]){dlcDim(ctx, GM), dlcDim(ctx, GK)});
-  r.ins[1] = bp;
-  r.maps[1] = dlcMapGet(ctx, 5, 4, (MlirAffineExpr[]){dlcDim(ctx, GI), dlcDim(ctx, GP),
-                                                     dlcDim(ctx, GK), dlcDim(ctx, GN)});
-  r.maps[2] = dlcMapGet(ctx, 5, 4, (MlirAffineExpr[]){dlcDim(ctx, GI), dlcDim(ctx, GP),
-                                                     dlcDim(ctx, GM), dlcDim(ctx, GN)});
-  int64_t c3[4] = {images, nb, o, kPanel};
-  r.outs[0] = dlcEmitFilled(b, mlirRankedTensorTypeGet(4, c3, et, mlirAttributeGetNull()), 0.0,
-                            NULL, NULL);
-  MlirOperation root = dlcEmitGeneric(b, &r, macBody, NULL);
-  markRoot(root, ctx);
-  if (mlirOperationIsNull(root))
-    return null();
-  /* C3 [N, Ho*Wo/16, O, 16] -> [N, O, Ho*Wo/16, 16], plus the bias */
-  bool bias = mlirOperationGetNumOperands(op) > 2;
-  DlcGeneric u = {.nLoops = 4, .nIns = bias ? 2 : 1, .nOuts = 1};
-  u.ins[0] = out0(root);
-  u.maps[0] = dlcMapGet(ctx, 4, 4, (MlirAffineExpr[]){dlcDim(ctx, 0), dlcDim(ctx, 2),
-                                                     dlcDim(ctx, 1), dlcDim(ctx, 3)});
-  if (bias) {
-    u.ins[1] = mlirOperationGetOperand(op, 2);
-    MlirAffineExpr be = dlcDim(ctx, 1);
-    u.maps[1] = dlcMapGet(ctx, 4, 1, &be);
-  }
-  u.maps[u.nIns] = dlcMapIdentity(ctx, 4);
-  int64_t cd[4] = {images, o, nb, kPanel};
-  u.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(4, cd, et, mlirAttributeGetNull()), NULL,
-                           NULL);
-  MlirOperation back = dlcEmitGeneric(b, &u, bias ? addBody : identityBody, NULL);
-  return mlirOperationIsNull(back) ? null() : dlcEmitReshape(b, out0(back), resultType(op));
+  MlirValue bias = mlirOperationGetNumOperands(op) > 2 ? mlirOperationGetOperand(op, 2) : null();
+  MlirValue y = emitPanelGemm(b, dlcEmitMergeDims(b, w, 1, 3) /* [O, K] */, false, bp, bias);
+  return mlirValueIsNull(y) ? y : dlcEmitReshape(b, y, resultType(op));
 }
 
 /* Batches of up to kMaxImagesAsGemm images. */
