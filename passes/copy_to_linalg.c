@@ -9,6 +9,7 @@
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
+#include "lowering/emit.h"
 #include "support/op_list.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -16,7 +17,6 @@
 #include "mlir-c/Dialect/Linalg.h"
 #include "mlir-c/Dialect/MemRef.h"
 
-#include <stdio.h>
 
 
 static bool isIdentityLayout(MlirType t) {
@@ -49,14 +49,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
     MlirValue operands[2] = {mlirOperationGetOperand(op, 0), mlirOperationGetOperand(op, 1)};
     MlirNamedAttribute segments =
         dlcNamed(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, seg));
-    MlirRegion region = mlirRegionCreate(); /* filled with the named op's body below */
-    MlirOperationState st =
-        mlirOperationStateGet(mlirStringRefCreateFromCString("linalg.copy"), b.loc);
-    mlirOperationStateAddOperands(&st, 2, operands);
-    mlirOperationStateAddAttributes(&st, 1, &segments);
-    mlirOperationStateAddOwnedRegions(&st, 1, &region);
-    MlirOperation copy = dlcBuilderInsert(&b, mlirOperationCreate(&st));
-    mlirLinalgFillBuiltinNamedOpRegion(copy);
+    dlcEmitNamedLinalg(&b, "linalg.copy", 2, operands, (MlirType){NULL}, 1, &segments);
     mlirOperationDestroy(op);
   }
   dlcPassAddStatistic(pass, "rewritten", (uint64_t)copies.n);

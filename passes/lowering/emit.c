@@ -82,20 +82,26 @@ MlirValue dlcEmitEmpty(DlcBuilder *b, MlirType type, const MlirValue *dimOf,
   return result0(dlcBuildOpTyped(b, "tensor.empty", n, dyn, 1, &type, DLC_NO_ATTRS));
 }
 
-static MlirValue emitFill(DlcBuilder *b, MlirValue scalar, MlirValue dest) {
-  MlirOperationState st = mlirOperationStateGet(str("linalg.fill"), b->loc);
-  MlirValue ops[2] = {scalar, dest};
-  MlirType t = mlirValueGetType(dest);
-  mlirOperationStateAddOperands(&st, 2, ops);
-  mlirOperationStateAddResults(&st, 1, &t);
-  MlirNamedAttribute seg = dlcNamed(b->context, "operandSegmentSizes",
-                                 segments(b->context, 2, (int32_t[]){1, 1}));
-  mlirOperationStateAddAttributes(&st, 1, &seg);
-  MlirRegion r = mlirRegionCreate();
-  mlirOperationStateAddOwnedRegions(&st, 1, &r);
+MlirOperation dlcEmitNamedLinalg(DlcBuilder *b, const char *name, intptr_t nOperands,
+                                 const MlirValue *operands, MlirType resultType,
+                                 intptr_t nAttrs, const MlirNamedAttribute *attrs) {
+  MlirOperationState st = mlirOperationStateGet(str(name), b->loc);
+  mlirOperationStateAddOperands(&st, nOperands, operands);
+  if (!mlirTypeIsNull(resultType))
+    mlirOperationStateAddResults(&st, 1, &resultType);
+  mlirOperationStateAddAttributes(&st, nAttrs, attrs);
+  MlirRegion region = mlirRegionCreate(); /* filled with the named op's body below */
+  mlirOperationStateAddOwnedRegions(&st, 1, &region);
   MlirOperation op = mlirOperationCreate(&st);
   mlirLinalgFillBuiltinNamedOpRegion(op);
-  return mlirOperationGetResult(dlcBuilderInsert(b, op), 0);
+  return dlcBuilderInsert(b, op);
+}
+
+static MlirValue emitFill(DlcBuilder *b, MlirValue scalar, MlirValue dest) {
+  MlirNamedAttribute seg =
+      dlcNamed(b->context, "operandSegmentSizes", segments(b->context, 2, (int32_t[]){1, 1}));
+  return result0(dlcEmitNamedLinalg(b, "linalg.fill", 2, (MlirValue[]){scalar, dest},
+                                    mlirValueGetType(dest), 1, &seg));
 }
 
 MlirValue dlcEmitFilled(DlcBuilder *b, MlirType type, double v,
@@ -212,18 +218,10 @@ MlirValue dlcEmitTranspose(DlcBuilder *b, MlirValue x, const int64_t *perm) {
   MlirValue init = dlcEmitEmpty(b, rt, NULL, NULL);
   if (mlirValueIsNull(init))
     return init;
-  MlirOperationState st = mlirOperationStateGet(str("linalg.transpose"), b->loc);
-  MlirValue ops[2] = {x, init};
-  mlirOperationStateAddOperands(&st, 2, ops);
-  mlirOperationStateAddResults(&st, 1, &rt);
   MlirNamedAttribute attr = dlcNamed(b->context, "permutation",
                                      mlirDenseI64ArrayGet(b->context, rank, perm));
-  mlirOperationStateAddAttributes(&st, 1, &attr);
-  MlirRegion region = mlirRegionCreate();
-  mlirOperationStateAddOwnedRegions(&st, 1, &region);
-  MlirOperation op = mlirOperationCreate(&st);
-  mlirLinalgFillBuiltinNamedOpRegion(op);
-  return mlirOperationGetResult(dlcBuilderInsert(b, op), 0);
+  return result0(dlcEmitNamedLinalg(b, "linalg.transpose", 2, (MlirValue[]){x, init}, rt, 1,
+                                    &attr));
 }
 
 /* [[0, 1, ..., rank-1]] (or [] for rank 0), grouping every dim into one. */

@@ -75,6 +75,12 @@ typedef struct DlcGeneric {
 MlirOperation dlcEmitGeneric(DlcBuilder *b, const DlcGeneric *g, DlcBodyFn body,
                              void *user);
 
+/* A named linalg op (linalg.fill, linalg.copy, linalg.transpose, ...) with
+   its builtin body; `resultType` null for one on buffers. */
+MlirOperation dlcEmitNamedLinalg(DlcBuilder *b, const char *name, intptr_t nOperands,
+                                 const MlirValue *operands, MlirType resultType,
+                                 intptr_t nAttrs, const MlirNamedAttribute *attrs);
+
 /* A linalg.map of `body` over `ins` into `init` (all of one shape): a named
    op, which elementwise fusion does not fuse into its consumers, for
    values computed once per row that a consumer reads many times. Returns
