@@ -485,10 +485,6 @@ static void markRoot(MlirOperation r, MlirContext ctx) {
     mlirOperationSetDiscardableAttributeByName(r, str("dlc.root"), mlirUnitAttrGet(ctx));
 }
 
-static bool identityBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
-  y[0] = a[0];
-  return true;
-}
 
 /* GEMMs read B from NR-column panels, Bp[N / NR][K][NR], packed by a named
    linalg.transpose that the schedule fuses into each output tile: the
@@ -577,7 +573,7 @@ static MlirValue emitPanelGemm(DlcBuilder *b, MlirValue a, bool ta, MlirValue bp
   dims[nb] = m, dims[nb + 1] = panels;
   u.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(nb + 3, dims, et, mlirAttributeGetNull()),
                            NULL, NULL);
-  return out0(dlcEmitGeneric(b, &u, withBias ? addBody : identityBody, NULL));
+  return out0(dlcEmitGeneric(b, &u, withBias ? addBody : dlcCopyBody, NULL));
 }
 
 /* C [m, n] = A x B on f32 operands, B packed into panels (packsB holds). */
@@ -675,7 +671,7 @@ static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad
   int64_t colDims[6] = {images, c, kh, kw, oh, ow};
   g.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(6, colDims, et, mlirAttributeGetNull()),
                            NULL, NULL);
-  MlirValue col = out0(dlcEmitGeneric(b, &g, identityBody, NULL));
+  MlirValue col = out0(dlcEmitGeneric(b, &g, dlcCopyBody, NULL));
   if (mlirValueIsNull(col))
     return null();
   col = dlcEmitMergeDims(b, dlcEmitMergeDims(b, col, 4, 2), 1, 3); /* [N, K, Ho*Wo] */
@@ -875,7 +871,7 @@ static MlirValue lowerTranspose(DlcBuilder *b, MlirOperation op) {
   for (intptr_t i = 0; i < rank; ++i)
     dimOf[i] = x, dimIdx[i] = perm[i];
   g.outs[0] = dlcEmitEmpty(b, resultType(op), dimOf, dimIdx);
-  return out0(dlcEmitGeneric(b, &g, identityBody, NULL));
+  return out0(dlcEmitGeneric(b, &g, dlcCopyBody, NULL));
 }
 
 static MlirValue lowerReshape(DlcBuilder *b, MlirOperation op) {
@@ -931,7 +927,7 @@ static MlirValue lowerSlice(DlcBuilder *b, MlirOperation op) {
   g.maps[0] = dlcMapGet(ctx, rank, rank, e);
   g.maps[1] = dlcMapIdentity(ctx, rank);
   g.outs[0] = dlcEmitEmpty(b, resultType(op), NULL, NULL);
-  return out0(dlcEmitGeneric(b, &g, identityBody, NULL));
+  return out0(dlcEmitGeneric(b, &g, dlcCopyBody, NULL));
 }
 
 typedef struct {

@@ -185,15 +185,15 @@ static void allocToGlobal(MlirOperation module, MlirOperation alloc, int index) 
 
 /*--- The pass ----------------------------------------------------------------------*/
 
-static MlirWalkResult collectCopies(MlirOperation op, void *list) {
-  if (dlcOpIs(op, "memref.copy"))
-    dlcOpListPush(list, op);
-  return MlirWalkResultAdvance;
-}
+typedef struct {
+  const char *name;
+  DlcOpList ops;
+} Collected;
 
-static MlirWalkResult collectAllocs(MlirOperation op, void *list) {
-  if (dlcOpIs(op, "memref.alloc"))
-    dlcOpListPush(list, op);
+static MlirWalkResult collect(MlirOperation op, void *user) {
+  Collected *c = user;
+  if (dlcOpIs(op, c->name))
+    dlcOpListPush(&c->ops, op);
   return MlirWalkResultAdvance;
 }
 
@@ -204,23 +204,24 @@ static bool atFunctionTop(MlirOperation op) {
 
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
-  DlcOpList ops = {NULL, 0, 0};
   uint64_t elided = 0, globals = 0;
-  mlirOperationWalk(module, collectCopies, &ops, MlirWalkPreOrder);
-  for (intptr_t i = 0; i < ops.n; ++i)
-    elided += atFunctionTop(ops.ops[i]) && elideIntoOutParam(ops.ops[i]);
-  ops.n = 0; /* elision erased some allocs: collect what is left */
-  mlirOperationWalk(module, collectAllocs, &ops, MlirWalkPreOrder);
-  for (intptr_t i = 0; i < ops.n; ++i) {
-    MlirOperation op = ops.ops[i];
+  Collected copies = {"memref.copy", {NULL, 0, 0}};
+  mlirOperationWalk(module, collect, &copies, MlirWalkPreOrder);
+  for (intptr_t i = 0; i < copies.ops.n; ++i)
+    elided += atFunctionTop(copies.ops.ops[i]) && elideIntoOutParam(copies.ops.ops[i]);
+  dlcOpListFree(&copies.ops);
+  Collected allocs = {"memref.alloc", {NULL, 0, 0}}; /* after elision, which erased some */
+  mlirOperationWalk(module, collect, &allocs, MlirWalkPreOrder);
+  for (intptr_t i = 0; i < allocs.ops.n; ++i) {
+    MlirOperation op = allocs.ops.ops[i];
     if (atFunctionTop(op) && isStaticAlloc(op) &&
         byteSize(mlirValueGetType(mlirOperationGetResult(op, 0))) >= kMinGlobalBytes &&
         staysLocal(mlirOperationGetResult(op, 0)))
       allocToGlobal(module, op, (int)globals++);
   }
+  dlcOpListFree(&allocs.ops);
   dlcPassAddStatistic(pass, "elided-copies", elided);
   dlcPassAddStatistic(pass, "scratch-globals", globals);
-  dlcOpListFree(&ops);
   return (MlirLogicalResult){1};
 }
 

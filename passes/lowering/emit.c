@@ -323,6 +323,12 @@ MlirAffineMap dlcMapBroadcast(MlirContext ctx, const DlcShape *s, const DlcShape
   return dlcMapGet(ctx, out->rank, s->rank, e);
 }
 
+bool dlcCopyBody(DlcBuilder *b, const MlirValue *args, MlirValue *yields, void *user) {
+  (void)b, (void)user;
+  yields[0] = args[0];
+  return true;
+}
+
 /* The body region of a linalg op over `operands` (inputs then outputs):
    one scalar block argument each, `body`'s yields returned; null when the
    body fails. */

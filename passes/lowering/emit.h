@@ -71,6 +71,9 @@ typedef struct DlcGeneric {
   MlirAffineMap maps[12]; /* ins then outs */
 } DlcGeneric;
 
+/* The body of a copy: yields its first argument. */
+bool dlcCopyBody(DlcBuilder *b, const MlirValue *args, MlirValue *yields, void *user);
+
 /* Creates the generic; returns the op (null on failure). */
 MlirOperation dlcEmitGeneric(DlcBuilder *b, const DlcGeneric *g, DlcBodyFn body,
                              void *user);

@@ -123,12 +123,6 @@ static bool reductionOrder(const Contraction *c, MlirAffineMap m, intptr_t *orde
   return inPlace;
 }
 
-static bool copyBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
-  (void)b, (void)u;
-  y[0] = a[0];
-  return true;
-}
-
 /* x laid out in `order` (result dim i is x's dim order[i]): a transposed copy. */
 static MlirValue permuted(DlcBuilder *b, MlirValue x, const intptr_t *order) {
   MlirType t = mlirValueGetType(x);
@@ -153,7 +147,7 @@ static MlirValue permuted(DlcBuilder *b, MlirValue x, const intptr_t *order) {
   g.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(rank, dims, mlirShapedTypeGetElementType(t),
                                                       mlirAttributeGetNull()),
                            NULL, NULL);
-  MlirOperation op = dlcEmitGeneric(b, &g, copyBody, NULL);
+  MlirOperation op = dlcEmitGeneric(b, &g, dlcCopyBody, NULL);
   return mlirOperationIsNull(op) ? (MlirValue){NULL} : mlirOperationGetResult(op, 0);
 }
 
