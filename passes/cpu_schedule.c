@@ -38,6 +38,7 @@
 #include "mlir-c/Dialect/Transform.h"
 #include "mlir-c/Dialect/Transform/Interpreter.h"
 #include "mlir-c/Dialect/Vector.h"
+#include "shape/Checked.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -667,8 +668,8 @@ static void scheduleFunc(State *st, MlirOperation func) {
        op = mlirOperationGetNextInBlock(op))
     if (isLinalg(op))
       dlcOpListPush(&all, op);
-  bool *taken = calloc(all.n ? all.n : 1, sizeof *taken);
-  DlcOpList *groups = calloc(all.n ? all.n : 1, sizeof *groups);
+  bool *taken = dlcXcalloc(all.n ? all.n : 1, sizeof *taken);
+  DlcOpList *groups = dlcXcalloc(all.n ? all.n : 1, sizeof *groups);
   int numGroups = 0, primary = -1;
   for (int i = all.n - 1; i >= 0; --i) {
     if (taken[i])

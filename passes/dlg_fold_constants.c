@@ -16,6 +16,7 @@
 #include "support/op_list.h"
 
 #include "mlir-c/BuiltinTypes.h"
+#include "shape/Checked.h"
 
 #include <stdlib.h>
 
@@ -35,7 +36,7 @@ static bool allOperandsConstant(MlirOperation op) {
 /* Folds `op` into a new constant; false when `op` stays. */
 static bool foldOne(MlirOperation op, int64_t maxElements, int64_t resourceBytes) {
   intptr_t n = mlirOperationGetNumOperands(op);
-  DlcHostTensor *in = calloc((size_t)n, sizeof *in), out;
+  DlcHostTensor *in = dlcXcalloc((size_t)n, sizeof *in), out;
   bool ok = true;
   intptr_t read = 0;
   for (; read < n && ok; ++read)

@@ -21,6 +21,7 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "shape/Checked.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -211,9 +212,9 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     ++cap;
-  Graph g = {calloc((size_t)cap + 1, sizeof(MlirOperation)), calloc((size_t)cap + 1, sizeof(int)),
-             calloc((size_t)cap + 1, sizeof(int)), calloc((size_t)cap + 1, sizeof(Kind)),
-             calloc((size_t)cap + 1, sizeof(bool)), 0};
+  Graph g = {dlcXcalloc((size_t)cap + 1, sizeof(MlirOperation)), dlcXcalloc((size_t)cap + 1, sizeof(int)),
+             dlcXcalloc((size_t)cap + 1, sizeof(int)), dlcXcalloc((size_t)cap + 1, sizeof(Kind)),
+             dlcXcalloc((size_t)cap + 1, sizeof(bool)), 0};
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));

@@ -16,6 +16,7 @@
 
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Rewrite.h"
+#include "shape/Checked.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -345,7 +346,7 @@ static const struct {
 };
 
 static void *createState(MlirContext ctx, const DlcOptions *options) {
-  SimplifyState *st = calloc(1, sizeof *st);
+  SimplifyState *st = dlcXcalloc(1, sizeof *st);
   MlirRewritePatternSet set = mlirRewritePatternSetCreate(ctx);
   for (size_t i = 0; i < sizeof kPatterns / sizeof kPatterns[0]; ++i) {
     MlirRewritePatternCallbacks cb = {NULL, NULL, kPatterns[i].fn};

@@ -24,6 +24,7 @@
 #include "mlir-c/Dialect/Linalg.h"
 #include "mlir-c/Dialect/Math.h"
 #include "mlir-c/Dialect/Tensor.h"
+#include "shape/Checked.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -818,7 +819,7 @@ static MlirValue lowerPool(DlcBuilder *b, MlirOperation op) {
   /* Average: divide by each window's element count (PyTorch's rule). */
   bool include = dlcGetBool(op, "count_include_pad", false);
   int64_t ho = so.dims[2], wo = so.dims[3];
-  float *div = malloc(sizeof(float) * (size_t)(ho * wo));
+  float *div = dlcXmalloc(sizeof(float) * (size_t)(ho * wo));
   for (int64_t i = 0; i < ho; ++i)
     for (int64_t j = 0; j < wo; ++j) {
       int64_t cnt[2], idx[2] = {i, j};
@@ -1057,7 +1058,7 @@ static void outlineKernel(MlirOperation k, MlirOperation parentFunc, int64_t id)
   snprintf(name, sizeof name, "%.*s_kernel%lld", (int)parent.length, parent.data, (long long)id);
 
   intptr_t nIn = mlirOperationGetNumOperands(k), nOut = mlirOperationGetNumResults(k);
-  MlirType *types = malloc(sizeof(MlirType) * (size_t)(nIn + nOut + 1));
+  MlirType *types = dlcXmalloc(sizeof(MlirType) * (size_t)(nIn + nOut + 1));
   for (intptr_t i = 0; i < nIn; ++i)
     types[i] = mlirValueGetType(mlirOperationGetOperand(k, i));
   for (intptr_t i = 0; i < nOut; ++i)
@@ -1069,7 +1070,7 @@ static void outlineKernel(MlirOperation k, MlirOperation parentFunc, int64_t id)
   MlirOperation yield = mlirBlockGetTerminator(body);
   MlirOperationState rs = mlirOperationStateGet(str("func.return"), loc);
   intptr_t nY = mlirOperationGetNumOperands(yield);
-  MlirValue *ys = malloc(sizeof(MlirValue) * (size_t)(nY + 1));
+  MlirValue *ys = dlcXmalloc(sizeof(MlirValue) * (size_t)(nY + 1));
   for (intptr_t i = 0; i < nY; ++i)
     ys[i] = mlirOperationGetOperand(yield, i);
   mlirOperationStateAddOperands(&rs, nY, ys);
@@ -1097,7 +1098,7 @@ static void outlineKernel(MlirOperation k, MlirOperation parentFunc, int64_t id)
   mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(parentFunc), parentFunc, fn);
 
   MlirOperationState cs = mlirOperationStateGet(str("func.call"), loc);
-  MlirValue *args = malloc(sizeof(MlirValue) * (size_t)(nIn + 1));
+  MlirValue *args = dlcXmalloc(sizeof(MlirValue) * (size_t)(nIn + 1));
   for (intptr_t i = 0; i < nIn; ++i)
     args[i] = mlirOperationGetOperand(k, i);
   mlirOperationStateAddOperands(&cs, nIn, args);

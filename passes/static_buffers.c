@@ -20,6 +20,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/MemRef.h"
+#include "shape/Checked.h"
 
 #include <stdio.h>
 
@@ -145,7 +146,7 @@ static int64_t byteSize(MlirType t) {
   int64_t n = mlirTypeIsAFloat(e) ? mlirFloatTypeGetWidth(e) / 8
             : mlirTypeIsAInteger(e) ? (mlirIntegerTypeGetWidth(e) + 7) / 8 : 8;
   for (intptr_t i = 0; i < mlirShapedTypeGetRank(t); ++i)
-    n *= mlirShapedTypeGetDimSize(t, i);
+    n = dlcMulSaturate(n, mlirShapedTypeGetDimSize(t, i)); /* huge is huge */
   return n;
 }
 

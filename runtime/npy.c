@@ -4,6 +4,7 @@
    'shape': (2, 3), } padded to a multiple of 64 bytes, then the data. */
 
 #include "npy.h"
+#include "shape/Checked.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -63,6 +64,10 @@ bool dlcNpyRead(const char *path, DlcTensor *t, char *e, size_t n) {
   }
   if (hlen > 1 << 20) { fail(e, n, path, "header too large"); goto done; }
   h = malloc(hlen + 1);
+  if (!h) {
+    snprintf(e, n, "%s: out of memory allocating the %zu-byte header", path, hlen + 1);
+    goto done;
+  }
   if (fread(h, 1, hlen, f) != hlen) { fail(e, n, path, "truncated header"); goto done; }
   h[hlen] = 0;
   const char *d = field(h, "descr"), *fo = field(h, "fortran_order"), *sh = field(h, "shape");
@@ -104,9 +109,39 @@ bool dlcNpyRead(const char *path, DlcTensor *t, char *e, size_t n) {
     t->type.dims[t->type.rank++] = v;
     p = end;
   }
-  size_t bytes = (size_t)dlcTensorTypeNumElements(&t->type) * dlcDTypeSize(t->type.dtype);
-  t->data = malloc(bytes ? bytes : 1);
-  if (fread(t->data, 1, bytes, f) != bytes) {
+  int64_t bytes = dlcTensorTypeNumBytes(&t->type);
+  if (bytes < 0) {
+    char why[160];
+    snprintf(why, sizeof why, "shape has more than %lld bytes of data, the largest tensor dlc handles",
+             (long long)INT64_MAX);
+    fail(e, n, path, why);
+    goto done;
+  }
+  /* The file must hold the data: checked before allocating, so a header
+     claiming terabytes is an error, not an allocation attempt. */
+  long start = ftell(f);
+  if (start < 0 || fseek(f, 0, SEEK_END) != 0) {
+    fail(e, n, path, "cannot seek (not a regular file?)");
+    goto done;
+  }
+  long end = ftell(f);
+  if (end < 0 || fseek(f, start, SEEK_SET) != 0) {
+    fail(e, n, path, "cannot seek (not a regular file?)");
+    goto done;
+  }
+  int64_t have = (int64_t)end - start;
+  if (have != bytes) {
+    snprintf(e, n, "%s: %s: the shape needs %lld bytes of data, the file has %lld", path,
+             have < bytes ? "truncated data" : "trailing bytes after the data",
+             (long long)bytes, (long long)have);
+    goto done;
+  }
+  t->data = malloc(bytes ? (size_t)bytes : 1);
+  if (!t->data) {
+    snprintf(e, n, "%s: out of memory allocating %lld bytes of data", path, (long long)bytes);
+    goto done;
+  }
+  if (fread(t->data, 1, (size_t)bytes, f) != (size_t)bytes) {
     free(t->data);
     t->data = NULL;
     fail(e, n, path, "truncated data (fewer bytes than the shape needs)");
@@ -126,12 +161,13 @@ bool dlcNpyWrite(const char *path, const DlcTensor *t, char *e, size_t n) {
       descr = kDescrs[i].descr;
   if (!descr)
     return fail(e, n, path, "dtype has no .npy equivalent");
-  char shape[256] = "";
+  /* 16 dims of up to 20 digits, ", " each: 352 bytes at most */
+  char shape[384] = "";
   size_t k = 0;
-  for (int32_t i = 0; i < t->type.rank; ++i)
+  for (int32_t i = 0; i < t->type.rank && i < DLC_MAX_RANK; ++i)
     k += (size_t)snprintf(shape + k, sizeof shape - k, "%lld,%s", (long long)t->type.dims[i],
                           i + 1 < t->type.rank ? " " : "");
-  char h[512];
+  char h[512 + 64]; /* the dict (< 440 bytes), padding to 64 and '\n' */
   int len = snprintf(h, sizeof h, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
                      descr, shape);
   int total = 10 + len + 1, pad = (64 - total % 64) % 64;
@@ -145,7 +181,8 @@ bool dlcNpyWrite(const char *path, const DlcTensor *t, char *e, size_t n) {
   }
   unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
                            (unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
-  size_t bytes = (size_t)dlcTensorTypeNumElements(&t->type) * dlcDTypeSize(t->type.dtype);
+  int64_t count = dlcTensorTypeNumBytes(&t->type);
+  size_t bytes = count > 0 ? (size_t)count : 0;
   bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(h, 1, (size_t)len, f) == (size_t)len &&
             fwrite(t->data, 1, bytes, f) == bytes;
   ok = fclose(f) == 0 && ok;

@@ -4,6 +4,7 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "shape/Checked.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +73,7 @@ MlirValue dlcBuildValue(DlcBuilder *b, const char *name, intptr_t nOperands,
 MlirOperation dlcBuildOpLike(DlcBuilder *b, MlirOperation like, intptr_t nOperands,
                              const MlirValue *operands) {
   intptr_t na = mlirOperationGetNumAttributes(like);
-  MlirNamedAttribute *attrs = malloc(sizeof *attrs * (size_t)(na + 1));
+  MlirNamedAttribute *attrs = dlcXmalloc(sizeof *attrs * (size_t)(na + 1));
   for (intptr_t i = 0; i < na; ++i)
     attrs[i] = mlirOperationGetAttribute(like, i);
   MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(like));

@@ -9,8 +9,10 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/ExecutionEngine.h"
 #include "mlir-c/IR.h"
+#include "shape/Checked.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,9 @@ struct DlcProgram {
   Variant variants[MAX_VARIANTS];
   int numVariants;
   uint64_t clock;
+  /* Serialises dlcProgramRun/Resolve: the variant cache and the compiled
+     code's scratch globals are shared by every call of the program. */
+  pthread_mutex_t lock;
 };
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -53,7 +58,7 @@ static char *format(const char *fmt, ...) {
   va_start(ap, fmt);
   int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  char *s = malloc((size_t)n + 1);
+  char *s = dlcXmalloc((size_t)n + 1);
   va_start(ap, fmt);
   vsnprintf(s, (size_t)n + 1, fmt, ap);
   va_end(ap);
@@ -76,10 +81,20 @@ const char *dlcDTypeName(DlcDType t) {
 }
 
 int64_t dlcTensorTypeNumElements(const DlcTensorType *t) {
-  int64_t n = 1;
+  int64_t n;
+  if (t->rank < 0 || t->rank > DLC_MAX_RANK || dlcProductOverflow(t->dims, t->rank, &n))
+    return -1;
   for (int32_t i = 0; i < t->rank; ++i)
-    n *= t->dims[i];
+    if (t->dims[i] < 0)
+      return -1;
   return n;
+}
+
+int64_t dlcTensorTypeNumBytes(const DlcTensorType *t) {
+  int64_t n = dlcTensorTypeNumElements(t), bytes;
+  if (n < 0 || dlcMulOverflow(n, (int64_t)dlcDTypeSize(t->dtype), &bytes))
+    return -1;
+  return bytes;
 }
 
 const char *dlcTensorTypeFormat(const DlcTensorType *t, char *buf, size_t len) {
@@ -117,9 +132,18 @@ static char *readType(MlirType t, const char *what, intptr_t i, DlcTensorType *o
   out->rank = (int32_t)mlirShapedTypeGetRank(t);
   if (out->rank > DLC_MAX_RANK)
     return format("%s %ld has rank > %d", what, (long)i, DLC_MAX_RANK);
-  for (int32_t d = 0; d < out->rank; ++d)
+  DlcTensorType fixed = *out; /* dynamic dims as 1 for the size check */
+  for (int32_t d = 0; d < out->rank; ++d) {
     out->dims[d] = mlirShapedTypeIsDynamicDim(t, d) ? DLC_DYNAMIC_DIM
                                                     : mlirShapedTypeGetDimSize(t, d);
+    fixed.dims[d] = out->dims[d] == DLC_DYNAMIC_DIM ? 1 : out->dims[d];
+  }
+  if (dlcTensorTypeNumBytes(&fixed) < 0) {
+    char buf[256];
+    return format("%s %ld (%s) has more than %lld bytes, the largest tensor dlc handles",
+                  what, (long)i, dlcTensorTypeFormat(out, buf, sizeof buf),
+                  (long long)INT64_MAX);
+  }
   return NULL;
 }
 
@@ -244,7 +268,7 @@ static char *specialize(DlcProgram *p, const DlcTensorType *inputs, Variant *v) 
   char *err = NULL;
   v->module = mlirModuleFromOperation(mlirOperationClone(mlirModuleGetOperation(p->source)));
   MlirOperation entry = {NULL};
-  MlirType *types = malloc(sizeof *types * (size_t)(p->numInputs + 1));
+  MlirType *types = dlcXmalloc(sizeof *types * (size_t)(p->numInputs + 1));
   for (intptr_t i = 0; i < p->numInputs; ++i)
     types[i] = mlirRankedTensorTypeGet(inputs[i].rank, inputs[i].dims,
                                        elementTypeOf(p->ctx, inputs[i].dtype),
@@ -255,7 +279,7 @@ static char *specialize(DlcProgram *p, const DlcTensorType *inputs, Variant *v) 
   free(types);
   if (!err) {
     MlirType ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(entry, str("function_type")));
-    v->types = calloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *v->types);
+    v->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *v->types);
     memcpy(v->types, inputs, sizeof *inputs * (size_t)p->numInputs);
     for (intptr_t i = 0; i < p->numOutputs && !err; ++i) {
       DlcTensorType *o = &v->types[p->numInputs + i];
@@ -277,6 +301,12 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
   DlcCompileOptions dflt = {NULL, NULL, 0, 3};
   const DlcCompileOptions *o = options ? options : &dflt;
   DlcProgram *p = calloc(1, sizeof *p);
+  if (!p) {
+    if (error)
+      *error = format("out of memory allocating a program (%zu bytes)", sizeof *p);
+    return NULL;
+  }
+  pthread_mutex_init(&p->lock, NULL);
   p->ctx = dlcContextCreate();
   p->threads = o->threads;
   p->optLevel = o->optLevel > 0 ? o->optLevel : 3;
@@ -301,7 +331,7 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
         mlirOperationGetAttributeByName(entry, str("function_type")));
     p->numInputs = mlirFunctionTypeGetNumInputs(ft);
     p->numOutputs = mlirFunctionTypeGetNumResults(ft);
-    p->types = calloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *p->types);
+    p->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *p->types);
     for (intptr_t i = 0; i < p->numInputs && !err; ++i) {
       err = readType(mlirFunctionTypeGetInput(ft, i), "input", i, &p->types[i]);
       p->dynamic |= !err && hasDynamicDim(&p->types[i]);
@@ -320,7 +350,7 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
     Variant *v = &p->variants[p->numVariants++];
     v->module = module;
     p->source = (MlirModule){NULL};
-    v->types = calloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *v->types);
+    v->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *v->types);
     memcpy(v->types, p->types, sizeof *p->types * (size_t)(p->numInputs + p->numOutputs));
     if ((err = lowerAndJit(p, v, diags)))
       goto fail;
@@ -351,6 +381,7 @@ void dlcProgramDestroy(DlcProgram *p) {
   mlirContextDestroy(p->ctx);
   free(p->types);
   free(p->pipeline);
+  pthread_mutex_destroy(&p->lock);
   free(p);
 }
 
@@ -391,11 +422,11 @@ typedef struct {
 static intptr_t pack(Descriptor *d, const DlcTensor *t, void **args) {
   d->allocated = d->aligned = t->data;
   d->offset = 0;
-  int64_t stride = 1;
+  int64_t stride = 1; /* the variant's types fit in int64 bytes (readType) */
   for (int32_t i = t->type.rank - 1; i >= 0; --i) {
     d->sizes[i] = t->type.dims[i];
     d->strides[i] = stride;
-    stride *= t->type.dims[i];
+    stride = dlcMulSaturate(stride, t->type.dims[i]);
   }
   intptr_t n = 0;
   args[n++] = &d->allocated;
@@ -452,17 +483,35 @@ static Variant *variantFor(DlcProgram *p, const DlcTensorType *inputs, char *err
 
 bool dlcProgramResolve(DlcProgram *p, const DlcTensorType *inputs, DlcTensorType *outputs,
                        char *error, size_t errorLength) {
+  pthread_mutex_lock(&p->lock);
   Variant *v = variantFor(p, inputs, error, errorLength);
-  if (!v)
-    return false;
-  memcpy(outputs, v->types + p->numInputs, sizeof *outputs * (size_t)p->numOutputs);
-  return true;
+  if (v)
+    memcpy(outputs, v->types + p->numInputs, sizeof *outputs * (size_t)p->numOutputs);
+  pthread_mutex_unlock(&p->lock);
+  return v != NULL;
 }
 
+static bool runLocked(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, char *error,
+                      size_t errorLength);
+
+/* One call at a time per program: a second thread waits here (see Compile.h). */
 bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, char *error,
                    size_t errorLength) {
+  pthread_mutex_lock(&p->lock);
+  bool ok = runLocked(p, inputs, outputs, error, errorLength);
+  pthread_mutex_unlock(&p->lock);
+  return ok;
+}
+
+static bool runLocked(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, char *error,
+                      size_t errorLength) {
   intptr_t n = p->numInputs + p->numOutputs;
   DlcTensorType *in = malloc(sizeof *in * (size_t)(p->numInputs + 1));
+  if (!in) {
+    snprintf(error, errorLength, "out of memory allocating %zu bytes of input types",
+             sizeof *in * (size_t)(p->numInputs + 1));
+    return false;
+  }
   for (intptr_t i = 0; i < p->numInputs; ++i)
     in[i] = inputs[i].type;
   Variant *v = variantFor(p, in, error, errorLength);
@@ -483,6 +532,13 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
   }
   Descriptor *descs = calloc((size_t)n + 1, sizeof *descs);
   void **args = calloc((size_t)n * (3 + 2 * DLC_MAX_RANK) + 1, sizeof *args);
+  if (!descs || !args) {
+    snprintf(error, errorLength, "out of memory allocating %zu bytes of call arguments",
+             ((size_t)n + 1) * (sizeof *descs + (3 + 2 * DLC_MAX_RANK) * sizeof *args));
+    free(descs);
+    free(args);
+    return false;
+  }
   intptr_t k = 0;
   for (intptr_t i = 0; i < n; ++i)
     k += pack(&descs[i], i < p->numInputs ? &inputs[i] : &outputs[i - p->numInputs], args + k);

@@ -7,6 +7,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
+#include "shape/Checked.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +79,7 @@ static void cast(MlirOperation op) {
    shape rule infers the result types (and rejects what no longer fits). */
 static MlirLogicalResult reinfer(MlirOperation op) {
   intptr_t no = mlirOperationGetNumOperands(op), nr = mlirOperationGetNumResults(op);
-  MlirValue *operands = malloc(sizeof *operands * (size_t)(no + 1));
+  MlirValue *operands = dlcXmalloc(sizeof *operands * (size_t)(no + 1));
   for (intptr_t i = 0; i < no; ++i)
     operands[i] = mlirOperationGetOperand(op, i);
   DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
@@ -128,7 +129,7 @@ MlirLogicalResult dlcSpecializeFunction(MlirOperation func, intptr_t numTypes,
   if (mlirOperationIsNull(ret))
     return fail(func, "no func.return");
   intptr_t nr = mlirOperationGetNumOperands(ret);
-  MlirType *results = malloc(sizeof *results * (size_t)(nr + 1));
+  MlirType *results = dlcXmalloc(sizeof *results * (size_t)(nr + 1));
   for (intptr_t i = 0; i < nr; ++i)
     results[i] = mlirValueGetType(mlirOperationGetOperand(ret, i));
   MlirContext ctx = mlirOperationGetContext(func);

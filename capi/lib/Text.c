@@ -4,6 +4,7 @@
 #include "dlc-c/Dialects.h"
 
 #include "mlir-c/Diagnostics.h"
+#include "shape/Checked.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +75,7 @@ static MlirLogicalResult collect(MlirDiagnostic diag, void *user) {
 }
 
 DlcDiagnostics *dlcDiagnosticsAttach(MlirContext ctx) {
-  DlcDiagnostics *d = calloc(1, sizeof *d);
+  DlcDiagnostics *d = dlcXcalloc(1, sizeof *d);
   d->id = mlirContextAttachDiagnosticHandler(ctx, collect, d, NULL);
   return d;
 }
@@ -102,7 +103,7 @@ char *dlcOperationToString(MlirOperation op, bool generic) {
     mlirOpPrintingFlagsPrintGenericOpForm(flags);
   mlirOperationPrintWithFlags(op, flags, dlcTextAppend, &t);
   mlirOpPrintingFlagsDestroy(flags);
-  return t.data ? t.data : calloc(1, 1);
+  return t.data ? t.data : dlcXcalloc(1, 1);
 }
 
 void dlcStringFree(char *s) { free(s); }

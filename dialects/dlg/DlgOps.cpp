@@ -71,6 +71,29 @@ struct ShapeGlue {
 };
 } // namespace
 
+LogicalResult mlir::dlg::verifyTensorSizes(Operation *op) {
+  auto check = [&](Type t, const char *role, unsigned i) -> LogicalResult {
+    auto type = dyn_cast<RankedTensorType>(t);
+    DlcShape s;
+    if (!type || !dlcShapeMake(&s, type.getRank(), type.getShape().data()))
+      return success(); // unranked and too-deep tensors are reported elsewhere
+    Type e = type.getElementType(); // dlg's types are int or float; others count 8
+    int64_t bytes = e.isIntOrFloat() ? (e.getIntOrFloatBitWidth() + 7) / 8 : 8;
+    DlcShapeError err;
+    if (dlcShapeCheckBytes(&s, bytes, "shape", &err))
+      return success();
+    return op->emitOpError() << role << " #" << i << " (" << t << ") is too large: "
+                             << err.message;
+  };
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (failed(check(v.getType(), "operand", i)))
+      return failure();
+  for (auto [i, v] : llvm::enumerate(op->getResults()))
+    if (failed(check(v.getType(), "result", i)))
+      return failure();
+  return success();
+}
+
 bool mlir::dlg::areCompatibleReturnTypes(TypeRange inferred,
                                          TypeRange declared) {
   if (inferred.size() != declared.size())

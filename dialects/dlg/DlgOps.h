@@ -67,6 +67,19 @@ LogicalResult inferWithProperties(MLIRContext *ctx, std::optional<Location> loc,
   return OpT::inferReturnTypes(ctx, loc, adaptor, out);
 }
 
+/// Every ranked tensor operand and result of a dlg op has a byte size that
+/// fits in int64_t (dlc's largest tensor): sizes computed downstream (element
+/// counts, strides, allocations) then never wrap.
+LogicalResult verifyTensorSizes(Operation *op);
+
+template <typename ConcreteType>
+class SizedTensors : public OpTrait::TraitBase<ConcreteType, SizedTensors> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyTensorSizes(op);
+  }
+};
+
 /// Verifies an op against its shape rule, at the op's location, and checks
 /// the declared result types against the inferred ones with one clear
 /// message (before InferTypeOpInterface's generic two-error report).

@@ -50,8 +50,14 @@ def Dlg_IndexTensor : RankedTensorOf<[I32, I64]>;
 // Base classes
 //===----------------------------------------------------------------------===//
 
+// Every operand and result fits in int64 bytes (verifyTensorSizes); checked
+// ahead of the shape rules, whose element counts rely on it.
+def Dlg_SizedTensors : NativeOpTrait<"SizedTensors"> {
+  let cppNamespace = "::mlir::dlg";
+}
+
 class Dlg_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Dlg_Dialect, mnemonic, !listconcat([Pure], traits)>;
+    : Op<Dlg_Dialect, mnemonic, !listconcat([Pure, Dlg_SizedTensors], traits)>;
 
 // Result type inference from a C shape rule. The generic inferReturnTypes
 // first completes the op's properties (from the attribute dictionary when

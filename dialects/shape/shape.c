@@ -1,6 +1,7 @@
 /* Shape rules of the dlg operators (see dlc-c/Shape.h for the contract). */
 
 #include "dlc-c/Shape.h"
+#include "shape/Checked.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,12 +62,27 @@ bool dlcShapeMake(DlcShape *out, int64_t rank, const int64_t *dims) {
 
 int64_t dlcShapeNumElements(const DlcShape *s) {
   int64_t n = 1;
-  for (int64_t i = 0; i < s->rank; ++i) {
+  for (int64_t i = 0; i < s->rank; ++i)
     if (IS_DYN(s->dims[i]))
       return DLC_DYNAMIC;
-    n *= s->dims[i];
-  }
+  if (dlcProductOverflow(s->dims, s->rank, &n))
+    return DLC_SHAPE_OVERFLOW;
   return n;
+}
+
+bool dlcShapeCheckBytes(const DlcShape *s, int64_t elementBytes, const char *what,
+                        DlcShapeError *err) {
+  int64_t n = 1, bytes;
+  for (int64_t i = 0; i < s->rank; ++i) {
+    if (IS_DYN(s->dims[i]))
+      continue; /* checked again once specialised to static sizes */
+    if (dlcMulOverflow(n, s->dims[i], &n) || dlcMulOverflow(n, elementBytes, &bytes))
+      return fail(err,
+                  "%s %s of %lld-byte elements has more than %lld bytes (the "
+                  "largest tensor dlc handles)",
+                  what, shapeStr(s), (long long)elementBytes, (long long)INT64_MAX);
+  }
+  return true;
 }
 
 bool dlcShapeEqual(const DlcShape *a, const DlcShape *b) {
@@ -206,14 +222,18 @@ static bool windowDim(int64_t in, int64_t padSum, int64_t kernelExtent,
     *out = DLC_DYNAMIC;
     return true;
   }
-  int64_t span = in + padSum - kernelExtent;
+  int64_t span;
+  if (dlcAddOverflow(in, padSum, &span) || dlcSubOverflow(span, kernelExtent, &span))
+    return fail(err, "%s: dim %lld (%lld) plus padding exceeds the largest size (%lld)",
+                what, (long long)dimIndex, (long long)in, (long long)INT64_MAX);
   if (span < 0)
     return fail(err,
                 "%s extent %lld exceeds the padded input: dim %lld is %lld "
                 "with padding %lld",
                 what, (long long)kernelExtent, (long long)dimIndex,
                 (long long)in, (long long)padSum);
-  *out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  /* ceil(span / stride) without span + stride - 1, which can overflow */
+  *out = span / stride + (ceilMode && span % stride != 0) + 1;
   return true;
 }
 
@@ -264,8 +284,14 @@ bool dlcShapeConv2d(const DlcShape *input, const DlcShape *weight,
       out->dims[2 + i] = DLC_DYNAMIC;
       continue;
     }
-    int64_t extent = dilations[i] * (k - 1) + 1;
-    if (!windowDim(input->dims[2 + i], padding[i] + padding[2 + i], extent,
+    int64_t extent, padSum;
+    if (dlcMulOverflow(dilations[i], k - 1, &extent) || dlcAddOverflow(extent, 1, &extent))
+      return fail(err, "dilated kernel extent of dim %d overflows: dilation %lld x (kernel %lld - 1) + 1",
+                  2 + i, (long long)dilations[i], (long long)k);
+    if (dlcAddOverflow(padding[i], padding[2 + i], &padSum))
+      return fail(err, "padding of dim %d overflows: %lld + %lld", 2 + i,
+                  (long long)padding[i], (long long)padding[2 + i]);
+    if (!windowDim(input->dims[2 + i], padSum, extent,
                    strides[i], false, "dilated kernel", 2 + i, &out->dims[2 + i],
                    err))
       return false;
@@ -292,10 +318,15 @@ bool dlcShapePool2d(const DlcShape *input, const int64_t *kernel,
   out->rank = 4;
   out->dims[0] = input->dims[0];
   out->dims[1] = input->dims[1];
-  for (int i = 0; i < 2; ++i)
-    if (!windowDim(input->dims[2 + i], padding[i] + padding[2 + i], kernel[i],
-                   strides[i], ceilMode, "kernel", 2 + i, &out->dims[2 + i], err))
+  for (int i = 0; i < 2; ++i) {
+    int64_t padSum;
+    if (dlcAddOverflow(padding[i], padding[2 + i], &padSum))
+      return fail(err, "padding of dim %d overflows: %lld + %lld", 2 + i,
+                  (long long)padding[i], (long long)padding[2 + i]);
+    if (!windowDim(input->dims[2 + i], padSum, kernel[i], strides[i], ceilMode,
+                   "kernel", 2 + i, &out->dims[2 + i], err))
       return false;
+  }
   return true;
 }
 
@@ -409,6 +440,9 @@ bool dlcShapeTranspose(const DlcShape *x, const int64_t *perm,
 bool dlcShapeReshape(const DlcShape *x, const DlcShape *target,
                      DlcShapeError *err) {
   int64_t a = dlcShapeNumElements(x), b = dlcShapeNumElements(target);
+  if (a == DLC_SHAPE_OVERFLOW || b == DLC_SHAPE_OVERFLOW)
+    return fail(err, "element count of %s %s exceeds %lld", a == DLC_SHAPE_OVERFLOW ? "x" : "result",
+                shapeStr(a == DLC_SHAPE_OVERFLOW ? x : target), (long long)INT64_MAX);
   if (!IS_DYN(a) && !IS_DYN(b) && a != b)
     return fail(err, "element count differs: x %s has %lld, result %s has %lld",
                 shapeStr(x), (long long)a, shapeStr(target), (long long)b);
@@ -431,9 +465,11 @@ bool dlcShapeConcat(const DlcShape *const *xs, intptr_t numXs, int64_t axis,
                   (long long)i, (long long)s->rank, (long long)first->rank);
     for (int64_t d = 0; d < s->rank; ++d) {
       if (d == ax) {
-        out->dims[d] = IS_DYN(out->dims[d]) || IS_DYN(s->dims[d])
-                           ? DLC_DYNAMIC
-                           : out->dims[d] + s->dims[d];
+        if (IS_DYN(out->dims[d]) || IS_DYN(s->dims[d]))
+          out->dims[d] = DLC_DYNAMIC;
+        else if (dlcAddOverflow(out->dims[d], s->dims[d], &out->dims[d]))
+          return fail(err, "concatenated dim %lld exceeds %lld at operand %lld",
+                      (long long)d, (long long)INT64_MAX, (long long)i);
         continue;
       }
       int64_t a = out->dims[d], b = s->dims[d];
@@ -457,11 +493,12 @@ void dlcSliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step,
   if (step > 0) {
     start = start < 0 ? 0 : start > dim ? dim : start;
     end = end < 0 ? 0 : end > dim ? dim : end;
-    n = end > start ? (end - start + step - 1) / step : 0;
+    n = end > start ? (end - start - 1) / step + 1 : 0; /* no end + step overflow */
   } else {
     start = start < 0 ? 0 : start > dim - 1 ? dim - 1 : start;
     end = end < -1 ? -1 : end > dim - 1 ? dim - 1 : end;
-    n = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+    /* -step overflows for INT64_MIN, whose slice takes one element */
+    n = start <= end ? 0 : step == INT64_MIN ? 1 : (start - end - 1) / -step + 1;
   }
   *first = start;
   *count = n;
@@ -525,8 +562,16 @@ bool dlcShapePad(const DlcShape *x, const int64_t *pads, intptr_t numPads,
       return fail(err, "'pads' value %lld at index %lld is negative (crop with dlg.slice)",
                   (long long)pads[i], (long long)i);
   out->rank = x->rank;
-  for (int64_t d = 0; d < x->rank; ++d)
-    out->dims[d] = IS_DYN(x->dims[d]) ? DLC_DYNAMIC
-                                      : x->dims[d] + pads[d] + pads[x->rank + d];
+  for (int64_t d = 0; d < x->rank; ++d) {
+    if (IS_DYN(x->dims[d])) {
+      out->dims[d] = DLC_DYNAMIC;
+      continue;
+    }
+    if (dlcAddOverflow(x->dims[d], pads[d], &out->dims[d]) ||
+        dlcAddOverflow(out->dims[d], pads[x->rank + d], &out->dims[d]))
+      return fail(err, "padded dim %lld exceeds %lld: %lld + %lld + %lld", (long long)d,
+                  (long long)INT64_MAX, (long long)x->dims[d], (long long)pads[d],
+                  (long long)pads[x->rank + d]);
+  }
   return true;
 }

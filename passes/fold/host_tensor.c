@@ -7,6 +7,7 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "shape/Checked.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -88,15 +89,15 @@ bool dlcHostTensorAlloc(DlcHostTensor *t, const DlcShape *shape,
                         MlirType elementType, int64_t maxElements) {
   memset(t, 0, sizeof *t);
   int64_t n = dlcShapeNumElements(shape);
-  if (n == DLC_DYNAMIC || n > maxElements || !classify(elementType, t))
+  if (n == DLC_DYNAMIC || n < 0 || n > maxElements || !classify(elementType, t))
     return false;
   t->shape = *shape;
   t->size = n;
   size_t count = n ? (size_t)n : 1;
   if (t->isFloat)
-    t->f = calloc(count, sizeof(double));
+    t->f = dlcXcalloc(count, sizeof(double));
   else
-    t->i = calloc(count, sizeof(int64_t));
+    t->i = dlcXcalloc(count, sizeof(int64_t));
   return t->f || t->i;
 }
 
@@ -288,7 +289,7 @@ MlirAttribute dlcHostTensorToAttr(const DlcHostTensor *t, MlirType tensorType,
         tensorType, t->isFloat ? mlirFloatAttrDoubleGet(mlirTypeGetContext(et), et, t->f[0])
                                : mlirIntegerAttrGet(et, t->i[0]));
   if (!t->isFloat && t->bits == 1) {
-    int *bits = malloc((size_t)t->size * sizeof(int));
+    int *bits = dlcXmalloc((size_t)t->size * sizeof(int));
     for (int64_t k = 0; k < t->size; ++k)
       bits[k] = (int)t->i[k];
     MlirAttribute a = mlirDenseElementsAttrBoolGet(tensorType, t->size, bits);
@@ -296,7 +297,7 @@ MlirAttribute dlcHostTensorToAttr(const DlcHostTensor *t, MlirType tensorType,
     return a;
   }
   size_t w = storageBytes(t), bytes = (size_t)t->size * w;
-  char *raw = malloc(bytes ? bytes : 1);
+  char *raw = dlcXmalloc(bytes ? bytes : 1);
   pack(t, raw);
   if ((int64_t)bytes > resourceBytes)
     return mlirUnmanagedDenseResourceElementsAttrGet(

@@ -7,6 +7,7 @@
    accumulators and fewer packing calls outweigh the L2 spill of A. */
 
 #include "schedule/cost_model.h"
+#include "shape/Checked.h"
 
 #include <string.h>
 
@@ -88,14 +89,14 @@ static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, int64_t v
   for (int d = 0; d < p - 2; ++d) {
     s->tiles[d] = 1;
     if (d != panelLoop)
-      batch *= l->extent[d];
+      batch = dlcMulSaturate(batch, l->extent[d]);
   }
   int64_t panelTile = dlcLargestDivisor(panels, kMaxNc / N > 1 ? kMaxNc / N : 1);
-  while (batch * (panels / panelTile) < kMinTiles && panelTile % 2 == 0)
+  while (dlcMulSaturate(batch, panels / panelTile) < kMinTiles && panelTile % 2 == 0)
     panelTile /= 2;
   s->tiles[panelLoop] = panelTile;
   int64_t mc = dlcLargestDivisor(M, kMaxMc);
-  bool splitM = batch * (panels / panelTile) < kMinTiles && mc < M;
+  bool splitM = dlcMulSaturate(batch, panels / panelTile) < kMinTiles && mc < M;
   dlcGemmRegisterTile(mc, N, vw, s->registerTile);
   s->tiles[p - 2] = mc == M ? 0 : mc;
   s->tiles[p - 1] = 0;
@@ -126,14 +127,14 @@ void dlcScheduleGemm(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
   int64_t batch = 1;
   for (int d = 0; d < p - 2; ++d) {
     s->tiles[d] = 1;
-    batch *= l->extent[d];
+    batch = dlcMulSaturate(batch, l->extent[d]);
   }
   dlcGemmRegisterTile(M, N, vw, s->registerTile);
   int64_t nr = s->registerTile[1];
   int64_t mc = dlcLargestDivisor(M, kMaxMc);
   int64_t nc = nr * dlcLargestDivisor(N / nr, kMaxNc / nr > 0 ? kMaxNc / nr : 1);
   /* Split further until both cores have work, register tiles permitting. */
-  while (batch * (M / mc) * (N / nc) < kMinTiles) {
+  while (dlcMulSaturate(dlcMulSaturate(batch, M / mc), N / nc) < kMinTiles) {
     if (nc % (2 * nr) == 0)
       nc /= 2;
     else if (mc % 2 == 0 && mc / 2 >= s->registerTile[0])
@@ -156,7 +157,7 @@ void dlcScheduleLoops(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
   s->vectorWidth = n > 0 ? dlcVectorTile(l->extent[n - 1], vw) : 1;
   int64_t work = 1;
   for (int d = 0; d < n; ++d)
-    work *= l->extent[d] > 0 ? l->extent[d] : 1;
+    work = dlcMulSaturate(work, l->extent[d] > 0 ? l->extent[d] : 1);
   if (work < kMinParallel)
     return;
   /* Chunk the outermost parallel loop that splits; the innermost loop is

@@ -5,6 +5,7 @@
 #define DLC_PASSES_SUPPORT_OP_LIST_H
 
 #include "mlir-c/IR.h"
+#include "shape/Checked.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ typedef struct DlcOpList {
 static inline void dlcOpListPush(DlcOpList *l, MlirOperation op) {
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 32;
-    l->ops = realloc(l->ops, sizeof *l->ops * (size_t)l->cap);
+    l->ops = dlcXrealloc(l->ops, sizeof *l->ops * (size_t)l->cap);
   }
   l->ops[l->n++] = op;
 }

@@ -12,6 +12,7 @@
 
 #include "dlc-c/Compile.h"
 #include "npy.h"
+#include "shape/Checked.h"
 
 #include <errno.h>
 #include <math.h>
@@ -111,12 +112,12 @@ static char *readFile(const char *path, size_t *len) {
   if (!f)
     return NULL;
   size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
+  char *buf = dlcXmalloc(cap);
   size_t got;
   while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
     n += got;
     if (n == cap)
-      buf = realloc(buf, cap *= 2);
+      buf = dlcXrealloc(buf, cap *= 2);
   }
   fclose(f);
   *len = n;
@@ -176,6 +177,24 @@ static int cmpDouble(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Allocates t's buffer (zeroed); false with one line naming the size. */
+static bool allocTensor(DlcTensor *t, const char *what, intptr_t i) {
+  char ty[160];
+  int64_t bytes = dlcTensorTypeNumBytes(&t->type);
+  if (bytes < 0) {
+    fprintf(stderr, "dlc-run: %s %ld (%s) has more than %lld bytes\n", what, (long)i,
+            dlcTensorTypeFormat(&t->type, ty, sizeof ty), (long long)INT64_MAX);
+    return false;
+  }
+  t->data = (uint64_t)bytes < SIZE_MAX ? calloc((size_t)bytes + 1, 1) : NULL;
+  if (!t->data) {
+    fprintf(stderr, "dlc-run: %s %ld (%s): out of memory allocating %lld bytes\n", what,
+            (long)i, dlcTensorTypeFormat(&t->type, ty, sizeof ty), (long long)bytes);
+    return false;
+  }
+  return true;
+}
+
 static void printSummary(intptr_t i, const DlcTensor *t) {
   char ty[128];
   printf("result %ld: %s", (long)i, dlcTensorTypeFormat(&t->type, ty, sizeof ty));
@@ -223,7 +242,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   intptr_t ni = dlcProgramNumInputs(p), no = dlcProgramNumOutputs(p);
-  DlcTensor *in = calloc((size_t)ni + 1, sizeof *in), *out = calloc((size_t)no + 1, sizeof *out);
+  DlcTensor *in = dlcXcalloc((size_t)ni + 1, sizeof *in), *out = dlcXcalloc((size_t)no + 1, sizeof *out);
   char msg[512];
   rc = 1;
   if (!a.random && a.numInputs != ni) {
@@ -243,18 +262,18 @@ int main(int argc, char **argv) {
       for (int32_t d = 0; d < in[i].type.rank; ++d)
         if (in[i].type.dims[d] == DLC_DYNAMIC_DIM)
           in[i].type.dims[d] = a.dimSize;
-      in[i].data = malloc((size_t)dlcTensorTypeNumElements(&in[i].type) *
-                              dlcDTypeSize(in[i].type.dtype) + 1);
+      if (!allocTensor(&in[i], "input", i))
+        goto done;
       fillRandom(&in[i], &seed);
     } else if (!dlcNpyRead(a.inputs[i], &in[i], msg, sizeof msg)) {
       fprintf(stderr, "dlc-run: input %ld: %s\n", (long)i, msg);
       goto done;
     }
   }
-  DlcTensorType *inTypes = calloc((size_t)ni + 1, sizeof *inTypes);
+  DlcTensorType *inTypes = dlcXcalloc((size_t)ni + 1, sizeof *inTypes);
   for (intptr_t i = 0; i < ni; ++i)
     inTypes[i] = in[i].type;
-  DlcTensorType *outTypes = calloc((size_t)no + 1, sizeof *outTypes);
+  DlcTensorType *outTypes = dlcXcalloc((size_t)no + 1, sizeof *outTypes);
   bool resolved = dlcProgramResolve(p, inTypes, outTypes, msg, sizeof msg);
   free(inTypes);
   if (!resolved) {
@@ -264,8 +283,10 @@ int main(int argc, char **argv) {
   }
   for (intptr_t i = 0; i < no; ++i) {
     out[i].type = outTypes[i];
-    out[i].data = calloc((size_t)dlcTensorTypeNumElements(&out[i].type) + 1,
-                         dlcDTypeSize(out[i].type.dtype));
+    if (!allocTensor(&out[i], "output", i)) {
+      free(outTypes);
+      goto done;
+    }
   }
   free(outTypes);
   if (!dlcProgramRun(p, in, out, msg, sizeof msg)) {
@@ -273,7 +294,7 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (a.bench) {
-    double *ms = malloc(sizeof(double) * (size_t)a.bench);
+    double *ms = dlcXmalloc(sizeof(double) * (size_t)a.bench);
     for (int w = 0; w < 2; ++w) /* warm-up beyond the first run */
       dlcProgramRun(p, in, out, msg, sizeof msg);
     for (int r = 0; r < a.bench; ++r) {

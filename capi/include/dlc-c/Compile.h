@@ -78,17 +78,21 @@ MLIR_CAPI_EXPORTED bool dlcProgramResolve(DlcProgram *p, const DlcTensorType *in
                                           size_t errorLength);
 /* Runs the entry on `inputs` writing into `outputs` (caller-allocated with
    the types dlcProgramResolve gives). Returns false with a message naming
-   the bad input or output otherwise. One call at a time per program: the
-   variant cache and the compiled code's scratch buffers (module globals,
-   e.g. GEMM operands re-laid out for the cache) are shared by its calls;
-   use one DlcProgram per thread to run concurrently. */
+   the bad input or output otherwise. Thread-safe: the variant cache and the
+   compiled code's scratch buffers (module globals, e.g. GEMM operands
+   re-laid out for the cache) are shared by a program's calls, so each
+   program runs one call at a time and other threads calling it wait (a
+   lock per program); use one DlcProgram per thread to run in parallel. */
 MLIR_CAPI_EXPORTED bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs,
                                       DlcTensor *outputs, char *error, size_t errorLength);
 
-/* Bytes per element, the name ("f32", ...) and element count. */
+/* Bytes per element, the name ("f32", ...), element count and byte count;
+   the counts are -1 for a dynamic or negative dim or when they do not fit
+   in int64_t (never a wrapped product). */
 MLIR_CAPI_EXPORTED size_t dlcDTypeSize(DlcDType t);
 MLIR_CAPI_EXPORTED const char *dlcDTypeName(DlcDType t);
 MLIR_CAPI_EXPORTED int64_t dlcTensorTypeNumElements(const DlcTensorType *t);
+MLIR_CAPI_EXPORTED int64_t dlcTensorTypeNumBytes(const DlcTensorType *t);
 /* Formats a type as "f32[4x16]" ("f32[?x16]" when dynamic) into buf. */
 MLIR_CAPI_EXPORTED const char *dlcTensorTypeFormat(const DlcTensorType *t, char *buf,
                                                    size_t length);

@@ -43,8 +43,17 @@ typedef struct DlcShapeError {
 
 /* Builds a shape; false when rank exceeds DLC_MAX_RANK. */
 bool dlcShapeMake(DlcShape *out, int64_t rank, const int64_t *dims);
-/* Product of the dims, or DLC_DYNAMIC when any is dynamic. */
+/* Returned by dlcShapeNumElements when the element count does not fit in
+   int64_t (never a wrapped product). */
+#define DLC_SHAPE_OVERFLOW (-1)
+/* Product of the dims, DLC_DYNAMIC when any is dynamic, DLC_SHAPE_OVERFLOW
+   when it exceeds INT64_MAX. */
 int64_t dlcShapeNumElements(const DlcShape *s);
+/* Checks that the static dims of `s` times `elementBytes` fit in int64_t
+   (dlc's largest tensor); otherwise a message naming `what`, e.g.
+   "operand 'x' of type tensor<...>". Dynamic dims are skipped. */
+bool dlcShapeCheckBytes(const DlcShape *s, int64_t elementBytes, const char *what,
+                        DlcShapeError *err);
 bool dlcShapeEqual(const DlcShape *a, const DlcShape *b);
 /* Resolves a possibly negative axis against `rank`; false if out of range. */
 bool dlcNormalizeAxis(int64_t axis, int64_t rank, int64_t *out);
