@@ -76,6 +76,14 @@ int64_t dlcTargetVectorWidth(MlirStringRef target) {
 }
 
 static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
+  MlirStringRef target = dlcOptionsGetString(o, "target");
+  if (!(target.length == 4 && !memcmp(target.data, "host", 4)) &&
+      !(target.length == 4 && !memcmp(target.data, "avx2", 4)) &&
+      !(target.length == 6 && !memcmp(target.data, "avx512", 6))) {
+    fprintf(stderr, "lower-to-llvm: unknown target '%.*s' (host, avx2 or avx512)\n",
+            (int)target.length, target.data);
+    return (MlirLogicalResult){0};
+  }
   int64_t vw = dlcOptionsGetInt(o, "vector-width");
   if (vw <= 0)
     vw = dlcTargetVectorWidth(dlcOptionsGetString(o, "target"));

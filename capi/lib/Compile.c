@@ -300,6 +300,11 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
                               const DlcCompileOptions *options, char **error) {
   DlcCompileOptions dflt = {NULL, NULL, 0, 3};
   const DlcCompileOptions *o = options ? options : &dflt;
+  if (o->threads < 0) {
+    if (error)
+      *error = format("threads must be 0 (all cores) or positive, got %d", o->threads);
+    return NULL;
+  }
   DlcProgram *p = calloc(1, sizeof *p);
   if (!p) {
     if (error)

@@ -2,6 +2,7 @@
 
 import ctypes
 import os
+import threading
 
 import numpy as np
 
@@ -75,6 +76,21 @@ def _check_inputs(arrays, specs):
     return arrays
 
 
+# lower-to-llvm's targets (passes/lower_to_llvm.c).
+TARGETS = ("host", "avx2", "avx512")
+
+
+def _check_options(threads, target):
+    """ValueError for a bad `threads` (None, 0 for all cores, or a positive
+    int) or `target` (None or one of TARGETS), before any work."""
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or threads < 0):
+        raise ValueError(f"threads must be None, 0 (all cores) or a positive integer, "
+                         f"got {threads!r}")
+    if target is not None and target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}; one of {', '.join(TARGETS)}")
+
+
 class Module:
     """A compiled model. `run(*arrays)` returns a list of arrays, one per
     result; calling the module returns the array itself when there is one."""
@@ -92,6 +108,7 @@ class Module:
     }
 
     def __init__(self, source, *, name="<input>", threads=None, target=None, entry=None):
+        _check_options(threads, target)
         lib = _lib()
         self._source, self._name, self._target = source, name, target
         data = source.encode()
@@ -116,6 +133,9 @@ class Module:
         # sets their data pointers (building them cost more than a small
         # kernel runs).
         self._msg = ctypes.create_string_buffer(512)
+        # The shared descriptors and message buffer are filled per call:
+        # one call at a time (the C program serialises its calls anyway).
+        self._lock = threading.Lock()
         if not self.dynamic:
             self._c_in = self._descriptors(self.inputs)
             self._c_out = self._descriptors(self.outputs)
@@ -183,20 +203,21 @@ class Module:
                     raise ValueError(f"output {i}: expected {_describe(*spec)}")
                 if not (o.flags.c_contiguous and o.flags.writeable):
                     raise ValueError(f"output {i}: must be C-contiguous and writable")
-        if self.dynamic:
-            c_in = (_Tensor * max(1, len(ins)))(
-                *[self._tensor(a, s) for a, s in zip(ins, in_specs)])
-            c_out = (_Tensor * max(1, len(outs)))(
-                *[self._tensor(a, s) for a, s in zip(outs, out_specs)])
-        else:
-            c_in, c_out = self._c_in, self._c_out
-            for t, a in zip(c_in, ins):
-                t.data = a.ctypes.data
-            for t, a in zip(c_out, outs):
-                t.data = a.ctypes.data
-        msg = self._msg
-        if not _lib().dlcProgramRun(self._p, c_in, c_out, msg, len(msg)):
-            raise ValueError(msg.value.decode())
+        with self._lock:
+            if self.dynamic:
+                c_in = (_Tensor * max(1, len(ins)))(
+                    *[self._tensor(a, s) for a, s in zip(ins, in_specs)])
+                c_out = (_Tensor * max(1, len(outs)))(
+                    *[self._tensor(a, s) for a, s in zip(outs, out_specs)])
+            else:
+                c_in, c_out = self._c_in, self._c_out
+                for t, a in zip(c_in, ins):
+                    t.data = a.ctypes.data
+                for t, a in zip(c_out, outs):
+                    t.data = a.ctypes.data
+            msg = self._msg
+            if not _lib().dlcProgramRun(self._p, c_in, c_out, msg, len(msg)):
+                raise ValueError(msg.value.decode())
         return outs
 
     def __call__(self, *arrays):
@@ -232,18 +253,20 @@ class PerShapeModule:
         self.inputs = [(shape, dtype) for _, shape, dtype in _onnx.input_specs(self._model)]
         self.dynamic = True
         self._modules = {}  # input shapes -> Module, in use order
+        self._lock = threading.Lock()  # the cache is shared by calling threads
 
     def module(self, *shapes):
         """The Module compiled for inputs of these shapes."""
         from . import onnx as _onnx
         key = tuple(tuple(int(d) for d in s) for s in shapes)
-        m = self._modules.pop(key, None)
-        if m is None:
-            text = _onnx.import_model(self._model, input_shapes=key)
-            m = Module(text, name=self._name, **self._options)
-            if len(self._modules) >= self.CACHE:
-                self._modules.pop(next(iter(self._modules)))
-        self._modules[key] = m
+        with self._lock:
+            m = self._modules.pop(key, None)
+            if m is None:
+                text = _onnx.import_model(self._model, input_shapes=key)
+                m = Module(text, name=self._name, **self._options)
+                if len(self._modules) >= self.CACHE:
+                    self._modules.pop(next(iter(self._modules)))
+            self._modules[key] = m
         return m
 
     def run(self, *arrays, out=None):
@@ -269,6 +292,7 @@ def compile(model, *, threads=None, target=None, entry=None):
     """Compiles a model: a path (.mlir or .onnx), an onnx.ModelProto, or MLIR
     text. Returns a dlc.Module (a PerShapeModule for an ONNX model whose
     shape computations need its dynamic input dims)."""
+    _check_options(threads, target)
     name = "<input>"
     is_proto = hasattr(model, "graph") and hasattr(model, "opset_import")
     if is_proto or (isinstance(model, (str, os.PathLike)) and str(model).endswith(".onnx")):

@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 
-from . import CompileError
+from . import CompileError, onnx_check
 from .graph import Graph, Value
 
 try:
@@ -111,7 +111,8 @@ class _Importer:
                                    f"{elem_type}", "")
             self.vals[name] = self.g.input(dims, dtype, name=name)
         for node in graph.node:
-            self.node(node)
+            with onnx_check.node_errors(node):  # any other exception: CompileError naming node
+                self.node(node)
         outs = [self.value(o.name) for o in graph.output]
         self.g.output(*outs)
         return self.g
@@ -574,6 +575,7 @@ def import_graph(model, input_shapes=None):
     model = load(model)
     if not model.graph.node and not model.graph.output:
         raise CompileError("the ONNX model has an empty graph", "")
+    model = onnx_check.check(model)  # CompileError naming node and input, or a sorted copy
     return _Importer(model, input_shapes).run()
 
 

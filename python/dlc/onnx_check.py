@@ -1,0 +1,207 @@
+"""Validation of an ONNX graph before dlc imports it.
+
+`check(model)` returns the model to import or raises dlc.CompileError naming
+the node and the input (or output) at fault. In order:
+
+1. Text fields are UTF-8: protobuf hands an invalid field back as bytes,
+   which the importer would trip over with a TypeError.
+2. The default-domain opset is declared and in SUPPORTED_OPSETS.
+3. The graph is well formed: every node input is produced by a node or
+   declared (graph input or initializer), no name is produced twice, every
+   graph output is produced or declared, and the nodes form no cycle (a
+   self-cycle included).
+4. Order: the ONNX spec requires nodes in topological order. A graph that
+   is acyclic but out of order is SORTED (a stable topological sort: nodes
+   keep their relative order where the data flow allows), since the order
+   carries no meaning once the graph is known to be a DAG; a cycle is an
+   error naming a node on it and the input that closes it.
+   Initializers hold exactly the data their dims declare.
+5. onnx.checker.check_model on the (sorted) model, where it applies:
+   models under protobuf's 2 GiB limit (larger ones must be checked from
+   their file and are skipped here); its message becomes the error.
+
+During the import itself, `node_errors(node)` turns any other exception a
+malformed node provokes into a CompileError naming that node.
+"""
+
+from . import CompileError
+
+try:
+    import onnx as _onnx
+except ImportError:  # pragma: no cover - onnx is an optional dependency
+    _onnx = None
+
+# Default-domain (ai.onnx) opsets the importer implements and the tests run
+# (test/python/test_onnx.py exports at 11, 12, 13, 15 and 17); below 11
+# Slice, Pad and friends take attributes the importer does not read.
+SUPPORTED_OPSETS = (11, 17)
+
+
+def _fail(message):
+    raise CompileError(message, "")
+
+
+def _node_name(node, index):
+    name = node.name if isinstance(node.name, str) else repr(node.name)
+    op = node.op_type if isinstance(node.op_type, str) else repr(node.op_type)
+    return f"ONNX node '{name or f'#{index}'}' ({op})"
+
+
+def _check_text(graph):
+    """Every name and op_type the importer reads is a str (valid UTF-8)."""
+    for kind, values in (("graph input", graph.input), ("graph output", graph.output),
+                         ("initializer", graph.initializer)):
+        for v in values:
+            if not isinstance(v.name, str):
+                _fail(f"ONNX {kind} name {v.name!r} is not valid UTF-8")
+    for i, node in enumerate(graph.node):
+        fields = [("op_type", node.op_type), ("name", node.name), ("domain", node.domain)]
+        fields += [(f"input {k}", s) for k, s in enumerate(node.input)]
+        fields += [(f"output {k}", s) for k, s in enumerate(node.output)]
+        for field, value in fields:
+            if not isinstance(value, str):
+                _fail(f"{_node_name(node, i)}: {field} {value!r} is not valid UTF-8")
+
+
+# Bytes per element of the initializer types whose data dlc reads; others
+# are left to numpy_helper and the importer's element-type errors.
+_ELEMENT_BYTES = {1: 4, 2: 1, 3: 1, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8}
+_TYPED_FIELDS = {1: "float_data", 6: "int32_data", 2: "int32_data", 3: "int32_data",
+                 9: "int32_data", 10: "int32_data", 7: "int64_data", 11: "double_data"}
+
+
+def _check_initializers(graph):
+    """Each initializer holds exactly the elements its dims declare."""
+    for t in graph.initializer:
+        if any(d < 0 for d in t.dims):
+            _fail(f"ONNX initializer '{t.name}': negative dim in {list(t.dims)}")
+        count = 1
+        for d in t.dims:
+            count *= d
+        if t.data_location == 1 or t.data_type not in _ELEMENT_BYTES:
+            continue  # external data or a type the importer reports itself
+        if t.HasField("raw_data"):
+            have, want = len(t.raw_data), count * _ELEMENT_BYTES[t.data_type]
+            unit = "bytes"
+        else:
+            have, want = len(getattr(t, _TYPED_FIELDS[t.data_type])), count
+            unit = "values"
+        if have != want:
+            _fail(f"ONNX initializer '{t.name}': dims {list(t.dims)} need {want} {unit} "
+                  f"of data, it holds {have}")
+
+
+class node_errors:
+    """`with node_errors(node):` around importing one node turns an
+    exception that is not a CompileError (NumPy folding a malformed shape,
+    a missing attribute...) into a CompileError naming the node."""
+
+    def __init__(self, node):
+        self.node = node
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if kind is None or issubclass(kind, CompileError) or not issubclass(kind, Exception):
+            return False
+        raise CompileError(f"{_node_name(self.node, '?')}: cannot import: "
+                           f"{kind.__name__}: {value}", "") from value
+
+
+def _check_opset(model):
+    versions = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
+    lo, hi = SUPPORTED_OPSETS
+    if not versions:
+        _fail(f"the ONNX model declares no opset for the default domain (ai.onnx); "
+              f"dlc supports opsets {lo} to {hi}")
+    if not lo <= versions[0] <= hi:
+        _fail(f"the ONNX model's opset {versions[0]} (ai.onnx) is outside the range dlc "
+              f"supports, {lo} to {hi}")
+
+
+def _sorted_nodes(graph):
+    """The nodes in a stable topological order, or a CompileError naming the
+    first node that cannot be placed and why."""
+    declared = {v.name for v in graph.input} | {t.name for t in graph.initializer}
+    producer = {}
+    for i, node in enumerate(graph.node):
+        for out in node.output:
+            if not out:
+                continue
+            if out in declared:
+                _fail(f"{_node_name(node, i)}: output '{out}' redefines a graph input "
+                      "or initializer")
+            if out in producer:
+                j = producer[out]
+                _fail(f"{_node_name(node, i)}: output '{out}' is also produced by "
+                      f"{_node_name(graph.node[j], j)}")
+            producer[out] = i
+    # Each node waits on the producers of its inputs.
+    waits = []
+    users = [[] for _ in graph.node]
+    for i, node in enumerate(graph.node):
+        deps = set()
+        for inp in node.input:
+            if not inp or inp in declared:
+                continue
+            if inp not in producer:
+                _fail(f"{_node_name(node, i)}: input '{inp}' is produced by no node and is "
+                      "not a graph input or initializer")
+            j = producer[inp]
+            if j == i:
+                _fail(f"{_node_name(node, i)}: input '{inp}' is its own output (a cycle)")
+            deps.add(j)
+        waits.append(len(deps))
+        for j in deps:
+            users[j].append(i)
+    for out in graph.output:
+        if out.name not in producer and out.name not in declared:
+            _fail(f"ONNX graph output '{out.name}' is produced by no node and is not a "
+                  "graph input or initializer")
+    # Kahn's algorithm, always taking the earliest ready node: a graph
+    # already in order comes back unchanged.
+    import heapq
+    ready = [i for i, w in enumerate(waits) if w == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for u in users[i]:
+            waits[u] -= 1
+            if waits[u] == 0:
+                heapq.heappush(ready, u)
+    if len(order) < len(graph.node):
+        placed = set(order)
+        i = next(k for k in range(len(graph.node)) if k not in placed)
+        node = graph.node[i]
+        inp = next(s for s in node.input
+                   if s in producer and producer[s] not in placed)
+        _fail(f"{_node_name(node, i)}: input '{inp}' depends on the node's own output "
+              "through a cycle")
+    return order
+
+
+def check(model):
+    """`model` (an onnx.ModelProto) validated; a topologically sorted copy
+    when its nodes were out of order. Raises dlc.CompileError otherwise."""
+    graph = model.graph
+    _check_text(graph)
+    _check_opset(model)
+    _check_initializers(graph)
+    order = _sorted_nodes(graph)
+    if order != list(range(len(graph.node))):
+        sorted_model = type(model)()
+        sorted_model.CopyFrom(model)
+        del sorted_model.graph.node[:]
+        sorted_model.graph.node.extend(graph.node[i] for i in order)
+        model = sorted_model
+    if _onnx is not None and model.ByteSize() < (1 << 31) - 1:
+        try:
+            _onnx.checker.check_model(model)
+        except _onnx.checker.ValidationError as e:
+            first = str(e).strip().splitlines()
+            _fail("the ONNX model is invalid (onnx.checker): " +
+                  (first[0] if first else "no detail given"))
+    return model

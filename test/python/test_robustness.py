@@ -1,0 +1,344 @@
+"""Hostile input through the Python API (issue 17): malformed ONNX graphs and
+bad options raise dlc.CompileError / ValueError naming what is wrong, two
+threads calling one model get the single-threaded results bit for bit, and
+a seeded mutation fuzzer over small exported models finds no other
+exception type."""
+
+import io
+import os
+import random
+import threading
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper  # noqa: E402
+
+import dlc  # noqa: E402
+import dlc.onnx  # noqa: E402
+from dlc import onnx_check  # noqa: E402
+
+SRC = os.path.join(os.path.dirname(__file__), "..", "..")
+MLP = os.path.join(SRC, "examples", "mlp_block.mlir")
+
+
+def _vi(name, shape=(2, 3)):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape))
+
+
+def _model(nodes, inputs=("x",), outputs=("y",), opset=13, inits=()):
+    g = helper.make_graph(nodes, "g", [_vi(i) for i in inputs], [_vi(o) for o in outputs],
+                          initializer=list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _raises(model, *fragments):
+    with pytest.raises(dlc.CompileError) as e:
+        dlc.onnx.import_model(model)
+    for f in fragments:
+        assert f in str(e.value), str(e.value)
+    return str(e.value)
+
+
+# --- malformed graphs -------------------------------------------------------
+
+def test_cycle():
+    m = _model([helper.make_node("Relu", ["x", ], ["a"], name="r0"),
+                helper.make_node("Add", ["a", "c"], ["b"], name="add"),
+                helper.make_node("Relu", ["b"], ["c"], name="r1"),
+                helper.make_node("Relu", ["c"], ["y"], name="r2")])
+    _raises(m, "ONNX node 'add' (Add)", "input 'c'", "cycle")
+
+
+def test_self_cycle():
+    m = _model([helper.make_node("Add", ["x", "y"], ["y"], name="loop")])
+    _raises(m, "ONNX node 'loop' (Add)", "input 'y' is its own output")
+
+
+def test_input_nobody_produces():
+    m = _model([helper.make_node("Add", ["x", "ghost"], ["y"], name="add")])
+    _raises(m, "ONNX node 'add' (Add)", "input 'ghost' is produced by no node")
+
+
+def test_missing_graph_output():
+    m = _model([helper.make_node("Relu", ["x"], ["a"], name="r")], outputs=("y",))
+    _raises(m, "graph output 'y' is produced by no node")
+
+
+def test_duplicate_producer():
+    m = _model([helper.make_node("Relu", ["x"], ["y"], name="r0"),
+                helper.make_node("Neg", ["x"], ["y"], name="r1")])
+    _raises(m, "ONNX node 'r1' (Neg)", "output 'y' is also produced by", "'r0'")
+
+
+def test_out_of_order_is_sorted():
+    """Acyclic but out of order: sorted (stably), imported and run right."""
+    nodes = [helper.make_node("Neg", ["a"], ["y"], name="last"),
+             helper.make_node("Relu", ["x"], ["a"], name="first")]
+    m = _model(nodes)
+    checked = onnx_check.check(m)
+    assert [n.name for n in checked.graph.node] == ["first", "last"]
+    assert [n.name for n in m.graph.node] == ["last", "first"]  # the caller's model is kept
+    x = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+    np.testing.assert_array_equal(dlc.compile(m)(x), -np.maximum(x, 0))
+
+
+def test_in_order_untouched():
+    m = _model([helper.make_node("Relu", ["x"], ["y"], name="r")])
+    assert onnx_check.check(m) is m
+
+
+def test_non_utf8_op_type():
+    m = _model([helper.make_node("Relu", ["x"], ["y"], name="r")])
+    bad = onnx.load_from_string(m.SerializeToString().replace(b"Relu", b"R\xfflu"))
+    _raises(bad, "ONNX node 'r'", "op_type b'R\\xfflu' is not valid UTF-8")
+
+
+def test_non_utf8_input_name():
+    m = _model([helper.make_node("Relu", ["x"], ["y"], name="r")], inputs=("x",))
+    data = m.SerializeToString().replace(b"\n\x01x", b"\n\x01\xff")  # graph input 'x'
+    _raises(onnx.load_from_string(data), "not valid UTF-8")
+
+
+@pytest.mark.parametrize("opset", [1, 10, 18, 99])
+def test_opset_outside_range(opset):
+    m = _model([helper.make_node("Relu", ["x"], ["y"])], opset=opset)
+    lo, hi = onnx_check.SUPPORTED_OPSETS
+    _raises(m, f"opset {opset} (ai.onnx) is outside the range dlc supports, {lo} to {hi}")
+
+
+def test_no_default_opset():
+    m = _model([helper.make_node("Relu", ["x"], ["y"])])
+    del m.opset_import[:]
+    m.opset_import.append(helper.make_opsetid("com.example", 1))
+    _raises(m, "declares no opset for the default domain")
+
+
+def test_checker_message():
+    """What our structural checks pass but onnx.checker rejects: named."""
+    m = _model([helper.make_node("Relu", ["x"], ["y"], name="r", bogus=3)])
+    _raises(m, "the ONNX model is invalid (onnx.checker)", "bogus")
+
+
+def test_initializer_data_size():
+    """Found by the mutation fuzzer: dims that disagree with the data raised
+    NumPy's ValueError from numpy_helper."""
+    w = helper.make_tensor("w", TensorProto.FLOAT, [3, 3], np.eye(3, dtype=np.float32).ravel())
+    w.dims[0] = 2
+    m = _model([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], inits=[w])
+    _raises(m, "ONNX initializer 'w': dims [2, 3] need 6 values of data, it holds 9")
+
+
+def test_node_error_named():
+    """Found by the mutation fuzzer: a constant Reshape to an impossible
+    shape raised NumPy's ValueError; now a CompileError naming the node."""
+    shape = helper.make_tensor("s", TensorProto.INT64, [1], [7])
+    c = helper.make_tensor("c", TensorProto.FLOAT, [2, 3], np.zeros(6, np.float32))
+    m = _model([helper.make_node("Reshape", ["c", "s"], ["r"], name="bad_reshape"),
+                helper.make_node("Add", ["x", "r"], ["y"], name="add")], inits=[shape, c])
+    _raises(m, "ONNX node 'bad_reshape' (Reshape)")
+
+
+# --- options ----------------------------------------------------------------
+
+def test_bad_target():
+    with pytest.raises(ValueError, match="unknown target 'nonsense-arch'; one of host, avx2, avx512"):
+        dlc.compile(MLP, target="nonsense-arch")
+
+
+@pytest.mark.parametrize("threads", [-5, 1.5, "2", True])
+def test_bad_threads(threads):
+    with pytest.raises(ValueError, match="threads must be None, 0"):
+        dlc.compile(MLP, threads=threads)
+
+
+def test_good_options():
+    dlc.compile(MLP, threads=1, target="avx2")
+
+
+# --- threads ----------------------------------------------------------------
+
+def _mlp_inputs(m, seed):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape).astype(dtype) for shape, dtype in m.inputs]
+
+
+def test_two_threads_one_model_bit_identical():
+    m = dlc.compile(MLP)
+    sets = [_mlp_inputs(m, s) for s in range(4)]
+    ref = [m(*xs) for xs in sets]
+    assert not np.array_equal(ref[0], ref[1])
+    bad = []
+
+    def work(tid):
+        for c in range(200):
+            k = (c + tid) % len(sets)
+            if not np.array_equal(m(*sets[k]), ref[k]):
+                bad.append((tid, c))
+
+    ts = [threading.Thread(target=work, args=(t,)) for t in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert bad == [], f"{len(bad)} of 400 calls differ"
+
+
+def test_two_models_compile_at_once():
+    xs = None
+    results, errors = [None, None], []
+
+    def work(i):
+        try:
+            m = dlc.compile(MLP)
+            results[i] = m(*xs)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    ref_model = dlc.compile(MLP)
+    xs = _mlp_inputs(ref_model, 7)
+    ref = ref_model(*xs)
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
+    for r in results:
+        np.testing.assert_array_equal(r, ref)
+
+
+# --- mutation fuzzing of ONNX models ------------------------------------------
+
+def _seed_models():
+    """Small models as PyTorch exports them when torch is there, else built
+    with onnx.helper (same op mix)."""
+    models = []
+    try:
+        import torch
+        F = torch.nn.functional
+
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+                self.fc = torch.nn.Linear(4 * 4 * 4, 5)
+
+            def forward(self, x):
+                y = F.max_pool2d(F.relu(self.conv(x)), 2)
+                return F.softmax(self.fc(y.reshape(y.shape[0], -1)), -1)
+
+        class Mlp(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = torch.nn.Linear(8, 16)
+                self.n = torch.nn.LayerNorm(16)
+
+            def forward(self, x):
+                h = self.n(F.gelu(self.a(x)))
+                return (h.transpose(0, 1) @ h).sum(-1, keepdim=True) + x.mean()
+
+        torch.manual_seed(0)
+        for mod, x in ((Block(), torch.randn(1, 3, 8, 8)), (Mlp(), torch.randn(2, 8))):
+            f = io.BytesIO()
+            torch.onnx.export(mod.eval(), (x,), f, opset_version=13)
+            models.append(onnx.load_from_string(f.getvalue()))
+    except ImportError:
+        pass
+    w = helper.make_tensor("w", TensorProto.FLOAT, [3, 3], np.eye(3, dtype=np.float32).ravel())
+    models.append(_model([helper.make_node("MatMul", ["x", "w"], ["m"], name="mm"),
+                          helper.make_node("Relu", ["m"], ["y"], name="relu")],
+                         inits=[w]))
+    return models
+
+
+_OPS = ["Relu", "Add", "MatMul", "Reshape", "Transpose", "Softmax", "Conv", "Gemm",
+        "Concat", "Slice", "Gather", "Unsqueeze", "ReduceMean", "Cast", "Pad", "Nope"]
+
+
+def _mutate(model, rng):
+    m = type(model)()
+    m.CopyFrom(model)
+    g = m.graph
+    names = [n for node in g.node for n in list(node.input) + list(node.output)] + ["", "zz"]
+    kind = rng.randrange(10)
+    nodes = g.node
+    if kind == 0 and nodes:      # drop a node
+        del nodes[rng.randrange(len(nodes))]
+    elif kind == 1 and nodes:    # rewire an input
+        n = nodes[rng.randrange(len(nodes))]
+        if n.input:
+            n.input[rng.randrange(len(n.input))] = rng.choice(names)
+    elif kind == 2 and nodes:    # change the op type
+        nodes[rng.randrange(len(nodes))].op_type = rng.choice(_OPS)
+    elif kind == 3 and nodes:    # a random attribute value
+        n = nodes[rng.randrange(len(nodes))]
+        if n.attribute:
+            a = n.attribute[rng.randrange(len(n.attribute))]
+            v = rng.choice([0, -1, 1, 2, 3, 1 << 31, -(1 << 62), (1 << 63) - 1])
+            if a.ints:
+                a.ints[rng.randrange(len(a.ints))] = v
+            else:
+                a.i = v
+    elif kind == 4 and nodes:    # shuffle the node order
+        order = list(nodes)
+        rng.shuffle(order)
+        del nodes[:]
+        nodes.extend(order)
+    elif kind == 5:              # an input dim
+        for vi in g.input:
+            dims = vi.type.tensor_type.shape.dim
+            if dims:
+                dims[rng.randrange(len(dims))].dim_value = rng.choice([0, 1, 7, 1 << 40])
+    elif kind == 6 and g.initializer:  # reshape an initializer's declared dims
+        t = g.initializer[rng.randrange(len(g.initializer))]
+        if t.dims:
+            t.dims[rng.randrange(len(t.dims))] = rng.choice([0, 1, 2, 1 << 33])
+    elif kind == 7:              # the opset
+        m.opset_import[0].version = rng.choice([1, 9, 11, 13, 17, 18, 99])
+    elif kind == 8 and nodes:    # drop or add an input
+        n = nodes[rng.randrange(len(nodes))]
+        if n.input and rng.random() < 0.5:
+            del n.input[-1]
+        else:
+            n.input.append(rng.choice(names))
+    else:                        # flip bytes of the serialised model
+        data = bytearray(m.SerializeToString())
+        for _ in range(rng.randrange(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        try:
+            return onnx.load_from_string(bytes(data))
+        except Exception:
+            return None          # not a parsable proto: onnx's own error
+    return m
+
+
+def test_onnx_mutation_fuzz():
+    """400 seeded mutants; each imports, or raises CompileError (or
+    ValueError from NumPy-level shape folding is NOT accepted: only
+    CompileError). A sample of the importable ones compiles and runs."""
+    rng = random.Random(17)
+    seeds = _seed_models()
+    counts = {"imported": 0, "rejected": 0, "compiled": 0}
+    for i in range(400):
+        mutant = _mutate(seeds[i % len(seeds)], rng)
+        if mutant is None:
+            continue
+        try:
+            text = dlc.onnx.import_model(mutant)
+        except dlc.CompileError:
+            counts["rejected"] += 1
+            continue
+        except Exception as e:
+            pytest.fail(f"mutant {i}: {type(e).__name__}: {e}")
+        counts["imported"] += 1
+        if counts["compiled"] < 8:
+            try:
+                mod = dlc.compile(text)
+                mod(*[np.ones([d or 1 for d in shape], dtype) for shape, dtype in mod.inputs])
+            except (dlc.CompileError, ValueError):
+                pass
+            counts["compiled"] += 1
+    print("onnx mutation fuzz:", counts)
+    assert counts["rejected"] > 50 and counts["imported"] > 20, counts
