@@ -43,6 +43,13 @@ bool dlcNpyRead(const char *path, DlcTensor *t, char *e, size_t n) {
     snprintf(e, n, "%s: cannot open: %s", path, strerror(errno));
     return false;
   }
+  bool ok = dlcNpyReadStream(f, path, t, e, n);
+  fclose(f);
+  return ok;
+}
+
+bool dlcNpyReadStream(FILE *f, const char *path, DlcTensor *t, char *e, size_t n) {
+  t->data = NULL;
   unsigned char pre[10];
   char *h = NULL;
   bool ok = false;
@@ -150,7 +157,6 @@ bool dlcNpyRead(const char *path, DlcTensor *t, char *e, size_t n) {
   ok = true;
 done:
   free(h);
-  fclose(f);
   return ok;
 }
 

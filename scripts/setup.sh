@@ -12,6 +12,12 @@ if [ "${DLC_SETUP_EXTRAS:-0}" = 1 ]; then
   PKGS+=(python3-pytest python3-onnx python3-torch libopenblas-dev valgrind libtcmalloc-minimal4 python3-torchvision)
 fi
 
+# The sanitizer runtimes (ASan, UBSan, libFuzzer) for scripts/test.sh --sanitize
+# and scripts/fuzz.sh are added with DLC_SETUP_SANITIZE=1.
+if [ "${DLC_SETUP_SANITIZE:-0}" = 1 ]; then
+  PKGS+=(libclang-rt-22-dev)
+fi
+
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -15,8 +15,26 @@ lib_dir = os.path.join(config.dlc_obj_root, "lib")
 config.environment["PATH"] = os.pathsep.join(
     [bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
 
+# A sanitized build (-DDLC_SANITIZE=...): C programs are built with the same
+# flags, Python preloads the shared runtime, and every report aborts (so
+# `not` cannot mistake one for an expected failure) and is also written
+# under DLC_SANITIZER_LOG_DIR, which scripts/test.sh --sanitize counts.
+python_env = ""
+if config.dlc_sanitize:
+    log_dir = os.environ.get("DLC_SANITIZER_LOG_DIR", "")
+    log = f":log_path={log_dir}/report" if log_dir else ""
+    common = f"abort_on_error=1{log}"
+    # allow_user_poisoning=0: LLVM's allocator in the uninstrumented
+    # libMLIR poisons memory it owns, a false positive under ASan.
+    config.environment["ASAN_OPTIONS"] = f"allow_user_poisoning=0:{common}"
+    config.environment["UBSAN_OPTIONS"] = f"halt_on_error=1:print_stacktrace=1:{common}"
+    config.available_features.add("sanitize")
+    # The interpreter leaks by design: no leak check inside Python.
+    python_env = (f"LD_PRELOAD={config.dlc_asan_runtime} "
+                  f"ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0:{common} ")
+
 # C programs against libdlc.so: the dlc C API headers and the MLIR C API's.
-cc = (f"{config.c_compiler} -std=c11 -Wall -Werror -Wno-unused-parameter "
+cc = (f"{config.c_compiler} {config.dlc_sanitize_flags} -std=c11 -Wall -Werror -Wno-unused-parameter "
       f"-I{config.dlc_src_root}/capi/include -I{config.mlir_include_dir} "
       f"-L{lib_dir} -Wl,-rpath,{lib_dir} -Wl,-rpath,{config.llvm_lib_dir}")
 config.substitutions.append(("%cc", cc))
@@ -29,7 +47,7 @@ config.substitutions.append(
 
 # Python against libdlc.so (Debian's interpreter, which has numpy/torch/onnx).
 config.substitutions.append(
-    ("%python", f"env DLC_LIB={os.path.join(lib_dir, 'libdlc.so')} "
+    ("%python", f"env {python_env}DLC_LIB={os.path.join(lib_dir, 'libdlc.so')} "
                 f"PYTHONPATH={os.path.join(config.dlc_src_root, 'python')} /usr/bin/python3"))
 
 # The ONNX/PyTorch tests need Debian's python3-torch, -onnx and -pytest
