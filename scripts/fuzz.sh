@@ -47,15 +47,18 @@ for f in files:
             open(os.path.join(out, f"seed{n:04d}.mlir"), "w").write(part)
 PY
 
-export ASAN_OPTIONS="allow_user_poisoning=0:abort_on_error=1${DLC_SANITIZER_LOG_DIR:+:log_path=$DLC_SANITIZER_LOG_DIR/fuzz}"
+export ASAN_OPTIONS="allow_user_poisoning=0:allocator_may_return_null=1:abort_on_error=1${DLC_SANITIZER_LOG_DIR:+:log_path=$DLC_SANITIZER_LOG_DIR/fuzz}"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:abort_on_error=1${DLC_SANITIZER_LOG_DIR:+:log_path=$DLC_SANITIZER_LOG_DIR/fuzz}"
+# libFuzzer's link puts libstdc++ ahead of the shared ASan runtime, which
+# must come first: preload it.
+asan_rt=$(/usr/lib/llvm-22/bin/clang -print-file-name=libclang_rt.asan-x86_64.so)
 rc=0
 for t in "${targets[@]}"; do
   log=$work/$t.log
   # -dict helps the text target find dlg syntax; -max_len bounds one input.
   dict=()
   [ -f "$root/fuzz/$t.dict" ] && dict=(-dict="$root/fuzz/$t.dict")
-  "$build/bin/dlc-fuzz-$t" "$work/$t" "${dict[@]}" -max_total_time="$seconds" \
+  LD_PRELOAD=$asan_rt "$build/bin/dlc-fuzz-$t" "$work/$t" "${dict[@]}" -max_total_time="$seconds" \
     -max_len=4096 -rss_limit_mb=3072 -print_final_stats=1 \
     -artifact_prefix="$artifacts/$t-" >"$log" 2>&1
   status=$?

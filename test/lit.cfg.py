@@ -26,12 +26,15 @@ if config.dlc_sanitize:
     common = f"abort_on_error=1{log}"
     # allow_user_poisoning=0: LLVM's allocator in the uninstrumented
     # libMLIR poisons memory it owns, a false positive under ASan.
-    config.environment["ASAN_OPTIONS"] = f"allow_user_poisoning=0:{common}"
+    # allocator_may_return_null=1: a failed allocation returns NULL as
+    # malloc does, so the tests see dlc's own "out of memory" errors.
+    asan = "allow_user_poisoning=0:allocator_may_return_null=1"
+    config.environment["ASAN_OPTIONS"] = f"{asan}:{common}"
     config.environment["UBSAN_OPTIONS"] = f"halt_on_error=1:print_stacktrace=1:{common}"
     config.available_features.add("sanitize")
     # The interpreter leaks by design: no leak check inside Python.
     python_env = (f"LD_PRELOAD={config.dlc_asan_runtime} "
-                  f"ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0:{common} ")
+                  f"ASAN_OPTIONS={asan}:detect_leaks=0:{common} ")
 
 # C programs against libdlc.so: the dlc C API headers and the MLIR C API's.
 cc = (f"{config.c_compiler} {config.dlc_sanitize_flags} -std=c11 -Wall -Werror -Wno-unused-parameter "

@@ -485,6 +485,11 @@ bool dlcShapeConcat(const DlcShape *const *xs, intptr_t numXs, int64_t axis,
 
 void dlcSliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step,
                   int64_t *first, int64_t *count) {
+  if (dim == 0) { /* nothing to take: the clamps below assume dim >= 1 (fuzzer) */
+    *first = 0;
+    *count = 0;
+    return;
+  }
   if (start < 0)
     start += dim;
   if (end < 0 && end != INT64_MIN)
