@@ -21,6 +21,8 @@ cc = (f"{config.c_compiler} -std=c11 -Wall -Werror -Wno-unused-parameter "
       f"-L{lib_dir} -Wl,-rpath,{lib_dir} -Wl,-rpath,{config.llvm_lib_dir}")
 config.substitutions.append(("%cc", cc))
 config.substitutions.append(("%ldlc", "-ldlc"))
+# The C compiler alone, for programs that need no dlc (AOT libraries' users).
+config.substitutions.append(("%host_cc", config.c_compiler))
 config.substitutions.append(("%dlc_lib", os.path.join(lib_dir, "libdlc.so")))
 config.substitutions.append(("%dlc_src", config.dlc_src_root))
 config.substitutions.append(("%dlc_plugin", os.path.join(lib_dir, "DlcPlugin.so")))
