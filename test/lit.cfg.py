@@ -40,3 +40,9 @@ import subprocess as _sp
 if _sp.call(["/usr/bin/python3", "-c", "import torch, onnx, pytest"],
             stdout=_sp.DEVNULL, stderr=_sp.DEVNULL) == 0:
     config.available_features.add("torch-onnx")
+
+# ThreadSanitizer's runtime for the C compiler (test/AOT/tsan.test).
+import glob as _glob
+if _glob.glob(os.path.join(os.path.dirname(os.path.dirname(config.c_compiler)), "lib", "clang",
+                           "*", "lib", "*", "libclang_rt.tsan*")):
+    config.available_features.add("tsan")

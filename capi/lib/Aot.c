@@ -471,7 +471,16 @@ static void internalize(LLVMModuleRef m, const char *name) {
       LLVMSetLinkage(g, LLVMInternalLinkage);
 }
 
-static char *emitObject(MlirModule module, const char *name, const char *isa, const char *path) {
+/* Marks every defined function for ThreadSanitizer's instrumentation. */
+static void markSanitizeThread(LLVMModuleRef m, LLVMContextRef ctx) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("sanitize_thread", 15);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f))
+      LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, kind, 0));
+}
+
+static char *emitObject(MlirModule module, const char *name, const char *isa, const char *path,
+                        bool tsan) {
   call_once(&llvmInitialized, initializeLLVM);
   LLVMContextRef llctx = LLVMContextCreate();
   LLVMModuleRef m = mlirTranslateModuleToLLVMIR(mlirModuleGetOperation(module), llctx);
@@ -481,6 +490,8 @@ static char *emitObject(MlirModule module, const char *name, const char *isa, co
     return format("translation to LLVM IR failed");
   }
   internalize(m, name);
+  if (tsan)
+    markSanitizeThread(m, llctx);
   char *triple = LLVMGetDefaultTargetTriple();
   LLVMTargetRef target;
   char *cpu = NULL, *features = NULL;
@@ -504,7 +515,8 @@ static char *emitObject(MlirModule module, const char *name, const char *isa, co
   LLVMDisposeTargetData(layout);
   /* The JIT's optimisation level (ExecutionEngine: O3). */
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e = LLVMRunPasses(m, "default<O3>", tm, po);
+  LLVMErrorRef e =
+      LLVMRunPasses(m, tsan ? "default<O3>,tsan-module,function(tsan)" : "default<O3>", tm, po);
   LLVMDisposePassBuilderOptions(po);
   if (e) {
     char *t = LLVMGetErrorMessage(e);
@@ -621,7 +633,7 @@ static char *diagnosticsOr(DlcDiagnostics *d, const char *fallback) {
 bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceName,
                          const char *outDir, const char *name, const DlcAotOptions *options,
                          DlcMemoryPlan *planOut, char **error) {
-  DlcAotOptions dflt = {NULL, NULL, NULL, 1, true};
+  DlcAotOptions dflt = {NULL, NULL, NULL, 1, true, NULL};
   const DlcAotOptions *o = options ? options : &dflt;
   const char *isa = o->isa ? o->isa : "host";
   int threads = o->threads > 1 ? o->threads : 1;
@@ -632,6 +644,9 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
               : format("unknown target '%s' (cpu or cuda)", o->target);
   else if (strcmp(isa, "host") && strcmp(isa, "avx2") && strcmp(isa, "avx512"))
     err = format("unknown isa '%s' (host, avx2 or avx512)", isa);
+  else if (o->sanitizer && (strcmp(o->sanitizer, "thread") || threads > 1))
+    err = format("sanitizer '%s' is not supported (only 'thread', with 1 thread: libomp is "
+                 "not instrumented)", o->sanitizer);
   else if (!isIdentifier(name) || strlen(name) > 64)
     err = format("the library name '%s' is not a C identifier of at most 64 characters",
                  name ? name : "");
@@ -705,7 +720,7 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
   paths[0] = format("%s/%s.o", outDir, name);
   paths[1] = format("%s/lib%s.so", outDir, name);
   paths[2] = format("%s/%s.h", outDir, name);
-  if ((err = emitObject(module, name, isa, paths[0])))
+  if ((err = emitObject(module, name, isa, paths[0], o->sanitizer != NULL)))
     goto done;
   if (o->sharedLibrary && (err = linkShared(paths[0], paths[1], threads)))
     goto done;

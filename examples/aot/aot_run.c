@@ -14,7 +14,9 @@
    median milliseconds. --threads T --calls C runs C calls in each of T
    threads at once, half of them with their own workspace and half with
    NULL (the library's per-call one), and checks every result bit for bit
-   against a first single-threaded call. Exit status 0 on success, 1 with
+   against a first single-threaded call. --shared-workspace gives all
+   threads one workspace instead: a data race by design, the negative
+   control of the ThreadSanitizer test. Exit status 0 on success, 1 with
    a message otherwise. */
 
 #define _POSIX_C_SOURCE 200809L
@@ -122,6 +124,7 @@ typedef struct {
   const void *const *inputs;
   void *const *reference;
   int calls, own, failures;
+  void *shared; /* --shared-workspace: one workspace for all threads */
 } Worker;
 
 static void *work(void *arg) {
@@ -129,7 +132,7 @@ static void *work(void *arg) {
   void *outs[U(NUM_OUTPUTS) + 1];
   for (int o = 0; o < U(NUM_OUTPUTS); ++o)
     outs[o] = malloc(M(output_bytes)[o] + 1);
-  void *ws = w->own ? malloc(M(workspace_size)() + 1) : NULL;
+  void *ws = w->shared ? w->shared : w->own ? malloc(M(workspace_size)() + 1) : NULL;
   for (int c = 0; c < w->calls; ++c) {
     for (int o = 0; o < U(NUM_OUTPUTS); ++o)
       memset(outs[o], 0xff, M(output_bytes)[o]);
@@ -142,7 +145,8 @@ static void *work(void *arg) {
   }
   for (int o = 0; o < U(NUM_OUTPUTS); ++o)
     free(outs[o]);
-  free(ws);
+  if (!w->shared)
+    free(ws);
   return NULL;
 }
 
@@ -159,7 +163,7 @@ static int cmpDouble(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   const char *inPaths[U(NUM_INPUTS) + 1] = {0}, *outPaths[U(NUM_OUTPUTS) + 1] = {0};
-  int ni = 0, no = 0, bench = 0, threads = 0, calls = 0;
+  int ni = 0, no = 0, bench = 0, threads = 0, calls = 0, sharedWs = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "-o") && i + 1 < argc) {
       if (no == U(NUM_OUTPUTS)) {
@@ -171,6 +175,8 @@ int main(int argc, char **argv) {
       bench = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
       threads = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--shared-workspace")) {
+      sharedWs = 1;
     } else if (!strcmp(argv[i], "--calls") && i + 1 < argc) {
       calls = atoi(argv[++i]);
     } else if (argv[i][0] == '-') {
@@ -219,7 +225,7 @@ int main(int argc, char **argv) {
     pthread_t *tids = malloc(sizeof *tids * (size_t)threads);
     Worker *ws_ = calloc((size_t)threads, sizeof *ws_);
     for (int t = 0; t < threads; ++t) {
-      ws_[t] = (Worker){inputs, outputs, calls, t % 2 == 0, 0};
+      ws_[t] = (Worker){inputs, outputs, calls, t % 2 == 0, 0, sharedWs ? ws : NULL};
       pthread_create(&tids[t], NULL, work, &ws_[t]);
     }
     int failures = 0;

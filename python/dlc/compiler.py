@@ -32,7 +32,7 @@ class _Options(ctypes.Structure):
 class _AotOptions(ctypes.Structure):
     _fields_ = [("entry", ctypes.c_char_p), ("isa", ctypes.c_char_p),
                 ("target", ctypes.c_char_p), ("threads", ctypes.c_int),
-                ("sharedLibrary", ctypes.c_bool)]
+                ("sharedLibrary", ctypes.c_bool), ("sanitizer", ctypes.c_char_p)]
 
 
 class MemoryPlan(ctypes.Structure):
@@ -362,7 +362,7 @@ def _compile_library(text, source_name, directory, name, *, entry=None, isa=None
     os.makedirs(directory, exist_ok=True)
     data = text.encode()
     opts = _AotOptions(entry.encode() if entry else None, isa.encode() if isa else None,
-                       None, threads or 1, True)
+                       None, threads or 1, True, None)
     plan, err = MemoryPlan(), ctypes.c_void_p()
     if not lib.dlcCompileToLibrary(data, len(data), source_name.encode(),
                                    os.fsencode(directory), name.encode(), ctypes.byref(opts),

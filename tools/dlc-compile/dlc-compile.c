@@ -2,7 +2,7 @@
 
      dlc-compile MODEL.{mlir,onnx} -o DIR --name NAME [--entry F]
                  [--target cpu|cuda] [--threads N] [--isa host|avx2|avx512]
-                 [--no-shared]
+                 [--no-shared] [--sanitize thread]
 
    writes DIR/NAME.h (the C ABI, documented in it), DIR/NAME.o and
    DIR/libNAME.so (dlc-c/Aot.h), and prints the memory plan:
@@ -11,6 +11,10 @@
    An ONNX model goes through dlc's Python importer first
    (`python3 -m dlc.onnx MODEL.onnx -o DIR/NAME.mlir`, $DLC_PYTHON or
    /usr/bin/python3): the imported dlg module stays next to the library.
+
+   --sanitize thread instruments the model's code for ThreadSanitizer (to
+   test a program calling it from several threads; link it with
+   -fsanitize=thread).
 
    Exit status 0 on success, 1 with the error on stderr otherwise. */
 
@@ -32,7 +36,8 @@ static int usage(const char *why) {
     fprintf(stderr, "dlc-compile: %s\n", why);
   fprintf(stderr, "usage: dlc-compile MODEL.{mlir,onnx} -o DIR --name NAME [--entry F] "
                   "[--target cpu|cuda]\n"
-                  "                   [--threads N] [--isa host|avx2|avx512] [--no-shared]\n");
+                  "                   [--threads N] [--isa host|avx2|avx512] [--no-shared] "
+                  "[--sanitize thread]\n");
   return 1;
 }
 
@@ -83,7 +88,7 @@ static bool importOnnx(const char *model, const char *out) {
 
 int main(int argc, char **argv) {
   const char *model = NULL, *dir = NULL, *name = NULL;
-  DlcAotOptions o = {NULL, "host", "cpu", 1, true};
+  DlcAotOptions o = {NULL, "host", "cpu", 1, true, NULL};
   for (int i = 1; i < argc; ++i) {
     const char *s = argv[i];
     if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
@@ -102,6 +107,8 @@ int main(int argc, char **argv) {
       o.entry = argv[++i];
     } else if (!strcmp(s, "--target")) {
       o.target = argv[++i];
+    } else if (!strcmp(s, "--sanitize")) {
+      o.sanitizer = argv[++i];
     } else if (!strcmp(s, "--isa")) {
       o.isa = argv[++i];
     } else if (!strcmp(s, "--threads")) {

@@ -33,6 +33,9 @@ typedef struct DlcAotOptions {
   const char *target; /* "cpu" (NULL); "cuda" is refused (not yet supported) */
   int threads;        /* OpenMP threads; <= 1: serial code, no libomp */
   bool sharedLibrary; /* also link DIR/libNAME.so (the .o and .h always) */
+  const char *sanitizer; /* NULL, or "thread": the model's code instrumented
+                            for ThreadSanitizer (tests; link with
+                            -fsanitize=thread, threads must be 1) */
 } DlcAotOptions;
 
 /* Compiles `source` (dlg or later MLIR) into DIR/NAME.{h,o} and
