@@ -601,30 +601,6 @@ static bool declares(MlirModule m, MlirStringRef sym) {
   return false;
 }
 
-static void readPlan(MlirModule m, const char *entry, DlcMemoryPlan *plan) {
-  memset(plan, 0, sizeof *plan);
-  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirAttribute s = mlirOperationGetAttributeByName(op, str("sym_name"));
-    if (mlirAttributeIsNull(s) || !mlirStringRefEqual(mlirStringAttrGetValue(s), str(entry)))
-      continue;
-    MlirAttribute ws = mlirOperationGetAttributeByName(op, str("dlc.workspace_bytes"));
-    MlirAttribute d = mlirOperationGetAttributeByName(op, str("dlc.memory_plan"));
-    if (!mlirAttributeIsNull(ws))
-      plan->workspaceBytes = mlirIntegerAttrGetValueInt(ws);
-    if (mlirAttributeIsNull(d) || !mlirAttributeIsADictionary(d))
-      return;
-    const char *names[] = {"peak_bytes", "naive_bytes", "weights_bytes", "temporaries", "unplanned"};
-    int64_t *fields[] = {&plan->peakBytes, &plan->naiveBytes, &plan->weightsBytes,
-                         &plan->temporaries, &plan->unplanned};
-    for (int i = 0; i < 5; ++i) {
-      MlirAttribute f = mlirDictionaryAttrGetElementByName(d, str(names[i]));
-      if (!mlirAttributeIsNull(f))
-        *fields[i] = mlirIntegerAttrGetValueInt(f);
-    }
-  }
-}
-
 static char *diagnosticsOr(DlcDiagnostics *d, const char *fallback) {
   const char *t = dlcDiagnosticsText(d);
   return format("%s", t && *t ? t : fallback);
@@ -694,7 +670,7 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
     err = diagnosticsOr(diags, "compilation failed");
     goto done;
   }
-  readPlan(module, entry, &plan);
+  dlcModuleMemoryPlan(module, entry, &plan);
   sig = signatureJson(name, ts, ni, no, plan.workspaceBytes, threads);
   text = wrapperSource(name, entry, ts, ni, no, plan.workspaceBytes, threads, sig);
   MlirModule wrapper = dlcModuleParse(ctx, str(text), "<dlc-compile wrapper>");

@@ -1,6 +1,7 @@
 /* Compiling a module and running it in process (see dlc-c/Compile.h). */
 
 #include "dlc-c/Compile.h"
+#include "dlc-c/Aot.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "dlc-c/Specialize.h"
@@ -12,7 +13,6 @@
 
 #include <dlfcn.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,9 +248,7 @@ static void returnWorkspace(Variant *v, void *ws) {
   mtx_unlock(&v->poolLock);
 }
 
-/* Reads the plan --dlc-memory-plan left on the lowered entry (zeros when
-   the pipeline did not plan: no workspace argument then). */
-static void readPlan(MlirModule m, const char *entry, DlcMemoryPlan *plan) {
+void dlcModuleMemoryPlan(MlirModule m, const char *entry, DlcMemoryPlan *plan) {
   memset(plan, 0, sizeof *plan);
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
@@ -285,7 +283,7 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
   /* Pipeline syntax errors and pass failures both arrive as diagnostics. */
   if (mlirLogicalResultIsFailure(dlcRunPipeline(mlirModuleGetOperation(v->module), p->pipeline)))
     return diagnosticsOr(diags, "compilation failed");
-  readPlan(v->module, p->entry, &v->plan);
+  dlcModuleMemoryPlan(v->module, p->entry, &v->plan);
   MlirStringRef libs[2];
   int nLibs = 0;
   for (size_t i = 0; i < sizeof kRuntimeLibs / sizeof kRuntimeLibs[0]; ++i)

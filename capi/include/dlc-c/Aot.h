@@ -23,6 +23,8 @@
 
 #include "dlc-c/Compile.h"
 
+#include "mlir-c/IR.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,6 +39,11 @@ typedef struct DlcAotOptions {
                             for ThreadSanitizer (tests; link with
                             -fsanitize=thread, threads must be 1) */
 } DlcAotOptions;
+
+/* The plan --dlc-memory-plan recorded on function `entry` of a lowered
+   module (also used by dlcProgram) (zeros when it planned nothing: then no workspace argument). */
+MLIR_CAPI_EXPORTED void dlcModuleMemoryPlan(MlirModule lowered, const char *entry,
+                                            DlcMemoryPlan *plan);
 
 /* Compiles `source` (dlg or later MLIR) into DIR/NAME.{h,o} and
    DIR/libNAME.so. `name` must be a C identifier. On success fills `plan`
