@@ -5,13 +5,15 @@ same process, and their ratio (dlc / reference; > 1 means dlc is faster).
   BERT encoder layer, MLP and ResNet basic block (ms) vs PyTorch eager
   5-op elementwise chain over 16M floats and RMSNorm [32,4096] vs a
   hand-fused C loop (clang -O3 -march=native)
+  BERT encoder layer and MLP as an AOT library (Module.save + dlc.load,
+  through its C ABI) vs the same model JIT-compiled (ratio > 1: AOT faster)
 
 each the best of 10 runs taken in turn with its reference (see best_of),
 for 1 thread and for 2. OPENBLAS_CORETYPE is removed from the environment
 before OpenBLAS loads (this machine sets it to Haswell, which halves it);
 PyTorch runs with ATEN_CPU_CAPABILITY=avx512 where the CPU has AVX-512
 (avx2 elsewhere) and tcmalloc preloaded when libtcmalloc-minimal4 is in.
-Run: /usr/bin/python3 bench/run.py [--quick] [--threads 1,2]
+Run: /usr/bin/python3 bench/run.py [--quick] [--threads 1,2] [--only aot]
 """
 
 import argparse
@@ -200,6 +202,24 @@ def models(threads, reps, blas):
     return out
 
 
+def aot_vs_jit(threads, reps):
+    """ms per call of the AOT library and of the JIT module, both called
+    from Python through ctypes with preallocated outputs."""
+    import models as m
+    out = {}
+    for name, src, args in [("bert layer", m.bert_source(), m.bert_args()),
+                            ("mlp batch 32", *m.mlp(32)[:2])]:
+        jit = dlc.compile(src, threads=threads)
+        with tempfile.TemporaryDirectory() as d:
+            jit.save(d, "model", threads=threads)
+            aot = dlc.load(d)
+            res_a = [np.empty(s, t) for s, t in aot.outputs]
+            res_j = [np.empty(s, t) for s, t in jit.outputs]
+            times = best_of([lambda: aot.run(*args, out=res_a), lambda: jit.run(*args, out=res_j)], reps)
+        out[name] = (times[0] * 1e3, times[1] * 1e3)
+    return out
+
+
 def torch_model(torch, name):
     F = torch.nn.functional
     if name.startswith("resnet"):
@@ -238,7 +258,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="small sizes and few repetitions (CI)")
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--only", choices=["aot"], help="only the AOT vs JIT rows")
     opts = ap.parse_args()
+    if opts.only == "aot":
+        for threads in [int(t) for t in opts.threads.split(",")]:
+            for name, (ours, ref) in aot_vs_jit(threads, 3 if opts.quick else 10).items():
+                print(f"aot {name} ({threads} thread{'s' if threads > 1 else ''}): AOT library "
+                      f"{ours:.3f} ms, JIT {ref:.3f} ms, ratio {ratio(ours, ref, False)}")
+        return
     reps = 3 if opts.quick else 10
     sizes = [(256, 256, 256), (512, 512, 512)] if opts.quick else \
         [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (128, 768, 3072)]
@@ -258,6 +285,9 @@ def main():
             for name, (ours, ref) in models(threads, reps, blas).items():
                 print(f"{name}: dlc {ours:.2f} ms, PyTorch eager "
                       f"{ref if ref is None else f'{ref:.2f}'} ms, ratio {ratio(ours, ref, False)}")
+            for name, (ours, ref) in aot_vs_jit(threads, reps).items():
+                print(f"aot {name}: AOT library {ours:.3f} ms, JIT {ref:.3f} ms, "
+                      f"ratio {ratio(ours, ref, False)}")
 
 
 if __name__ == "__main__":

@@ -102,7 +102,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
            "function-boundary-type-conversion=identity-layout-map},"
            "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
            "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-           "dlc-static-buffers,dlc-copy-to-linalg,func.func(convert-linalg-to-loops),%s"
+           "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg,func.func(convert-linalg-to-loops),%s"
            "canonicalize,lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},convert-scf-to-cf,"
            "func.func(math-expand-ops,dlc-expand-exp),"
            "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"

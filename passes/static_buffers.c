@@ -7,11 +7,8 @@
    touches %out and nothing writes %tmp after the copy, the kernels write
    into %out directly: %tmp becomes the inverse view of %out.
 
-   Scratch globals. Any other static temporary of at least kMinGlobalBytes
-   at a function's top level becomes a private module global. Megabytes
-   freshly mapped by the allocator on every call cost more page faults than
-   the work done in them; a program's entry runs one call at a time
-   (dlc-c/Compile.h), so a function's temporaries are never live twice. */
+   The other static temporaries go to the workspace arena afterwards
+   (--dlc-memory-plan). */
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
@@ -20,11 +17,6 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Dialect/MemRef.h"
-#include "shape/Checked.h"
-
-#include <stdio.h>
-
-enum { kMinGlobalBytes = 64 << 10 };
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
@@ -139,51 +131,6 @@ static bool elideIntoOutParam(MlirOperation copy) {
   return true;
 }
 
-/*--- Scratch globals --------------------------------------------------------------*/
-
-static int64_t byteSize(MlirType t) {
-  MlirType e = mlirShapedTypeGetElementType(t);
-  int64_t n = mlirTypeIsAFloat(e) ? mlirFloatTypeGetWidth(e) / 8
-            : mlirTypeIsAInteger(e) ? (mlirIntegerTypeGetWidth(e) + 7) / 8 : 8;
-  for (intptr_t i = 0; i < mlirShapedTypeGetRank(t); ++i)
-    n = dlcMulSaturate(n, mlirShapedTypeGetDimSize(t, i)); /* huge is huge */
-  return n;
-}
-
-/* A temporary that does not leave its function: no call or return uses it. */
-static bool staysLocal(MlirValue buffer) {
-  for (MlirOpOperand u = mlirValueGetFirstUse(buffer); !mlirOpOperandIsNull(u);
-       u = mlirOpOperandGetNextUse(u)) {
-    MlirOperation user = mlirOpOperandGetOwner(u);
-    if (dlcOpIs(user, "func.return") || dlcOpIs(user, "func.call"))
-      return false;
-  }
-  return true;
-}
-
-static void allocToGlobal(MlirOperation module, MlirOperation alloc, int index) {
-  MlirContext ctx = mlirOperationGetContext(alloc);
-  MlirType t = mlirValueGetType(mlirOperationGetResult(alloc, 0));
-  char name[64];
-  snprintf(name, sizeof name, "__dlc_scratch_%d", index);
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  DlcBuilder top = dlcBuilderBefore(mlirBlockGetFirstOperation(body), mlirOperationGetLocation(alloc));
-  dlcBuildOpTyped(&top, "memref.global", 0, NULL, 0, NULL,
-                  DLC_ATTRS(dlcNamedString(ctx, "sym_name", name),
-                            dlcNamedString(ctx, "sym_visibility", "private"),
-                            dlcNamed(ctx, "type", mlirTypeAttrGet(t)),
-                            dlcNamed(ctx, "initial_value", mlirUnitAttrGet(ctx)),
-                            dlcNamedI64(ctx, "alignment", 64)));
-  DlcBuilder b = dlcBuilderBefore(alloc, mlirOperationGetLocation(alloc));
-  MlirOperation get = dlcBuildOpTyped(
-      &b, "memref.get_global", 0, NULL, 1, &t,
-      DLC_ATTRS(dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, str(name)))));
-  MlirValue old = mlirOperationGetResult(alloc, 0);
-  eraseDeallocs(old);
-  mlirValueReplaceAllUsesOfWith(old, mlirOperationGetResult(get, 0));
-  mlirOperationDestroy(alloc);
-}
-
 /*--- The pass ----------------------------------------------------------------------*/
 
 typedef struct {
@@ -205,30 +152,18 @@ static bool atFunctionTop(MlirOperation op) {
 
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
-  uint64_t elided = 0, globals = 0;
+  uint64_t elided = 0;
   Collected copies = {"memref.copy", {NULL, 0, 0}};
   mlirOperationWalk(module, collect, &copies, MlirWalkPreOrder);
   for (intptr_t i = 0; i < copies.ops.n; ++i)
     elided += atFunctionTop(copies.ops.ops[i]) && elideIntoOutParam(copies.ops.ops[i]);
   dlcOpListFree(&copies.ops);
-  Collected allocs = {"memref.alloc", {NULL, 0, 0}}; /* after elision, which erased some */
-  mlirOperationWalk(module, collect, &allocs, MlirWalkPreOrder);
-  for (intptr_t i = 0; i < allocs.ops.n; ++i) {
-    MlirOperation op = allocs.ops.ops[i];
-    if (atFunctionTop(op) && isStaticAlloc(op) &&
-        byteSize(mlirValueGetType(mlirOperationGetResult(op, 0))) >= kMinGlobalBytes &&
-        staysLocal(mlirOperationGetResult(op, 0)))
-      allocToGlobal(module, op, (int)globals++);
-  }
-  dlcOpListFree(&allocs.ops);
   dlcPassAddStatistic(pass, "elided-copies", elided);
-  dlcPassAddStatistic(pass, "scratch-globals", globals);
   return (MlirLogicalResult){1};
 }
 
 static const DlcStatisticDesc kStatistics[] = {
     {"elided-copies", "Copies into out-parameters removed by computing there directly"},
-    {"scratch-globals", "Static temporaries placed in private module globals"},
 };
 
 static void dependentDialects(MlirDialectRegistry registry) {
@@ -237,8 +172,7 @@ static void dependentDialects(MlirDialectRegistry registry) {
 
 const DlcPassDescriptor dlcStaticBuffersPass = {
     .argument = "dlc-static-buffers",
-    .summary = "Compute results in their out-parameters instead of copying them there, and "
-               "place large static temporaries in module globals instead of a malloc per call",
+    .summary = "Compute results in their out-parameters instead of copying them there",
     .anchor = "builtin.module",
     .statistics = kStatistics,
     .numStatistics = sizeof kStatistics / sizeof kStatistics[0],

@@ -42,6 +42,8 @@ cc = (f"{config.c_compiler} {config.dlc_sanitize_flags} -std=c11 -Wall -Werror -
       f"-L{lib_dir} -Wl,-rpath,{lib_dir} -Wl,-rpath,{config.llvm_lib_dir}")
 config.substitutions.append(("%cc", cc))
 config.substitutions.append(("%ldlc", "-ldlc"))
+# The C compiler alone, for programs that need no dlc (AOT libraries' users).
+config.substitutions.append(("%host_cc", config.c_compiler))
 config.substitutions.append(("%dlc_lib", os.path.join(lib_dir, "libdlc.so")))
 config.substitutions.append(("%dlc_src", config.dlc_src_root))
 config.substitutions.append(("%dlc_plugin", os.path.join(lib_dir, "DlcPlugin.so")))
@@ -59,3 +61,9 @@ import subprocess as _sp
 if _sp.call(["/usr/bin/python3", "-c", "import torch, onnx, pytest"],
             stdout=_sp.DEVNULL, stderr=_sp.DEVNULL) == 0:
     config.available_features.add("torch-onnx")
+
+# ThreadSanitizer's runtime for the C compiler (test/AOT/tsan.test).
+import glob as _glob
+if _glob.glob(os.path.join(os.path.dirname(os.path.dirname(config.c_compiler)), "lib", "clang",
+                           "*", "lib", "*", "libclang_rt.tsan*")):
+    config.available_features.add("tsan")

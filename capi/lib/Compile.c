@@ -1,6 +1,7 @@
 /* Compiling a module and running it in process (see dlc-c/Compile.h). */
 
 #include "dlc-c/Compile.h"
+#include "dlc-c/Aot.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "dlc-c/Specialize.h"
@@ -12,12 +13,17 @@
 #include "shape/Checked.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 #include <unistd.h>
+
+/* A free workspace, kept for the next call. */
+typedef struct Workspace {
+  struct Workspace *next;
+} Workspace;
 
 /* One compiled module: for a static entry the program itself, for a
    dynamic one the specialization to one set of input shapes. */
@@ -27,6 +33,14 @@ typedef struct Variant {
   MlirExecutionEngine engine;
   void (*invoke)(void **args);
   uint64_t lastUse;
+  /* The arena of --dlc-memory-plan, passed as the entry's last argument
+     when `plan.workspaceBytes` > 0. Each call takes one from the pool (or
+     a new one), so concurrent calls never share one. */
+  DlcMemoryPlan plan;
+  mtx_t poolLock;
+  Workspace *pool;
+  int users; /* calls running it (dynamic programs: an evicted variant
+                is destroyed by its last user) */
 } Variant;
 
 /* Specializations kept per dynamic program; the least recently used goes. */
@@ -43,12 +57,12 @@ struct DlcProgram {
   bool dynamic;
   int threads;
   void (*setThreads)(int);
-  Variant variants[MAX_VARIANTS];
+  Variant *variants[MAX_VARIANTS];
   int numVariants;
   uint64_t clock;
-  /* Serialises dlcProgramRun/Resolve: the variant cache and the compiled
-     code's scratch globals are shared by every call of the program. */
-  pthread_mutex_t lock;
+  /* Dynamic programs: guards the variant cache and the MLIR context
+     (compiling a variant), never a call into compiled code. */
+  mtx_t cacheLock;
 };
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -213,13 +227,75 @@ static bool hasDynamicDim(const DlcTensorType *t) {
   return false;
 }
 
+static Variant *newVariant(void) {
+  Variant *v = calloc(1, sizeof *v);
+  mtx_init(&v->poolLock, mtx_plain);
+  return v;
+}
+
 static void destroyVariant(Variant *v) {
   if (v->engine.ptr)
     mlirExecutionEngineDestroy(v->engine);
   if (v->module.ptr)
     mlirModuleDestroy(v->module);
   free(v->types);
-  memset(v, 0, sizeof *v);
+  for (Workspace *w = v->pool, *next; w; w = next) {
+    next = w->next;
+    free(w);
+  }
+  mtx_destroy(&v->poolLock);
+  free(v);
+}
+
+static void *takeWorkspace(Variant *v) {
+  mtx_lock(&v->poolLock);
+  Workspace *w = v->pool;
+  if (w)
+    v->pool = w->next;
+  mtx_unlock(&v->poolLock);
+  if (!w) { /* aligned as the planner assumed (64 bytes), rounded to it */
+    size_t bytes = ((size_t)v->plan.workspaceBytes + 63) / 64 * 64;
+    w = aligned_alloc(64, bytes < sizeof *w ? 64 : bytes);
+  }
+  return w;
+}
+
+static void returnWorkspace(Variant *v, void *ws) {
+  Workspace *w = ws;
+  mtx_lock(&v->poolLock);
+  w->next = v->pool;
+  v->pool = w;
+  mtx_unlock(&v->poolLock);
+}
+
+void dlcModuleMemoryPlan(MlirModule m, const char *entry, DlcMemoryPlan *plan) {
+  memset(plan, 0, sizeof *plan);
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute sym = mlirOperationGetAttributeByName(op, str("sym_name"));
+    if (mlirAttributeIsNull(sym) || !mlirAttributeIsAString(sym) ||
+        !mlirStringRefEqual(mlirStringAttrGetValue(sym), str(entry)))
+      continue;
+    MlirAttribute ws = mlirOperationGetAttributeByName(op, str("dlc.workspace_bytes"));
+    MlirAttribute d = mlirOperationGetAttributeByName(op, str("dlc.memory_plan"));
+    if (!mlirAttributeIsNull(ws) && mlirAttributeIsAInteger(ws))
+      plan->workspaceBytes = mlirIntegerAttrGetValueInt(ws);
+    if (mlirAttributeIsNull(d) || !mlirAttributeIsADictionary(d))
+      return;
+    static const struct { const char *name; size_t offset; } kFields[] = {
+        {"peak_bytes", offsetof(DlcMemoryPlan, peakBytes)},
+        {"naive_bytes", offsetof(DlcMemoryPlan, naiveBytes)},
+        {"weights_bytes", offsetof(DlcMemoryPlan, weightsBytes)},
+        {"temporaries", offsetof(DlcMemoryPlan, temporaries)},
+        {"unplanned", offsetof(DlcMemoryPlan, unplanned)},
+    };
+    for (size_t i = 0; i < sizeof kFields / sizeof *kFields; ++i) {
+      MlirAttribute f = mlirDictionaryAttrGetElementByName(d, str(kFields[i].name));
+      if (!mlirAttributeIsNull(f) && mlirAttributeIsAInteger(f))
+        *(int64_t *)((char *)plan + kFields[i].offset) = mlirIntegerAttrGetValueInt(f);
+    }
+    return;
+  }
 }
 
 /* Lowers `v->module` through the pipeline and JIT-compiles it. */
@@ -227,6 +303,7 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
   /* Pipeline syntax errors and pass failures both arrive as diagnostics. */
   if (mlirLogicalResultIsFailure(dlcRunPipeline(mlirModuleGetOperation(v->module), p->pipeline)))
     return diagnosticsOr(diags, "compilation failed");
+  dlcModuleMemoryPlan(v->module, p->entry, &v->plan);
   MlirStringRef libs[2];
   int nLibs = 0;
   for (size_t i = 0; i < sizeof kRuntimeLibs / sizeof kRuntimeLibs[0]; ++i)
@@ -311,7 +388,7 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
       *error = format("out of memory allocating a program (%zu bytes)", sizeof *p);
     return NULL;
   }
-  pthread_mutex_init(&p->lock, NULL);
+  mtx_init(&p->cacheLock, mtx_plain);
   p->ctx = dlcContextCreate();
   p->threads = o->threads;
   p->optLevel = o->optLevel > 0 ? o->optLevel : 3;
@@ -352,7 +429,7 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
   }
   if (!p->dynamic) {
     /* Compiled now, so errors show at compile time; the source is the variant. */
-    Variant *v = &p->variants[p->numVariants++];
+    Variant *v = p->variants[p->numVariants++] = newVariant();
     v->module = module;
     p->source = (MlirModule){NULL};
     v->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *v->types);
@@ -380,13 +457,13 @@ void dlcProgramDestroy(DlcProgram *p) {
   if (!p)
     return;
   for (int i = 0; i < p->numVariants; ++i)
-    destroyVariant(&p->variants[i]);
+    destroyVariant(p->variants[i]);
   if (p->source.ptr)
     mlirModuleDestroy(p->source);
   mlirContextDestroy(p->ctx);
+  mtx_destroy(&p->cacheLock);
   free(p->types);
   free(p->pipeline);
-  pthread_mutex_destroy(&p->lock);
   free(p);
 }
 
@@ -445,9 +522,12 @@ static intptr_t pack(Descriptor *d, const DlcTensor *t, void **args) {
 }
 
 /* Checks `inputs` against the declared types and finds (or compiles) the
-   variant for their shapes. */
-static Variant *variantFor(DlcProgram *p, const DlcTensorType *inputs, char *error,
-                           size_t errorLength) {
+   variant for their shapes. A dynamic program's variant comes back with
+   one more user (releaseVariant): another thread may evict it meanwhile,
+   and then its last user destroys it. A static program's only variant
+   lives as long as the program, so its calls take no lock. */
+static Variant *acquireVariant(DlcProgram *p, const DlcTensorType *inputs, char *error,
+                               size_t errorLength) {
   for (intptr_t i = 0; i < p->numInputs; ++i)
     if (!fitsDeclared(&inputs[i], &p->types[i])) {
       char want[128], got[128];
@@ -456,71 +536,105 @@ static Variant *variantFor(DlcProgram *p, const DlcTensorType *inputs, char *err
                dlcTensorTypeFormat(&inputs[i], got, sizeof got));
       return NULL;
     }
+  if (!p->dynamic)
+    return p->variants[0];
+  mtx_lock(&p->cacheLock);
   Variant *v = NULL;
   for (int k = 0; k < p->numVariants && !v; ++k) {
     bool same = true;
     for (intptr_t i = 0; i < p->numInputs && same; ++i)
-      same = sameType(&inputs[i], &p->variants[k].types[i]);
+      same = sameType(&inputs[i], &p->variants[k]->types[i]);
     if (same)
-      v = &p->variants[k];
+      v = p->variants[k];
   }
   if (!v) {
-    if (p->numVariants == MAX_VARIANTS) {
-      int oldest = 0;
-      for (int k = 1; k < p->numVariants; ++k)
-        if (p->variants[k].lastUse < p->variants[oldest].lastUse)
-          oldest = k;
-      destroyVariant(&p->variants[oldest]);
-      p->variants[oldest] = p->variants[--p->numVariants];
-    }
-    v = &p->variants[p->numVariants];
-    char *err = specialize(p, inputs, v);
+    v = newVariant();
+    char *err = specialize(p, inputs, v); /* destroys v on failure */
     if (err) {
+      mtx_unlock(&p->cacheLock);
       snprintf(error, errorLength, "%s", err);
       free(err);
       return NULL;
     }
-    ++p->numVariants;
+    if (p->numVariants == MAX_VARIANTS) {
+      int oldest = 0;
+      for (int k = 1; k < p->numVariants; ++k)
+        if (p->variants[k]->lastUse < p->variants[oldest]->lastUse)
+          oldest = k;
+      Variant *old = p->variants[oldest];
+      p->variants[oldest] = p->variants[--p->numVariants];
+      if (old->users == 0)
+        destroyVariant(old);
+      else
+        old->lastUse = UINT64_MAX; /* evicted: its last user destroys it */
+    }
+    p->variants[p->numVariants++] = v;
   }
   v->lastUse = ++p->clock;
+  ++v->users;
+  mtx_unlock(&p->cacheLock);
   return v;
+}
+
+static void releaseVariant(DlcProgram *p, Variant *v) {
+  if (!p->dynamic)
+    return;
+  mtx_lock(&p->cacheLock);
+  if (--v->users == 0 && v->lastUse == UINT64_MAX)
+    destroyVariant(v);
+  mtx_unlock(&p->cacheLock);
 }
 
 bool dlcProgramResolve(DlcProgram *p, const DlcTensorType *inputs, DlcTensorType *outputs,
                        char *error, size_t errorLength) {
-  pthread_mutex_lock(&p->lock);
-  Variant *v = variantFor(p, inputs, error, errorLength);
-  if (v)
-    memcpy(outputs, v->types + p->numInputs, sizeof *outputs * (size_t)p->numOutputs);
-  pthread_mutex_unlock(&p->lock);
-  return v != NULL;
+  Variant *v = acquireVariant(p, inputs, error, errorLength);
+  if (!v)
+    return false;
+  memcpy(outputs, v->types + p->numInputs, sizeof *outputs * (size_t)p->numOutputs);
+  releaseVariant(p, v);
+  return true;
 }
 
-static bool runLocked(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, char *error,
-                      size_t errorLength);
+bool dlcProgramMemory(DlcProgram *p, const DlcTensorType *inputs, DlcMemoryPlan *plan,
+                      char *error, size_t errorLength) {
+  Variant *v = acquireVariant(p, inputs ? inputs : p->types, error, errorLength);
+  if (!v)
+    return false;
+  *plan = v->plan;
+  releaseVariant(p, v);
+  return true;
+}
 
-/* One call at a time per program: a second thread waits here (see Compile.h). */
+/* The workspace's descriptor: memref<Bxi8> (allocated, aligned, offset,
+   size, stride). */
+static intptr_t packWorkspace(Descriptor *d, void *ws, int64_t bytes, void **args) {
+  d->allocated = d->aligned = ws;
+  d->offset = 0;
+  d->sizes[0] = bytes;
+  d->strides[0] = 1;
+  args[0] = &d->allocated;
+  args[1] = &d->aligned;
+  args[2] = &d->offset;
+  args[3] = &d->sizes[0];
+  args[4] = &d->strides[0];
+  return 5;
+}
+
 bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, char *error,
                    size_t errorLength) {
-  pthread_mutex_lock(&p->lock);
-  bool ok = runLocked(p, inputs, outputs, error, errorLength);
-  pthread_mutex_unlock(&p->lock);
-  return ok;
-}
-
-static bool runLocked(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, char *error,
-                      size_t errorLength) {
   intptr_t n = p->numInputs + p->numOutputs;
-  DlcTensorType *in = malloc(sizeof *in * (size_t)(p->numInputs + 1));
+  DlcTensorType inline_[8];
+  DlcTensorType *in = p->numInputs <= 8 ? inline_ : malloc(sizeof *in * (size_t)p->numInputs);
   if (!in) {
     snprintf(error, errorLength, "out of memory allocating %zu bytes of input types",
-             sizeof *in * (size_t)(p->numInputs + 1));
+             sizeof *in * (size_t)p->numInputs);
     return false;
   }
   for (intptr_t i = 0; i < p->numInputs; ++i)
     in[i] = inputs[i].type;
-  Variant *v = variantFor(p, in, error, errorLength);
-  free(in);
+  Variant *v = acquireVariant(p, in, error, errorLength);
+  if (in != inline_)
+    free(in);
   if (!v)
     return false;
   for (intptr_t i = 0; i < n; ++i) {
@@ -532,25 +646,42 @@ static bool runLocked(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs
                (long)(isIn ? i : i - p->numInputs),
                dlcTensorTypeFormat(&v->types[i], want, sizeof want),
                t->data ? dlcTensorTypeFormat(&t->type, got, sizeof got) : "no buffer");
+      releaseVariant(p, v);
       return false;
     }
   }
-  Descriptor *descs = calloc((size_t)n + 1, sizeof *descs);
-  void **args = calloc((size_t)n * (3 + 2 * DLC_MAX_RANK) + 1, sizeof *args);
+  void *ws = v->plan.workspaceBytes > 0 ? takeWorkspace(v) : NULL;
+  if (v->plan.workspaceBytes > 0 && !ws) {
+    snprintf(error, errorLength, "cannot allocate the %lld-byte workspace",
+             (long long)v->plan.workspaceBytes);
+    releaseVariant(p, v);
+    return false;
+  }
+  Descriptor *descs = calloc((size_t)n + 2, sizeof *descs);
+  void **args = calloc((size_t)n * (3 + 2 * DLC_MAX_RANK) + 6, sizeof *args);
   if (!descs || !args) {
     snprintf(error, errorLength, "out of memory allocating %zu bytes of call arguments",
-             ((size_t)n + 1) * (sizeof *descs + (3 + 2 * DLC_MAX_RANK) * sizeof *args));
+             ((size_t)n + 2) * sizeof *descs +
+                 ((size_t)n * (3 + 2 * DLC_MAX_RANK) + 6) * sizeof *args);
     free(descs);
     free(args);
+    if (ws)
+      returnWorkspace(v, ws);
+    releaseVariant(p, v);
     return false;
   }
   intptr_t k = 0;
   for (intptr_t i = 0; i < n; ++i)
     k += pack(&descs[i], i < p->numInputs ? &inputs[i] : &outputs[i - p->numInputs], args + k);
+  if (ws)
+    k += packWorkspace(&descs[n], ws, v->plan.workspaceBytes, args + k);
   if (p->setThreads && p->threads > 0)
     p->setThreads(p->threads);
   v->invoke(args);
   free(args);
   free(descs);
+  if (ws)
+    returnWorkspace(v, ws);
+  releaseVariant(p, v);
   return true;
 }

@@ -115,7 +115,7 @@ def run_pipeline(source, pipeline, *, name="<input>", generic=False):
     return _with_module(source, name, action)
 
 
-from .compiler import Module, compile  # noqa: E402  (needs the helpers above)
+from .compiler import AotModule, Module, compile, load  # noqa: E402  (needs the helpers above)
 from .graph import Graph  # noqa: E402
 
-__all__ += ["Module", "compile", "Graph"]
+__all__ += ["Module", "compile", "Graph", "AotModule", "load"]

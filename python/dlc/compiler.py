@@ -1,6 +1,9 @@
-"""dlc.compile and dlc.Module: JIT-compiled models called with NumPy arrays."""
+"""dlc.compile and dlc.Module: JIT-compiled models called with NumPy arrays;
+Module.save / dlc.load: the same model as an ahead-of-time library."""
 
 import ctypes
+import glob
+import json
 import os
 import threading
 
@@ -26,6 +29,23 @@ class _Options(ctypes.Structure):
                 ("threads", ctypes.c_int), ("optLevel", ctypes.c_int)]
 
 
+class _AotOptions(ctypes.Structure):
+    _fields_ = [("entry", ctypes.c_char_p), ("isa", ctypes.c_char_p),
+                ("target", ctypes.c_char_p), ("threads", ctypes.c_int),
+                ("sharedLibrary", ctypes.c_bool), ("sanitizer", ctypes.c_char_p)]
+
+
+class MemoryPlan(ctypes.Structure):
+    """Bytes of the workspace arena (its planned peak), of one buffer per
+    temporary (naive), of the weights; temporaries planned and left alone."""
+    _fields_ = [("workspace_bytes", ctypes.c_int64), ("peak_bytes", ctypes.c_int64),
+                ("naive_bytes", ctypes.c_int64), ("weights_bytes", ctypes.c_int64),
+                ("temporaries", ctypes.c_int64), ("unplanned", ctypes.c_int64)]
+
+    def as_dict(self):
+        return {name: getattr(self, name) for name, _ in self._fields_}
+
+
 _bound = False
 
 
@@ -47,6 +67,13 @@ def _lib():
                                   ctypes.c_bool),
             "dlcProgramRun": ([ctypes.c_void_p, ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor),
                                ctypes.c_char_p, ctypes.c_size_t], ctypes.c_bool),
+            "dlcProgramMemory": ([ctypes.c_void_p, ctypes.POINTER(_TensorType),
+                                  ctypes.POINTER(MemoryPlan), ctypes.c_char_p, ctypes.c_size_t],
+                                 ctypes.c_bool),
+            "dlcCompileToLibrary": ([ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                     ctypes.c_char_p, ctypes.c_char_p,
+                                     ctypes.POINTER(_AotOptions), ctypes.POINTER(MemoryPlan),
+                                     ctypes.POINTER(ctypes.c_void_p)], ctypes.c_bool),
         }
         for name, (args, res) in sig.items():
             fn = getattr(lib, name)
@@ -110,7 +137,7 @@ class Module:
     def __init__(self, source, *, name="<input>", threads=None, target=None, entry=None):
         _check_options(threads, target)
         lib = _lib()
-        self._source, self._name, self._target = source, name, target
+        self._source, self._name, self._target, self._entry = source, name, target, entry
         data = source.encode()
         pipeline = None
         if target:
@@ -132,13 +159,9 @@ class Module:
         # A static model's C tensor descriptors are built once; a call only
         # sets their data pointers (building them cost more than a small
         # kernel runs).
-        self._msg = ctypes.create_string_buffer(512)
-        # The shared descriptors and message buffer are filled per call:
-        # one call at a time (the C program serialises its calls anyway).
-        self._lock = threading.Lock()
-        if not self.dynamic:
-            self._c_in = self._descriptors(self.inputs)
-            self._c_out = self._descriptors(self.outputs)
+        # Per thread: several threads may run one Module at once (the C
+        # program is thread-safe; these buffers are not).
+        self._tls = threading.local()
 
     @classmethod
     def _descriptors(cls, specs):
@@ -203,26 +226,57 @@ class Module:
                     raise ValueError(f"output {i}: expected {_describe(*spec)}")
                 if not (o.flags.c_contiguous and o.flags.writeable):
                     raise ValueError(f"output {i}: must be C-contiguous and writable")
-        with self._lock:
-            if self.dynamic:
-                c_in = (_Tensor * max(1, len(ins)))(
-                    *[self._tensor(a, s) for a, s in zip(ins, in_specs)])
-                c_out = (_Tensor * max(1, len(outs)))(
-                    *[self._tensor(a, s) for a, s in zip(outs, out_specs)])
-            else:
-                c_in, c_out = self._c_in, self._c_out
-                for t, a in zip(c_in, ins):
-                    t.data = a.ctypes.data
-                for t, a in zip(c_out, outs):
-                    t.data = a.ctypes.data
-            msg = self._msg
-            if not _lib().dlcProgramRun(self._p, c_in, c_out, msg, len(msg)):
-                raise ValueError(msg.value.decode())
+        tls = self._tls
+        if not hasattr(tls, "msg"):
+            tls.msg = ctypes.create_string_buffer(512)
+            if not self.dynamic:
+                tls.c_in = self._descriptors(self.inputs)
+                tls.c_out = self._descriptors(self.outputs)
+        if self.dynamic:
+            c_in = (_Tensor * max(1, len(ins)))(
+                *[self._tensor(a, s) for a, s in zip(ins, in_specs)])
+            c_out = (_Tensor * max(1, len(outs)))(
+                *[self._tensor(a, s) for a, s in zip(outs, out_specs)])
+        else:
+            c_in, c_out = tls.c_in, tls.c_out
+            for t, a in zip(c_in, ins):
+                t.data = a.ctypes.data
+            for t, a in zip(c_out, outs):
+                t.data = a.ctypes.data
+        msg = tls.msg
+        if not _lib().dlcProgramRun(self._p, c_in, c_out, msg, len(msg)):
+            raise ValueError(msg.value.decode())
         return outs
 
     def __call__(self, *arrays):
         outs = self.run(*arrays)
         return outs[0] if len(outs) == 1 else outs
+
+    def memory(self, *input_specs):
+        """The memory plan (a dict: workspace_bytes, peak_bytes, naive_bytes,
+        weights_bytes, temporaries, unplanned) of the model, for inputs of
+        the given (shape, dtype) when it is dynamic."""
+        tin = None
+        if input_specs:
+            tin = (_TensorType * max(1, len(input_specs)))()
+            for t, (shape, dtype) in zip(tin, input_specs):
+                t.dtype, t.rank = _DTYPES.index(np.dtype(dtype).name), len(shape)
+                for i, d in enumerate(shape):
+                    t.dims[i] = d
+        elif self.dynamic:
+            raise ValueError("a dynamic model's memory plan depends on the input shapes; "
+                             "give them as (shape, dtype) pairs")
+        plan, msg = MemoryPlan(), ctypes.create_string_buffer(4096)
+        if not _lib().dlcProgramMemory(self._p, tin, ctypes.byref(plan), msg, len(msg)):
+            raise ValueError(msg.value.decode())
+        return plan.as_dict()
+
+    def save(self, directory, name="model", *, isa=None, threads=None):
+        """Compiles the model ahead of time into `directory`: NAME.h, NAME.o
+        and libNAME.so (see dlc-compile); dlc.load(directory) runs it later
+        without MLIR. The model must have static shapes."""
+        return _compile_library(self._source, self._name, directory, name,
+                                entry=self._entry, isa=isa or self._target, threads=threads)
 
     def ir(self, stage="dlg"):
         """The module after `stage`: "dlg", "dlk", "linalg" or "llvm"."""
@@ -288,26 +342,126 @@ class PerShapeModule:
         return next(reversed(self._modules.values())).ir(stage)
 
 
-def compile(model, *, threads=None, target=None, entry=None):
+def compile(model, *, threads=None, target=None, entry=None, output=None, name="model"):
     """Compiles a model: a path (.mlir or .onnx), an onnx.ModelProto, or MLIR
     text. Returns a dlc.Module (a PerShapeModule for an ONNX model whose
-    shape computations need its dynamic input dims)."""
+    shape computations need its dynamic input dims). With `output=DIR` the
+    model is compiled ahead of time instead, into DIR/NAME.h, DIR/NAME.o and
+    DIR/libNAME.so, and the result is that library loaded (dlc.load)."""
     _check_options(threads, target)
-    name = "<input>"
+    source_name = "<input>"
     is_proto = hasattr(model, "graph") and hasattr(model, "opset_import")
     if is_proto or (isinstance(model, (str, os.PathLike)) and str(model).endswith(".onnx")):
         from . import onnx as _onnx
-        name = "<onnx>" if is_proto else str(model)
+        source_name = "<onnx>" if is_proto else str(model)
         try:
             text = _onnx.import_model(model)
         except _onnx.DynamicShapeError:
-            return PerShapeModule(model, name, threads=threads, target=target, entry=entry)
+            if output is not None:
+                raise ValueError("this ONNX model's shape computations need its dynamic input "
+                                 "dims: an AOT library needs static shapes") from None
+            return PerShapeModule(model, source_name, threads=threads, target=target, entry=entry)
     elif isinstance(model, (str, os.PathLike)) and str(model).endswith(".mlir") \
             and os.path.exists(str(model)):
         with open(model) as f:
-            text, name = f.read(), str(model)
+            text, source_name = f.read(), str(model)
     elif isinstance(model, str):
         text = model
     else:
         raise TypeError("dlc.compile expects a path, an onnx.ModelProto or MLIR text")
-    return Module(text, name=name, threads=threads, target=target, entry=entry)
+    if output is not None:
+        _compile_library(text, source_name, output, name, entry=entry, isa=target,
+                         threads=threads)
+        return load(output, name)
+    return Module(text, name=source_name, threads=threads, target=target, entry=entry)
+
+
+def _compile_library(text, source_name, directory, name, *, entry=None, isa=None, threads=None):
+    lib = _lib()
+    os.makedirs(directory, exist_ok=True)
+    data = text.encode()
+    opts = _AotOptions(entry.encode() if entry else None, isa.encode() if isa else None,
+                       None, threads or 1, True, None)
+    plan, err = MemoryPlan(), ctypes.c_void_p()
+    if not lib.dlcCompileToLibrary(data, len(data), source_name.encode(),
+                                   os.fsencode(directory), name.encode(), ctypes.byref(opts),
+                                   ctypes.byref(plan), ctypes.byref(err)):
+        msg = ctypes.string_at(err.value).decode() if err.value else ""
+        if err.value:
+            lib._free(err)
+        raise CompileError(f"could not compile {source_name} to a library", msg)
+    return plan.as_dict()
+
+
+class AotModule:
+    """A library written by dlc-compile, Module.save or compile(output=),
+    called through its C ABI with ctypes (no MLIR needed). Runs like a
+    Module; threads may call it at once (each thread keeps a workspace)."""
+
+    def __init__(self, path, name):
+        self.path, self.name = path, name
+        self._lib = ctypes.CDLL(path)
+        fn = lambda s: getattr(self._lib, f"{name}_{s}")  # noqa: E731
+        self._run = fn("run")
+        self._run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        self._run.restype = ctypes.c_int
+        self._error = fn("error_string")
+        self._error.argtypes, self._error.restype = [ctypes.c_int], ctypes.c_char_p
+        sig = fn("signature")
+        sig.argtypes, sig.restype = [], ctypes.c_char_p
+        self.signature = json.loads(sig().decode())
+        self.workspace_bytes = self.signature["workspace_bytes"]
+        self.inputs = [(tuple(t["shape"]), np.dtype(t["dtype"])) for t in self.signature["inputs"]]
+        self.outputs = [(tuple(t["shape"]), np.dtype(t["dtype"]))
+                        for t in self.signature["outputs"]]
+        self.dynamic = False
+        self._tls = threading.local()
+
+    def run(self, *arrays, out=None):
+        ins = [a if a.flags.c_contiguous else np.ascontiguousarray(a)
+               for a in _check_inputs(arrays, self.inputs)]
+        if out is None:
+            outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
+        else:
+            outs = list(out)
+            if len(outs) != len(self.outputs):
+                raise ValueError(f"expected {len(self.outputs)} output arrays, got {len(outs)}")
+            for i, (o, spec) in enumerate(zip(outs, self.outputs)):
+                if not isinstance(o, np.ndarray) or o.shape != spec[0] or o.dtype != spec[1]:
+                    raise ValueError(f"output {i}: expected {_describe(*spec)}")
+                if not (o.flags.c_contiguous and o.flags.writeable):
+                    raise ValueError(f"output {i}: must be C-contiguous and writable")
+        tls = self._tls
+        if not hasattr(tls, "ws"):
+            # 64-byte aligned workspace, kept per thread.
+            tls.raw = np.empty(self.workspace_bytes + 64, np.uint8)
+            tls.ws = tls.raw.ctypes.data + (-tls.raw.ctypes.data) % 64
+            tls.c_in = (ctypes.c_void_p * max(1, len(ins)))()
+            tls.c_out = (ctypes.c_void_p * max(1, len(outs)))()
+        for i, a in enumerate(ins):
+            tls.c_in[i] = a.ctypes.data
+        for i, a in enumerate(outs):
+            tls.c_out[i] = a.ctypes.data
+        rc = self._run(tls.c_in, tls.c_out, tls.ws)
+        if rc:
+            raise RuntimeError(f"{self.name}_run: {self._error(rc).decode()}")
+        return outs
+
+    def __call__(self, *arrays):
+        outs = self.run(*arrays)
+        return outs[0] if len(outs) == 1 else outs
+
+
+def load(directory, name=None):
+    """Loads DIR/libNAME.so written by dlc-compile, Module.save or
+    compile(output=DIR) (NAME: the only library in DIR when not given)."""
+    if name is None:
+        libs = sorted(glob.glob(os.path.join(glob.escape(str(directory)), "lib*.so")))
+        if len(libs) != 1:
+            raise ValueError(f"{directory}: expected one lib*.so, found {len(libs)}; give name=")
+        name = os.path.basename(libs[0])[3:-3]
+    path = os.path.join(str(directory), f"lib{name}.so")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such library")
+    return AotModule(os.path.abspath(path), name)
+

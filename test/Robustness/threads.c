@@ -1,6 +1,6 @@
 /* Two threads calling one compiled program at once get exactly the results
-   of one thread (the program's lock serialises them; its scratch globals
-   would otherwise be shared), and two programs compile at once in two
+   of one thread (each call takes its own workspace from the program's
+   pool; the compiled code keeps no mutable globals), and two programs compile at once in two
    threads and run right. Issue 17. */
 // RUN: %cc -pthread %s -o %t %ldlc && %t %dlc_src/examples/mlp_block.mlir 2>&1 | FileCheck %s
 // CHECK: reference: 4 input sets

@@ -3,7 +3,10 @@
 
      dlc-run FILE.mlir [--entry NAME] [--input A.npy]... [--random-inputs
              [--seed N] [--dim-size N]] [--output OUT.npy]... [--threads N]
-             [--bench N] [--pipeline P]
+             [--bench N] [--pipeline P] [--memory]
+
+   --memory prints the memory plan after the results: workspace_bytes,
+   peak_bytes, naive_bytes (one buffer per temporary), weights_bytes.
 
    A model with dynamic (`?`) input dimensions takes them from the .npy
    files (or --dim-size for random inputs) and is compiled for those shapes.
@@ -28,7 +31,7 @@ typedef struct {
   const char *inputs[MAX_IO], *outputs[MAX_IO];
   int numInputs, numOutputs, threads, bench;
   long long dimSize; /* dynamic dims of random inputs */
-  bool random;
+  bool random, memory;
   unsigned long long seed;
 } Args;
 
@@ -38,7 +41,8 @@ static int usage(const char *why) {
   fprintf(stderr,
           "usage: dlc-run FILE.mlir [--entry NAME] [--input A.npy]... [--random-inputs "
           "[--seed N] [--dim-size N]]\n"
-          "               [--output OUT.npy]... [--threads N] [--bench N] [--pipeline P]\n");
+          "               [--output OUT.npy]... [--threads N] [--bench N] [--pipeline P] "
+          "[--memory]\n");
   return 1;
 }
 
@@ -62,6 +66,8 @@ static int parseArgs(int argc, char **argv, Args *a) {
       exit(0);
     } else if (!strcmp(s, "--random-inputs")) {
       a->random = true;
+    } else if (!strcmp(s, "--memory")) {
+      a->memory = true;
     } else if (s[0] == '-' && s[1] == '-' && !hasValue) {
       fprintf(stderr, "dlc-run: option %s needs a value\n", s);
       return 1;
@@ -316,6 +322,22 @@ int main(int argc, char **argv) {
     } else if (!a.bench) {
       printSummary(i, &out[i]);
     }
+  }
+  if (a.memory) {
+    DlcTensorType *types = calloc((size_t)ni + 1, sizeof *types);
+    for (intptr_t i = 0; i < ni; ++i)
+      types[i] = in[i].type;
+    DlcMemoryPlan m;
+    bool ok = dlcProgramMemory(p, types, &m, msg, sizeof msg);
+    free(types);
+    if (!ok) {
+      fprintf(stderr, "dlc-run: %s\n", msg);
+      goto done;
+    }
+    printf("workspace_bytes=%lld peak_bytes=%lld naive_bytes=%lld weights_bytes=%lld "
+           "temporaries=%lld unplanned=%lld\n",
+           (long long)m.workspaceBytes, (long long)m.peakBytes, (long long)m.naiveBytes,
+           (long long)m.weightsBytes, (long long)m.temporaries, (long long)m.unplanned);
   }
   rc = 0;
 done:

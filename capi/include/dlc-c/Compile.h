@@ -78,13 +78,29 @@ MLIR_CAPI_EXPORTED bool dlcProgramResolve(DlcProgram *p, const DlcTensorType *in
                                           size_t errorLength);
 /* Runs the entry on `inputs` writing into `outputs` (caller-allocated with
    the types dlcProgramResolve gives). Returns false with a message naming
-   the bad input or output otherwise. Thread-safe: the variant cache and the
-   compiled code's scratch buffers (module globals, e.g. GEMM operands
-   re-laid out for the cache) are shared by a program's calls, so each
-   program runs one call at a time and other threads calling it wait (a
-   lock per program); use one DlcProgram per thread to run in parallel. */
+   the bad input or output otherwise. Thread-safe: several threads may run
+   one program at once. The compiled code keeps no mutable globals; its
+   temporaries live in a workspace (the arena of --dlc-memory-plan) that
+   each call takes from the program's pool, allocating one when all are in
+   use. A dynamic program compiles a missing variant under a lock (other
+   shapes' calls wait for it, calls of compiled variants do not). Programs
+   may also be compiled in several threads at once (each has its own MLIR
+   context). */
 MLIR_CAPI_EXPORTED bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs,
                                       DlcTensor *outputs, char *error, size_t errorLength);
+
+/* The memory plan of the variant for `inputs` (NULL: the declared types
+   of a static program): the workspace's bytes (0: no workspace), the
+   planned arena's peak, the naive sum of one buffer per temporary, the
+   weights (constant data) and how many temporaries were planned or left
+   as allocs (dynamic shape, escaping, inside loops: not counted). Zeros
+   when the pipeline has no dlc-memory-plan. */
+typedef struct DlcMemoryPlan {
+  int64_t workspaceBytes, peakBytes, naiveBytes, weightsBytes, temporaries, unplanned;
+} DlcMemoryPlan;
+MLIR_CAPI_EXPORTED bool dlcProgramMemory(DlcProgram *p, const DlcTensorType *inputs,
+                                         DlcMemoryPlan *plan, char *error,
+                                         size_t errorLength);
 
 /* Bytes per element, the name ("f32", ...), element count and byte count;
    the counts are -1 for a dynamic or negative dim or when they do not fit

@@ -1,0 +1,728 @@
+/* Ahead-of-time compilation to DIR/NAME.{h,o} and DIR/libNAME.so
+   (dlc-c/Aot.h).
+
+   The lowered entry takes its memrefs expanded field by field (allocated,
+   aligned, offset, sizes, strides) plus, when --dlc-memory-plan placed
+   temporaries, the workspace memref<Bxi8>. NAME_run is a small LLVM-dialect
+   function added to the lowered module: it checks its pointers, finds a
+   workspace (the caller's, or an aligned_alloc for this call), and calls
+   the entry with the static sizes and row-major strides. Every other
+   function and global of the module becomes internal, so the library
+   exports only NAME_*. */
+
+#include "dlc-c/Aot.h"
+#include "dlc-c/Dialects.h"
+#include "dlc-c/Passes.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Target/LLVMIR.h"
+
+#include "llvm-c/Core.h"
+#include "llvm-c/Error.h"
+#include "llvm-c/Target.h"
+#include "llvm-c/TargetMachine.h"
+#include "llvm-c/Transforms/PassBuilder.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <threads.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+/* A growing string. */
+typedef struct {
+  char *s;
+  size_t n, cap;
+} Buf;
+
+static void put(Buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (b->n + (size_t)k + 1 > b->cap) {
+    b->cap = (b->n + (size_t)k + 1) * 2;
+    b->s = realloc(b->s, b->cap);
+  }
+  va_start(ap, fmt);
+  vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
+  va_end(ap);
+  b->n += (size_t)k;
+}
+
+static char *format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *s = malloc((size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/*--- The entry's signature ------------------------------------------------------*/
+
+typedef struct {
+  DlcDType dtype;
+  int rank;
+  int64_t dims[DLC_MAX_RANK];
+} Tensor;
+
+static const struct {
+  const char *mlir, *numpy, *c; /* "f32", "float32", "DLC_AOT_F32" */
+} kDTypes[] = {
+    [DLC_F32] = {"f32", "float32", "F32"},   [DLC_F16] = {"f16", "float16", "F16"},
+    [DLC_BF16] = {"bf16", "bfloat16", "BF16"}, [DLC_F64] = {"f64", "float64", "F64"},
+    [DLC_I1] = {"i1", "bool", "BOOL"},       [DLC_I8] = {"i8", "int8", "I8"},
+    [DLC_I32] = {"i32", "int32", "I32"},     [DLC_I64] = {"i64", "int64", "I64"},
+};
+
+static bool dtypeOf(MlirType e, DlcDType *out) {
+  if (mlirTypeIsAF32(e)) *out = DLC_F32;
+  else if (mlirTypeIsAF16(e)) *out = DLC_F16;
+  else if (mlirTypeIsABF16(e)) *out = DLC_BF16;
+  else if (mlirTypeIsAF64(e)) *out = DLC_F64;
+  else if (mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 1) *out = DLC_I1;
+  else if (mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 8) *out = DLC_I8;
+  else if (mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 32) *out = DLC_I32;
+  else if (mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 64) *out = DLC_I64;
+  else return false;
+  return true;
+}
+
+static char *readTensor(MlirType t, const char *what, intptr_t i, Tensor *out) {
+  if (!mlirTypeIsARankedTensor(t) || !dtypeOf(mlirShapedTypeGetElementType(t), &out->dtype))
+    return format("%s %ld is not a ranked tensor of a supported element type", what, (long)i);
+  out->rank = (int)mlirShapedTypeGetRank(t);
+  if (out->rank > DLC_MAX_RANK)
+    return format("%s %ld has rank > %d", what, (long)i, DLC_MAX_RANK);
+  for (int d = 0; d < out->rank; ++d) {
+    if (mlirShapedTypeIsDynamicDim(t, d))
+      return format("%s %ld has a dynamic dimension (dim %d): an AOT library is compiled for "
+                    "static shapes; give the model static shapes (e.g. export the ONNX model "
+                    "without dynamic axes)", what, (long)i, d);
+    out->dims[d] = mlirShapedTypeGetDimSize(t, d);
+  }
+  return NULL;
+}
+
+static int64_t elements(const Tensor *t) {
+  int64_t n = 1;
+  for (int d = 0; d < t->rank; ++d)
+    n *= t->dims[d];
+  return n;
+}
+
+/* The entry: the named function, the only public one, or main. */
+static char *findEntry(MlirModule m, const char *want, MlirOperation *out) {
+  MlirOperation only = {NULL}, main = {NULL};
+  int publics = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+    if (!(s.length == 9 && memcmp(s.data, "func.func", 9) == 0) ||
+        mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
+      continue;
+    MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("sym_name")));
+    if (want && mlirStringRefEqual(sym, str(want))) {
+      *out = op;
+      return NULL;
+    }
+    if (mlirStringRefEqual(sym, str("main")))
+      main = op;
+    if (mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("sym_visibility"))))
+      ++publics, only = op;
+  }
+  if (want)
+    return format("unknown entry '%s'", want);
+  if (publics == 1 || !mlirOperationIsNull(main)) {
+    *out = publics == 1 ? only : main;
+    return NULL;
+  }
+  return format("no entry function: %s; name one with --entry",
+                publics ? "several public functions and none is 'main'" : "no public function");
+}
+
+/*--- The ABI functions, in the LLVM dialect --------------------------------------*/
+
+/* An MLIR string literal of `s` plus its NUL, every byte not alphanumeric
+   escaped; returns its length in bytes (with the NUL). */
+static size_t putStringLiteral(Buf *b, const char *s) {
+  put(b, "\"");
+  size_t n = 0;
+  for (; s[n]; ++n)
+    if (isalnum((unsigned char)s[n]) || s[n] == ' ' || s[n] == '_')
+      put(b, "%c", s[n]);
+    else
+      put(b, "\\%02X", (unsigned char)s[n]);
+  put(b, "\\00\"");
+  return n + 1;
+}
+
+static void putStringGlobal(Buf *b, const char *sym, const char *s) {
+  Buf lit = {NULL, 0, 0};
+  size_t n = putStringLiteral(&lit, s);
+  put(b, "  llvm.mlir.global private constant @%s(%s) {addr_space = 0 : i32} : !llvm.array<%zu x i8>\n",
+      sym, lit.s, n);
+  free(lit.s);
+}
+
+static const char *const kErrors[] = {
+    "ok",
+    "a NULL inputs or outputs array, or a NULL tensor pointer in one",
+    "cannot allocate the workspace (workspace was NULL)",
+};
+
+/* The wrapper module: NAME_run, NAME_workspace_size, NAME_error_string,
+   NAME_signature, with declarations of what they call (the entry, libc's
+   aligned_alloc and free), which the lowered module may define already. */
+static char *wrapperSource(const char *name, const char *entry, const Tensor *ts, int ni,
+                           int no, int64_t wsBytes, int threads, const char *signature) {
+  Buf b = {NULL, 0, 0};
+  put(&b, "module {\n");
+  if (wsBytes > 0)
+    put(&b, "  llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr\n"
+            "  llvm.func @free(!llvm.ptr)\n");
+  if (threads > 1)
+    put(&b, "  llvm.func @omp_set_num_threads(i32)\n");
+  for (size_t i = 0; i < sizeof kErrors / sizeof *kErrors; ++i) {
+    char sym[64];
+    snprintf(sym, sizeof sym, "__%s_error%zu", name, i);
+    putStringGlobal(&b, sym, kErrors[i]);
+  }
+  char sym[64];
+  snprintf(sym, sizeof sym, "__%s_error_unknown", name);
+  putStringGlobal(&b, sym, "unknown error code");
+  snprintf(sym, sizeof sym, "__%s_signature", name);
+  putStringGlobal(&b, sym, signature);
+
+  put(&b, "  llvm.func @%s_workspace_size() -> i64 {\n"
+          "    %%b = llvm.mlir.constant(%lld : i64) : i64\n"
+          "    llvm.return %%b : i64\n  }\n", name, (long long)wsBytes);
+  put(&b, "  llvm.func @%s_signature() -> !llvm.ptr {\n"
+          "    %%s = llvm.mlir.addressof @__%s_signature : !llvm.ptr\n"
+          "    llvm.return %%s : !llvm.ptr\n  }\n", name, name);
+  /* error_string: a chain of selects over the codes. */
+  put(&b, "  llvm.func @%s_error_string(%%code: i32) -> !llvm.ptr {\n"
+          "    %%r%zu = llvm.mlir.addressof @__%s_error_unknown : !llvm.ptr\n",
+      name, sizeof kErrors / sizeof *kErrors, name);
+  for (size_t i = sizeof kErrors / sizeof *kErrors; i-- > 0;)
+    put(&b, "    %%m%zu = llvm.mlir.addressof @__%s_error%zu : !llvm.ptr\n"
+            "    %%k%zu = llvm.mlir.constant(%zu : i32) : i32\n"
+            "    %%is%zu = llvm.icmp \"eq\" %%code, %%k%zu : i32\n"
+            "    %%r%zu = llvm.select %%is%zu, %%m%zu, %%r%zu : i1, !llvm.ptr\n",
+        i, name, i, i, i, i, i, i, i, i, i + 1);
+  put(&b, "    llvm.return %%r0 : !llvm.ptr\n  }\n");
+
+  /* run */
+  put(&b, "  llvm.func @%s_run(%%in: !llvm.ptr, %%out: !llvm.ptr, %%ws: !llvm.ptr) -> i32 {\n"
+          "    %%null = llvm.mlir.zero : !llvm.ptr\n"
+          "    %%c0 = llvm.mlir.constant(0 : i64) : i64\n"
+          "    %%ok = llvm.mlir.constant(0 : i32) : i32\n"
+          "    %%e1 = llvm.mlir.constant(1 : i32) : i32\n"
+          "    %%e2 = llvm.mlir.constant(2 : i32) : i32\n"
+          "    %%inNull = llvm.icmp \"eq\" %%in, %%null : !llvm.ptr\n"
+          "    %%outNull = llvm.icmp \"eq\" %%out, %%null : !llvm.ptr\n"
+          "    %%arrNull = llvm.or %%inNull, %%outNull : i1\n"
+          "    llvm.cond_br %%arrNull, ^bad, ^load\n"
+          "  ^load:\n", name);
+  put(&b, "    %%any0 = llvm.mlir.constant(false) : i1\n");
+  for (int i = 0; i < ni + no; ++i) {
+    bool in = i < ni;
+    put(&b, "    %%a%dp = llvm.getelementptr %%%s[%d] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr\n"
+            "    %%a%d = llvm.load %%a%dp : !llvm.ptr -> !llvm.ptr\n"
+            "    %%n%d = llvm.icmp \"eq\" %%a%d, %%null : !llvm.ptr\n"
+            "    %%any%d = llvm.or %%any%d, %%n%d : i1\n",
+        i, in ? "in" : "out", in ? i : i - ni, i, i, i, i, i + 1, i, i);
+  }
+  put(&b, "    llvm.cond_br %%any%d, ^bad, ^go\n  ^go:\n", ni + no);
+  if (threads > 1)
+    put(&b, "    %%nt = llvm.mlir.constant(%d : i32) : i32\n"
+            "    llvm.call @omp_set_num_threads(%%nt) : (i32) -> ()\n", threads);
+  /* The entry's operands, shared by both calls. */
+  Buf args = {NULL, 0, 0}, types = {NULL, 0, 0};
+  for (int i = 0; i < ni + no; ++i) {
+    const Tensor *t = &ts[i];
+    put(&args, "%s%%a%d, %%a%d, %%c0", i ? ", " : "", i, i);
+    put(&types, "%s!llvm.ptr, !llvm.ptr, i64", i ? ", " : "");
+    int64_t stride = 1, strides[DLC_MAX_RANK];
+    for (int d = t->rank - 1; d >= 0; --d) {
+      strides[d] = stride;
+      stride *= t->dims[d];
+    }
+    for (int d = 0; d < 2 * t->rank; ++d) {
+      int64_t v = d < t->rank ? t->dims[d] : strides[d - t->rank];
+      put(&b, "    %%a%dd%d = llvm.mlir.constant(%lld : i64) : i64\n", i, d, (long long)v);
+      put(&args, ", %%a%dd%d", i, d);
+      put(&types, ", i64");
+    }
+  }
+  if (wsBytes > 0) {
+    int64_t rounded = (wsBytes + 63) / 64 * 64;
+    put(&b, "    %%wsb = llvm.mlir.constant(%lld : i64) : i64\n"
+            "    %%one = llvm.mlir.constant(1 : i64) : i64\n"
+            "    %%al = llvm.mlir.constant(64 : i64) : i64\n"
+            "    %%rounded = llvm.mlir.constant(%lld : i64) : i64\n"
+            "    %%wsNull = llvm.icmp \"eq\" %%ws, %%null : !llvm.ptr\n"
+            "    llvm.cond_br %%wsNull, ^alloc, ^call\n"
+            "  ^call:\n"
+            "    llvm.call @%s(%s, %%ws, %%ws, %%c0, %%wsb, %%one) : (%s, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()\n"
+            "    llvm.return %%ok : i32\n"
+            "  ^alloc:\n"
+            "    %%m = llvm.call @aligned_alloc(%%al, %%rounded) : (i64, i64) -> !llvm.ptr\n"
+            "    %%mNull = llvm.icmp \"eq\" %%m, %%null : !llvm.ptr\n"
+            "    llvm.cond_br %%mNull, ^nomem, ^callFree\n"
+            "  ^callFree:\n"
+            "    llvm.call @%s(%s, %%m, %%m, %%c0, %%wsb, %%one) : (%s, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()\n"
+            "    llvm.call @free(%%m) : (!llvm.ptr) -> ()\n"
+            "    llvm.return %%ok : i32\n"
+            "  ^nomem:\n"
+            "    llvm.return %%e2 : i32\n",
+        (long long)wsBytes, (long long)rounded, entry, args.s ? args.s : "",
+        types.s ? types.s : "", entry, args.s ? args.s : "", types.s ? types.s : "");
+  } else {
+    put(&b, "    llvm.call @%s(%s) : (%s) -> ()\n"
+            "    llvm.return %%ok : i32\n",
+        entry, args.s ? args.s : "", types.s ? types.s : "");
+  }
+  put(&b, "  ^bad:\n    llvm.return %%e1 : i32\n  }\n");
+  put(&b, "  llvm.func @%s(%s%s)\n}\n", entry, types.s ? types.s : "",
+      wsBytes > 0 ? (types.s ? ", !llvm.ptr, !llvm.ptr, i64, i64, i64" : "!llvm.ptr, !llvm.ptr, i64, i64, i64") : "");
+  free(args.s);
+  free(types.s);
+  return b.s;
+}
+
+/*--- The header and the signature -------------------------------------------------*/
+
+static void putShape(Buf *b, const Tensor *t, const char *sep) {
+  for (int d = 0; d < t->rank; ++d)
+    put(b, "%s%lld", d ? sep : "", (long long)t->dims[d]);
+}
+
+static char *signatureJson(const char *name, const Tensor *ts, int ni, int no, int64_t ws,
+                           int threads) {
+  Buf b = {NULL, 0, 0};
+  put(&b, "{\"name\": \"%s\", \"workspace_bytes\": %lld, \"threads\": %d", name, (long long)ws,
+      threads);
+  for (int io = 0; io < 2; ++io) {
+    put(&b, ", \"%s\": [", io ? "outputs" : "inputs");
+    int base = io ? ni : 0, n = io ? no : ni;
+    for (int i = 0; i < n; ++i) {
+      const Tensor *t = &ts[base + i];
+      put(&b, "%s{\"name\": \"%s%d\", \"dtype\": \"%s\", \"shape\": [", i ? ", " : "",
+          io ? "output" : "input", i, kDTypes[t->dtype].numpy);
+      putShape(&b, t, ", ");
+      put(&b, "]}");
+    }
+    put(&b, "]");
+  }
+  put(&b, "}");
+  return b.s;
+}
+
+static char *headerText(const char *name, const char *source, const char *entry,
+                        const Tensor *ts, int ni, int no, const DlcMemoryPlan *plan,
+                        int threads, const char *isa) {
+  char up[128];
+  size_t k = 0;
+  for (; name[k] && k < sizeof up - 1; ++k)
+    up[k] = (char)toupper((unsigned char)name[k]);
+  up[k] = 0;
+  char *parallel = threads > 1 ? format("   Parallel (OpenMP, libomp): %s_run sets the calling thread's OpenMP\n"
+                                        "   thread count to %d (omp_set_num_threads).\n", name, threads)
+                               : format("%s", "");
+  Buf b = {NULL, 0, 0};
+  put(&b,
+      "/* %s.h: the C ABI of lib%s.so / %s.o, generated by dlc-compile from %s\n"
+      "   (entry @%s, isa %s, %d thread%s). Plain C99; do not edit.\n"
+      "\n"
+      "   STATIC MODEL: every shape below is fixed at compile time; inputs of other\n"
+      "   shapes are not supported (there is no %s_run_dynamic).\n"
+      "\n"
+      "   int %s_run(const void *const *inputs, void *const *outputs, void *workspace);\n"
+      "     inputs[i]: %s_NUM_INPUTS dense row-major buffers of the shapes and dtypes\n"
+      "     below (read only); outputs[i]: %s_NUM_OUTPUTS such buffers, written.\n"
+      "     workspace: %s_workspace_size() bytes (64-byte alignment recommended), or\n"
+      "     NULL: the library then allocates and frees one for the call.\n"
+      "     Returns %s_OK (0) or an error code; %s_error_string(code) describes it.\n"
+      "   Reentrant: the library has no mutable state (weights are read-only data), so\n"
+      "   threads may call %s_run at once, each with its own workspace (or NULL).\n"
+      "%s"
+      "   %s_signature() returns the same description as JSON (for loaders).\n"
+      "\n"
+      "   Memory: workspace %lld bytes (peak of the planned arena; one buffer per\n"
+      "   temporary would take %lld), weights %lld bytes. */\n"
+      "\n"
+      "#ifndef %s_H_\n#define %s_H_\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
+      "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
+      name, name, name, source, entry, isa, threads, threads == 1 ? "" : "s", name, name, up,
+      up, name, up, name, name,
+      parallel,
+      name, (long long)plan->workspaceBytes, (long long)plan->naiveBytes,
+      (long long)plan->weightsBytes, up, up);
+  free(parallel);
+  put(&b, "#ifndef DLC_AOT_DTYPES\n#define DLC_AOT_DTYPES\n/* Element types (as dlc's DlcDType). */\n"
+          "enum { DLC_AOT_F32 = 0, DLC_AOT_F16 = 1, DLC_AOT_BF16 = 2, DLC_AOT_F64 = 3,\n"
+          "       DLC_AOT_BOOL = 4, DLC_AOT_I8 = 5, DLC_AOT_I32 = 6, DLC_AOT_I64 = 7 };\n#endif\n\n"
+          "#if defined(__GNUC__)\n#define %s_UNUSED __attribute__((unused))\n#else\n#define %s_UNUSED\n#endif\n\n",
+      up, up);
+  put(&b, "enum { %s_OK = 0, %s_ERROR_NULL_ARGUMENT = 1, %s_ERROR_WORKSPACE_ALLOC = 2 };\n\n", up,
+      up, up);
+  put(&b, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n#define %s_WORKSPACE_BYTES %lld\n"
+          "#define %s_WEIGHTS_BYTES %lld\n#define %s_THREADS %d\n\n",
+      up, ni, up, no, up, (long long)plan->workspaceBytes, up, (long long)plan->weightsBytes, up,
+      threads);
+  static const size_t kSizes[] = {4, 2, 2, 8, 1, 1, 4, 8};
+  for (int i = 0; i < ni + no; ++i) {
+    const Tensor *t = &ts[i];
+    bool in = i < ni;
+    int j = in ? i : i - ni;
+    const char *W = in ? "INPUT" : "OUTPUT", *w = in ? "input" : "output";
+    put(&b, "/* %s %d: %s[", w, j, kDTypes[t->dtype].mlir);
+    putShape(&b, t, "x");
+    put(&b, "] */\n#define %s_%s%d_NAME \"%s%d\"\n#define %s_%s%d_DTYPE DLC_AOT_%s\n"
+            "#define %s_%s%d_RANK %d\n#define %s_%s%d_ELEMENTS %lld\n#define %s_%s%d_BYTES %lld\n",
+        up, W, j, w, j, up, W, j, kDTypes[t->dtype].c, up, W, j, t->rank, up, W, j,
+        (long long)elements(t), up, W, j, (long long)(elements(t) * (int64_t)kSizes[t->dtype]));
+    put(&b, "static const int64_t %s_%s%d_SHAPE[%d] %s_UNUSED = {", up, W, j,
+        t->rank ? t->rank : 1, up);
+    if (t->rank)
+      putShape(&b, t, ", ");
+    else
+      put(&b, "0 /* rank 0 */");
+    put(&b, "};\n\n");
+  }
+  for (int io = 0; io < 2; ++io) {
+    const char *W = io ? "OUTPUT" : "INPUT", *w = io ? "output" : "input";
+    int base = io ? ni : 0, n = io ? no : ni;
+    if (!n) {
+      put(&b, "/* no %ss: no %s tables */\n", w, w);
+      continue;
+    }
+    put(&b, "/* Per-%s tables, for generic callers. */\n", w);
+    put(&b, "static const char *const %s_%s_names[%d] %s_UNUSED = {", name, w, n, up);
+    for (int i = 0; i < n; ++i)
+      put(&b, "%s%s_%s%d_NAME", i ? ", " : "", up, W, i);
+    put(&b, "};\nstatic const int %s_%s_dtypes[%d] %s_UNUSED = {", name, w, n, up);
+    for (int i = 0; i < n; ++i)
+      put(&b, "%s%s_%s%d_DTYPE", i ? ", " : "", up, W, i);
+    put(&b, "};\nstatic const int %s_%s_ranks[%d] %s_UNUSED = {", name, w, n, up);
+    for (int i = 0; i < n; ++i)
+      put(&b, "%s%d", i ? ", " : "", ts[base + i].rank);
+    put(&b, "};\nstatic const int64_t *const %s_%s_shapes[%d] %s_UNUSED = {", name, w, n, up);
+    for (int i = 0; i < n; ++i)
+      put(&b, "%s%s_%s%d_SHAPE", i ? ", " : "", up, W, i);
+    put(&b, "};\nstatic const size_t %s_%s_bytes[%d] %s_UNUSED = {", name, w, n, up);
+    for (int i = 0; i < n; ++i)
+      put(&b, "%s%s_%s%d_BYTES", i ? ", " : "", up, W, i);
+    put(&b, "};\n\n");
+  }
+  put(&b, "size_t %s_workspace_size(void);\n"
+          "int %s_run(const void *const *inputs, void *const *outputs, void *workspace);\n"
+          "const char *%s_error_string(int code);\n"
+          "const char *%s_signature(void);\n\n"
+          "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_H_ */\n",
+      name, name, name, name, up);
+  return b.s;
+}
+
+/*--- LLVM: translation, optimisation, object file, shared library ------------------*/
+
+static once_flag llvmInitialized = ONCE_FLAG_INIT;
+
+static void initializeLLVM(void) {
+  LLVMInitializeX86TargetInfo();
+  LLVMInitializeX86Target();
+  LLVMInitializeX86TargetMC();
+  LLVMInitializeX86AsmPrinter();
+}
+
+static const char *const kAbi[] = {"run", "workspace_size", "error_string", "signature"};
+
+/* Whether `sym` is NAME_run or another function of the ABI. */
+static bool isAbi(const char *sym, const char *name) {
+  size_t n = strlen(name);
+  for (size_t i = 0; i < sizeof kAbi / sizeof *kAbi; ++i)
+    if (!strncmp(sym, name, n) && sym[n] == '_' && !strcmp(sym + n + 1, kAbi[i]))
+      return true;
+  return false;
+}
+
+/* The library exports the ABI only: everything else defined becomes internal. */
+static void internalize(LLVMModuleRef m, const char *name) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    if (!LLVMIsDeclaration(f) && !isAbi(LLVMGetValueName2(f, &len), name))
+      LLVMSetLinkage(f, LLVMInternalLinkage);
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+    if (!LLVMIsDeclaration(g))
+      LLVMSetLinkage(g, LLVMInternalLinkage);
+}
+
+/* Marks every defined function for ThreadSanitizer's instrumentation. */
+static void markSanitizeThread(LLVMModuleRef m, LLVMContextRef ctx) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("sanitize_thread", 15);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f))
+      LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, kind, 0));
+}
+
+static char *emitObject(MlirModule module, const char *name, const char *isa, const char *path,
+                        bool tsan) {
+  call_once(&llvmInitialized, initializeLLVM);
+  LLVMContextRef llctx = LLVMContextCreate();
+  LLVMModuleRef m = mlirTranslateModuleToLLVMIR(mlirModuleGetOperation(module), llctx);
+  char *err = NULL, *msg = NULL;
+  if (!m) {
+    LLVMContextDispose(llctx);
+    return format("translation to LLVM IR failed");
+  }
+  internalize(m, name);
+  if (tsan)
+    markSanitizeThread(m, llctx);
+  char *triple = LLVMGetDefaultTargetTriple();
+  LLVMTargetRef target;
+  char *cpu = NULL, *features = NULL;
+  if (!strcmp(isa, "host")) {
+    cpu = LLVMGetHostCPUName();
+    features = LLVMGetHostCPUFeatures();
+  } else { /* the x86-64 micro-architecture levels: v3 has AVX2+FMA, v4 AVX-512 */
+    cpu = strdup(!strcmp(isa, "avx512") ? "x86-64-v4" : "x86-64-v3");
+    features = strdup("");
+  }
+  LLVMTargetMachineRef tm = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+    err = format("no LLVM target for %s: %s", triple, msg);
+    goto done;
+  }
+  tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive,
+                               LLVMRelocPIC, LLVMCodeModelDefault);
+  LLVMSetTarget(m, triple);
+  LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+  LLVMSetModuleDataLayout(m, layout);
+  LLVMDisposeTargetData(layout);
+  /* The JIT's optimisation level (ExecutionEngine: O3). */
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e =
+      LLVMRunPasses(m, tsan ? "default<O3>,tsan-module,function(tsan)" : "default<O3>", tm, po);
+  LLVMDisposePassBuilderOptions(po);
+  if (e) {
+    char *t = LLVMGetErrorMessage(e);
+    err = format("LLVM optimisation failed: %s", t);
+    LLVMDisposeErrorMessage(t);
+    goto done;
+  }
+  if (LLVMTargetMachineEmitToFile(tm, m, path, LLVMObjectFile, &msg)) {
+    err = format("cannot write %s: %s", path, msg ? msg : "?");
+    goto done;
+  }
+done:
+  if (msg)
+    LLVMDisposeMessage(msg);
+  if (tm)
+    LLVMDisposeTargetMachine(tm);
+  LLVMDisposeMessage(triple);
+  if (!strcmp(isa, "host")) {
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+  } else {
+    free(cpu);
+    free(features);
+  }
+  LLVMDisposeModule(m);
+  LLVMContextDispose(llctx);
+  return err;
+}
+
+/* Links the object into a shared library with the system's C compiler
+   driver (LLVM's C API has no linker): `cc -shared`, else clang-22. */
+static char *mutableString(const char *s) { return (char *)(uintptr_t)s; }
+
+static char *linkShared(const char *obj, const char *lib, int threads) {
+  static const char *const kDrivers[] = {"cc", "/usr/lib/llvm-22/bin/clang"};
+  for (size_t d = 0; d < sizeof kDrivers / sizeof *kDrivers; ++d) {
+    char *argv[] = {mutableString(kDrivers[d]), mutableString("-shared"), mutableString("-o"),
+                    mutableString(lib), mutableString(obj), mutableString("-lm"),
+                    threads > 1 ? mutableString("-l:libomp.so.5") : NULL, NULL};
+    pid_t pid;
+    if (posix_spawnp(&pid, kDrivers[d], NULL, NULL, argv, environ) != 0)
+      continue;
+    int status;
+    if (waitpid(pid, &status, 0) < 0)
+      return format("waiting for %s: %s", kDrivers[d], strerror(errno));
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      return NULL;
+    return format("linking %s with %s failed (status %d)", lib, kDrivers[d],
+                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  return format("no C compiler driver (cc or clang-22) to link %s", lib);
+}
+
+static char *writeFile(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return format("cannot write %s: %s", path, strerror(errno));
+  fputs(text, f);
+  if (fclose(f))
+    return format("cannot write %s: %s", path, strerror(errno));
+  return NULL;
+}
+
+/*--- The entry point -------------------------------------------------------------------*/
+
+static bool isIdentifier(const char *s) {
+  if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+    return false;
+  for (; *s; ++s)
+    if (!(isalnum((unsigned char)*s) || *s == '_'))
+      return false;
+  return true;
+}
+
+static bool declares(MlirModule m, MlirStringRef sym) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute s = mlirOperationGetAttributeByName(op, str("sym_name"));
+    if (!mlirAttributeIsNull(s) && mlirStringRefEqual(mlirStringAttrGetValue(s), sym))
+      return true;
+  }
+  return false;
+}
+
+static char *diagnosticsOr(DlcDiagnostics *d, const char *fallback) {
+  const char *t = dlcDiagnosticsText(d);
+  return format("%s", t && *t ? t : fallback);
+}
+
+bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceName,
+                         const char *outDir, const char *name, const DlcAotOptions *options,
+                         DlcMemoryPlan *planOut, char **error) {
+  DlcAotOptions dflt = {NULL, NULL, NULL, 1, true, NULL};
+  const DlcAotOptions *o = options ? options : &dflt;
+  const char *isa = o->isa ? o->isa : "host";
+  int threads = o->threads > 1 ? o->threads : 1;
+  char *err = NULL;
+  if (o->target && strcmp(o->target, "cpu"))
+    err = !strcmp(o->target, "cuda")
+              ? format("target 'cuda' is not yet supported by dlc-compile (only 'cpu')")
+              : format("unknown target '%s' (cpu or cuda)", o->target);
+  else if (strcmp(isa, "host") && strcmp(isa, "avx2") && strcmp(isa, "avx512"))
+    err = format("unknown isa '%s' (host, avx2 or avx512)", isa);
+  else if (o->sanitizer && (strcmp(o->sanitizer, "thread") || threads > 1))
+    err = format("sanitizer '%s' is not supported (only 'thread', with 1 thread: libomp is "
+                 "not instrumented)", o->sanitizer);
+  else if (!isIdentifier(name) || strlen(name) > 64)
+    err = format("the library name '%s' is not a C identifier of at most 64 characters",
+                 name ? name : "");
+  if (err) {
+    *error = err;
+    return false;
+  }
+  MlirContext ctx = dlcContextCreate();
+  DlcDiagnostics *diags = dlcDiagnosticsAttach(ctx);
+  Tensor *ts = NULL;
+  char *paths[3] = {NULL, NULL, NULL}, *text = NULL, *sig = NULL;
+  char entry[256] = "";
+  int ni = 0, no = 0;
+  DlcMemoryPlan plan;
+  MlirModule module = dlcModuleParse(ctx, (MlirStringRef){source, length},
+                                     sourceName ? sourceName : "<input>");
+  if (mlirModuleIsNull(module)) {
+    err = diagnosticsOr(diags, "cannot parse the module");
+    goto done;
+  }
+  MlirOperation f = {NULL};
+  if ((err = findEntry(module, o->entry, &f)))
+    goto done;
+  MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(f, str("sym_name")));
+  snprintf(entry, sizeof entry, "%.*s", (int)sym.length, sym.data);
+  MlirType ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(f, str("function_type")));
+  ni = (int)mlirFunctionTypeGetNumInputs(ft);
+  no = (int)mlirFunctionTypeGetNumResults(ft);
+  ts = calloc((size_t)(ni + no) + 1, sizeof *ts);
+  for (int i = 0; i < ni && !err; ++i)
+    err = readTensor(mlirFunctionTypeGetInput(ft, i), "input", i, &ts[i]);
+  for (int i = 0; i < no && !err; ++i)
+    err = readTensor(mlirFunctionTypeGetResult(ft, i), "result", i, &ts[ni + i]);
+  if (err)
+    goto done;
+  if (isAbi(entry, name)) {
+    err = format("the entry @%s clashes with the library's own %s; choose another --name",
+                 entry, entry);
+    goto done;
+  }
+  char pipeline[256];
+  snprintf(pipeline, sizeof pipeline, "builtin.module(lower-to-llvm{target=%s parallel=%s})",
+           isa, threads > 1 ? "true" : "false");
+  if (mlirLogicalResultIsFailure(dlcRunPipeline(mlirModuleGetOperation(module), pipeline))) {
+    err = diagnosticsOr(diags, "compilation failed");
+    goto done;
+  }
+  dlcModuleMemoryPlan(module, entry, &plan);
+  sig = signatureJson(name, ts, ni, no, plan.workspaceBytes, threads);
+  text = wrapperSource(name, entry, ts, ni, no, plan.workspaceBytes, threads, sig);
+  MlirModule wrapper = dlcModuleParse(ctx, str(text), "<dlc-compile wrapper>");
+  if (mlirModuleIsNull(wrapper)) {
+    err = diagnosticsOr(diags, "internal error: the ABI wrapper does not parse");
+    goto done;
+  }
+  MlirBlock dst = mlirModuleGetBody(module);
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(wrapper)), next;
+       !mlirOperationIsNull(op); op = next) {
+    next = mlirOperationGetNextInBlock(op);
+    MlirAttribute s = mlirOperationGetAttributeByName(op, str("sym_name"));
+    if (declares(module, mlirStringAttrGetValue(s)))
+      continue; /* a declaration of what the module has */
+    mlirOperationRemoveFromParent(op);
+    mlirBlockAppendOwnedOperation(dst, op);
+  }
+  mlirModuleDestroy(wrapper);
+  if (!mlirOperationVerify(mlirModuleGetOperation(module))) {
+    err = diagnosticsOr(diags, "internal error: the module with its ABI wrapper does not verify");
+    goto done;
+  }
+  paths[0] = format("%s/%s.o", outDir, name);
+  paths[1] = format("%s/lib%s.so", outDir, name);
+  paths[2] = format("%s/%s.h", outDir, name);
+  if ((err = emitObject(module, name, isa, paths[0], o->sanitizer != NULL)))
+    goto done;
+  if (o->sharedLibrary && (err = linkShared(paths[0], paths[1], threads)))
+    goto done;
+  free(text);
+  text = headerText(name, sourceName ? sourceName : "<input>", entry, ts, ni, no, &plan,
+                    threads, isa);
+  if ((err = writeFile(paths[2], text)))
+    goto done;
+  if (planOut)
+    *planOut = plan;
+done:
+  dlcDiagnosticsDetach(ctx, diags);
+  if (!mlirModuleIsNull(module))
+    mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  free(ts);
+  free(text);
+  free(sig);
+  for (int i = 0; i < 3; ++i)
+    free(paths[i]);
+  if (err) {
+    *error = err;
+    return false;
+  }
+  return true;
+}
