@@ -4,11 +4,15 @@
 
      dlg-simplify, dlg-fold-batch-norm,
      dlg-fold-constants, dlg-fuse      graph level (C)
+     dlc-memory-order                  each op just before its first user
+                                       where that shortens lifetimes (C)
      dlk-to-linalg                     kernels -> linalg on tensors (C)
      linalg-fuse-elementwise-ops       one generic per elementwise chain
      dlc-cpu-schedule                  tiling, parallel forall, vectorisation,
                                        accumulator hoisting (C, transform IR)
      one-shot-bufferize ...            memrefs, results as caller buffers
+     dlc-static-buffers, dlc-memory-plan   copy elision; temporaries in one
+                                       workspace arena, a last argument (C)
      scf-forall-to-parallel, convert-scf-to-openmp   2-core parallel loops
      vector / math / memref / scf -> LLVM
 
@@ -95,7 +99,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   char p[2048];
   snprintf(p, sizeof p,
            "func.func(dlg-simplify,dlg-fold-batch-norm,dlg-fold-constants,dlg-simplify),%s"
-           "dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
+           "func.func(dlc-memory-order),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
            "%s"
            "inline,symbol-dce,func.func(dlc-readonly-args),"
            "one-shot-bufferize{bufferize-function-boundaries "

@@ -287,7 +287,8 @@ static void planFunction(MlirOperation func, int64_t weights, Totals *totals) {
     MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
     int64_t bytes = byteSize(t);
     if (mlirOperationGetNumOperands(op) != 0 || bytes < 0 || !isIdentityLayout(t) ||
-        !mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t))) {
+        !mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t)) ||
+        dlcGetI64(op, "alignment", kAlign) > kAlign || kAlign % dlcGetI64(op, "alignment", 1)) {
       ++unplanned;
       continue;
     }

@@ -20,6 +20,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcCopyToLinalgPass,
     &dlcStaticBuffersPass,
     &dlcMemoryPlanPass,
+    &dlcMemoryOrderPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

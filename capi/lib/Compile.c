@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
+#include <pthread.h>
 #include <unistd.h>
 
 /* A free workspace, kept for the next call. */
@@ -37,7 +37,8 @@ typedef struct Variant {
      when `plan.workspaceBytes` > 0. Each call takes one from the pool (or
      a new one), so concurrent calls never share one. */
   DlcMemoryPlan plan;
-  mtx_t poolLock;
+  pthread_mutex_t poolLock; /* pthread, not C11 mtx_t: ThreadSanitizer
+                               sees glibc's mtx_lock as no lock at all */
   Workspace *pool;
   int users; /* calls running it (dynamic programs: an evicted variant
                 is destroyed by its last user) */
@@ -62,7 +63,7 @@ struct DlcProgram {
   uint64_t clock;
   /* Dynamic programs: guards the variant cache and the MLIR context
      (compiling a variant), never a call into compiled code. */
-  mtx_t cacheLock;
+  pthread_mutex_t cacheLock;
 };
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -229,7 +230,7 @@ static bool hasDynamicDim(const DlcTensorType *t) {
 
 static Variant *newVariant(void) {
   Variant *v = calloc(1, sizeof *v);
-  mtx_init(&v->poolLock, mtx_plain);
+  pthread_mutex_init(&v->poolLock, NULL);
   return v;
 }
 
@@ -243,16 +244,16 @@ static void destroyVariant(Variant *v) {
     next = w->next;
     free(w);
   }
-  mtx_destroy(&v->poolLock);
+  pthread_mutex_destroy(&v->poolLock);
   free(v);
 }
 
 static void *takeWorkspace(Variant *v) {
-  mtx_lock(&v->poolLock);
+  pthread_mutex_lock(&v->poolLock);
   Workspace *w = v->pool;
   if (w)
     v->pool = w->next;
-  mtx_unlock(&v->poolLock);
+  pthread_mutex_unlock(&v->poolLock);
   if (!w) { /* aligned as the planner assumed (64 bytes), rounded to it */
     size_t bytes = ((size_t)v->plan.workspaceBytes + 63) / 64 * 64;
     w = aligned_alloc(64, bytes < sizeof *w ? 64 : bytes);
@@ -262,10 +263,10 @@ static void *takeWorkspace(Variant *v) {
 
 static void returnWorkspace(Variant *v, void *ws) {
   Workspace *w = ws;
-  mtx_lock(&v->poolLock);
+  pthread_mutex_lock(&v->poolLock);
   w->next = v->pool;
   v->pool = w;
-  mtx_unlock(&v->poolLock);
+  pthread_mutex_unlock(&v->poolLock);
 }
 
 void dlcModuleMemoryPlan(MlirModule m, const char *entry, DlcMemoryPlan *plan) {
@@ -388,7 +389,7 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
       *error = format("out of memory allocating a program (%zu bytes)", sizeof *p);
     return NULL;
   }
-  mtx_init(&p->cacheLock, mtx_plain);
+  pthread_mutex_init(&p->cacheLock, NULL);
   p->ctx = dlcContextCreate();
   p->threads = o->threads;
   p->optLevel = o->optLevel > 0 ? o->optLevel : 3;
@@ -461,7 +462,7 @@ void dlcProgramDestroy(DlcProgram *p) {
   if (p->source.ptr)
     mlirModuleDestroy(p->source);
   mlirContextDestroy(p->ctx);
-  mtx_destroy(&p->cacheLock);
+  pthread_mutex_destroy(&p->cacheLock);
   free(p->types);
   free(p->pipeline);
   free(p);
@@ -538,7 +539,7 @@ static Variant *acquireVariant(DlcProgram *p, const DlcTensorType *inputs, char 
     }
   if (!p->dynamic)
     return p->variants[0];
-  mtx_lock(&p->cacheLock);
+  pthread_mutex_lock(&p->cacheLock);
   Variant *v = NULL;
   for (int k = 0; k < p->numVariants && !v; ++k) {
     bool same = true;
@@ -551,7 +552,7 @@ static Variant *acquireVariant(DlcProgram *p, const DlcTensorType *inputs, char 
     v = newVariant();
     char *err = specialize(p, inputs, v); /* destroys v on failure */
     if (err) {
-      mtx_unlock(&p->cacheLock);
+      pthread_mutex_unlock(&p->cacheLock);
       snprintf(error, errorLength, "%s", err);
       free(err);
       return NULL;
@@ -572,17 +573,17 @@ static Variant *acquireVariant(DlcProgram *p, const DlcTensorType *inputs, char 
   }
   v->lastUse = ++p->clock;
   ++v->users;
-  mtx_unlock(&p->cacheLock);
+  pthread_mutex_unlock(&p->cacheLock);
   return v;
 }
 
 static void releaseVariant(DlcProgram *p, Variant *v) {
   if (!p->dynamic)
     return;
-  mtx_lock(&p->cacheLock);
+  pthread_mutex_lock(&p->cacheLock);
   if (--v->users == 0 && v->lastUse == UINT64_MAX)
     destroyVariant(v);
-  mtx_unlock(&p->cacheLock);
+  pthread_mutex_unlock(&p->cacheLock);
 }
 
 bool dlcProgramResolve(DlcProgram *p, const DlcTensorType *inputs, DlcTensorType *outputs,

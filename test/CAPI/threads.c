@@ -2,7 +2,10 @@
    calls on one compiled program give results bit-identical to a
    single-threaded call (each call takes its own workspace from the
    program's pool), a dynamic program's variants are compiled and run from
-   two threads at once, and two programs compile in two threads at once. */
+   two threads at once, and two programs compile in two threads at once.
+   An optional second argument is the pipeline (test/AOT/tsan.test runs
+   this program under ThreadSanitizer with OpenMP off: libomp is not
+   instrumented). */
 // RUN: %cc %s -o %t %ldlc -lpthread && %t %dlc_src/examples/mlp_block.mlir 2>&1 | FileCheck %s
 // CHECK: workspace_bytes=131072 peak_bytes=131072 naive_bytes=133888
 // CHECK: static: 2 threads x 200 calls, 0 mismatches
@@ -79,9 +82,11 @@ static void *runDynamic(void *arg) {
   return NULL;
 }
 
+static DlcCompileOptions gOptions;
+
 static void *compileOne(void *arg) {
   char *err = NULL;
-  DlcProgram *p = dlcProgramCompile(gSource, gLength, "model.mlir", NULL, &err);
+  DlcProgram *p = dlcProgramCompile(gSource, gLength, "model.mlir", &gOptions, &err);
   if (!p) {
     fprintf(stderr, "compile: %s\n", err);
     free(err);
@@ -91,15 +96,16 @@ static void *compileOne(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2)
+  if (argc != 2 && argc != 3)
     return 2;
+  gOptions = (DlcCompileOptions){NULL, argc == 3 ? argv[2] : NULL, 0, 3};
   FILE *f = fopen(argv[1], "rb");
   static char buf[1 << 16];
   gLength = fread(buf, 1, sizeof buf, f);
   fclose(f);
   gSource = buf;
   char *err = NULL, msg[256];
-  gProgram = dlcProgramCompile(gSource, gLength, argv[1], NULL, &err);
+  gProgram = dlcProgramCompile(gSource, gLength, argv[1], &gOptions, &err);
   if (!gProgram) {
     fprintf(stderr, "%s\n", err);
     return 1;
@@ -128,7 +134,7 @@ int main(int argc, char **argv) {
     pthread_join(t[i], NULL);
   printf("static: 2 threads x %d calls, %d mismatches\n", CALLS, bad[0] + bad[1]);
 
-  gDynamic = dlcProgramCompile(kDynamic, sizeof kDynamic - 1, "dynamic.mlir", NULL, &err);
+  gDynamic = dlcProgramCompile(kDynamic, sizeof kDynamic - 1, "dynamic.mlir", &gOptions, &err);
   if (!gDynamic) {
     fprintf(stderr, "%s\n", err);
     return 1;

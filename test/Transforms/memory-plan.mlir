@@ -83,14 +83,16 @@ func.func @best_fit(%x: f32) {
 // -----
 
 // What stays an alloc: a dynamic one, one returned, one freed through a
-// view, and one per loop iteration (not counted: not at the top level).
+// view, one aligned beyond the arena's 64 bytes, and one per loop
+// iteration (not counted: not at the top level).
 // Private functions are not planned (their callers would need the arena).
 // CHECK-LABEL: func @kept
 // CHECK-SAME:    %arg1: memref<256xi8>
-// CHECK-SAME:    temporaries = 1 : i64, unplanned = 3 : i64
+// CHECK-SAME:    temporaries = 1 : i64, unplanned = 4 : i64
 // CHECK:       memref.alloc(%arg0) : memref<?xf32>
 // CHECK:       memref.alloc() : memref<8xf32>
 // CHECK:       memref.alloc() : memref<16xf32>
+// CHECK:       memref.alloc() {alignment = 128 : i64} : memref<32xf32>
 // CHECK:       memref.view %arg1
 // CHECK:       scf.for
 // CHECK-NEXT:    memref.alloc() : memref<4xf32>
@@ -102,6 +104,7 @@ func.func @kept(%n: index) -> memref<8xf32> {
   %v = memref.alloc() : memref<16xf32>
   %w = memref.subview %v[0] [8] [1] : memref<16xf32> to memref<8xf32, strided<[1]>>
   memref.dealloc %w : memref<8xf32, strided<[1]>>
+  %big = memref.alloc() {alignment = 128 : i64} : memref<32xf32>
   %ok = memref.alloc() : memref<64xf32>
   scf.for %i = %c0 to %n step %c1 {
     %l = memref.alloc() : memref<4xf32>
