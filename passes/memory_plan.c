@@ -36,6 +36,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
 #include "support/op_list.h"
+#include "shape/Checked.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -58,11 +59,15 @@ static int64_t byteSize(MlirType t) {
   if (n < 0 || !mlirShapedTypeHasStaticShape(t))
     return -1;
   for (intptr_t i = 0; i < mlirShapedTypeGetRank(t); ++i)
-    n *= mlirShapedTypeGetDimSize(t, i);
+    n = dlcMulSaturate(n, mlirShapedTypeGetDimSize(t, i)); /* the verifier bounds real types */
   return n;
 }
 
-static int64_t alignUp(int64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+/* Rounded up to kAlign; INT64_MAX stays INT64_MAX (such a temporary
+   is left as an alloc by the size check in planFunction). */
+static int64_t alignUp(int64_t n) {
+  return n > INT64_MAX - kAlign ? INT64_MAX : (n + kAlign - 1) / kAlign * kAlign;
+}
 
 static bool isIdentityLayout(MlirType t) {
   MlirAttribute layout = mlirMemRefTypeGetLayout(t);
@@ -180,8 +185,8 @@ static int cmpByOffset(const void *a, const void *b) {
 
 /* Greedy by size: returns the arena's size. */
 static int64_t assignOffsets(Temp *temps, intptr_t n) {
-  Temp **bySize = malloc(sizeof *bySize * (size_t)(n + 1));
-  Temp **placed = malloc(sizeof *placed * (size_t)(n + 1));
+  Temp **bySize = dlcXmalloc(sizeof *bySize * (size_t)(n + 1));
+  Temp **placed = dlcXmalloc(sizeof *placed * (size_t)(n + 1));
   for (intptr_t i = 0; i < n; ++i)
     bySize[i] = &temps[i];
   qsort(bySize, (size_t)n, sizeof *bySize, cmpBySize);
@@ -198,12 +203,12 @@ static int64_t assignOffsets(Temp *temps, intptr_t n) {
       int64_t gap = placed[j]->offset - end;
       if (gap >= t->size && gap < bestGap)
         best = end, bestGap = gap;
-      if (placed[j]->offset + placed[j]->size > end)
-        end = placed[j]->offset + placed[j]->size;
+      end = dlcAddSaturate(placed[j]->offset, placed[j]->size) > end
+                ? dlcAddSaturate(placed[j]->offset, placed[j]->size) : end;
     }
     t->offset = best >= 0 ? best : end;
-    if (t->offset + t->size > peak)
-      peak = t->offset + t->size;
+    if (dlcAddSaturate(t->offset, t->size) > peak)
+      peak = dlcAddSaturate(t->offset, t->size);
   }
   free(bySize);
   free(placed);
@@ -220,7 +225,7 @@ static int64_t weightsBytes(MlirOperation module) {
         mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("constant"))))
       continue;
     int64_t b = byteSize(mlirTypeAttrGetValue(mlirOperationGetAttributeByName(op, str("type"))));
-    total += b > 0 ? b : 0;
+    total = dlcAddSaturate(total, b > 0 ? b : 0);
   }
   return total;
 }
@@ -230,7 +235,7 @@ static MlirValue addWorkspaceArg(MlirOperation func, MlirBlock body, MlirType ty
   MlirContext ctx = mlirOperationGetContext(func);
   MlirType ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(func, str("function_type")));
   intptr_t ni = mlirFunctionTypeGetNumInputs(ft), nr = mlirFunctionTypeGetNumResults(ft);
-  MlirType *ins = malloc(sizeof *ins * (size_t)(ni + 1)), *res = malloc(sizeof *res * (size_t)(nr + 1));
+  MlirType *ins = dlcXmalloc(sizeof *ins * (size_t)(ni + 1)), *res = dlcXmalloc(sizeof *res * (size_t)(nr + 1));
   for (intptr_t i = 0; i < ni; ++i)
     ins[i] = mlirFunctionTypeGetInput(ft, i);
   ins[ni] = type;
@@ -240,7 +245,7 @@ static MlirValue addWorkspaceArg(MlirOperation func, MlirBlock body, MlirType ty
       func, str("function_type"), mlirTypeAttrGet(mlirFunctionTypeGet(ctx, ni + 1, ins, nr, res)));
   MlirAttribute argAttrs = mlirOperationGetAttributeByName(func, str("arg_attrs"));
   if (!mlirAttributeIsNull(argAttrs)) {
-    MlirAttribute *a = malloc(sizeof *a * (size_t)(ni + 1));
+    MlirAttribute *a = dlcXmalloc(sizeof *a * (size_t)(ni + 1));
     for (intptr_t i = 0; i < ni; ++i)
       a[i] = mlirArrayAttrGetElement(argAttrs, i);
     a[ni] = mlirDictionaryAttrGet(ctx, 0, NULL);
@@ -268,7 +273,7 @@ static void planFunction(MlirOperation func, int64_t weights, Totals *totals) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (o.n == cap)
-      o.slots = realloc(o.slots, sizeof *o.slots * (size_t)(cap = cap ? 2 * cap : 64));
+      o.slots = dlcXrealloc(o.slots, sizeof *o.slots * (size_t)(cap = cap ? 2 * cap : 64));
     o.slots[o.n] = (Slot){op, o.n};
     ++o.n;
   }
@@ -294,8 +299,8 @@ static void planFunction(MlirOperation func, int64_t weights, Totals *totals) {
     }
     if (n == tcap) {
       tcap = tcap ? 2 * tcap : 32;
-      temps = realloc(temps, sizeof *temps * (size_t)tcap);
-      dealloc0 = realloc(dealloc0, sizeof *dealloc0 * (size_t)(tcap + 1));
+      temps = dlcXrealloc(temps, sizeof *temps * (size_t)tcap);
+      dealloc0 = dlcXrealloc(dealloc0, sizeof *dealloc0 * (size_t)(tcap + 1));
     }
     Temp tmp = {op, alignUp(bytes > 0 ? bytes : 1), 0, 0, 0};
     intptr_t mark = deallocs.n;
@@ -307,14 +312,20 @@ static void planFunction(MlirOperation func, int64_t weights, Totals *totals) {
     dealloc0[n] = mark;
     temps[n++] = tmp;
   }
-  dealloc0 = realloc(dealloc0, sizeof *dealloc0 * (size_t)(n + 1));
+  dealloc0 = dlcXrealloc(dealloc0, sizeof *dealloc0 * (size_t)(n + 1));
   dealloc0[n] = deallocs.n;
 
+  int64_t naive = 0, peak = 0;
   if (n > 0) {
-    int64_t naive = 0;
     for (intptr_t i = 0; i < n; ++i)
-      naive += temps[i].size;
-    int64_t peak = assignOffsets(temps, n);
+      naive = dlcAddSaturate(naive, temps[i].size);
+    peak = assignOffsets(temps, n);
+    if (peak == INT64_MAX) { /* an arena beyond int64 bytes: leave every alloc alone */
+      unplanned += (uint64_t)n;
+      n = 0;
+    }
+  }
+  if (n > 0) {
     MlirContext ctx = mlirOperationGetContext(func);
     MlirType i8 = mlirIntegerTypeGet(ctx, 8), index = mlirIndexTypeGet(ctx);
     MlirType wsType = mlirMemRefTypeContiguousGet(i8, 1, &peak, mlirAttributeGetNull());

@@ -13,6 +13,7 @@
 #include "dlc-c/Aot.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "shape/Checked.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -53,7 +54,7 @@ static void put(Buf *b, const char *fmt, ...) {
   va_end(ap);
   if (b->n + (size_t)k + 1 > b->cap) {
     b->cap = (b->n + (size_t)k + 1) * 2;
-    b->s = realloc(b->s, b->cap);
+    b->s = dlcXrealloc(b->s, b->cap);
   }
   va_start(ap, fmt);
   vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
@@ -66,7 +67,7 @@ static char *format(const char *fmt, ...) {
   va_start(ap, fmt);
   int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  char *s = malloc((size_t)n + 1);
+  char *s = dlcXmalloc((size_t)n + 1);
   va_start(ap, fmt);
   vsnprintf(s, (size_t)n + 1, fmt, ap);
   va_end(ap);
@@ -654,7 +655,7 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
   MlirType ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(f, str("function_type")));
   ni = (int)mlirFunctionTypeGetNumInputs(ft);
   no = (int)mlirFunctionTypeGetNumResults(ft);
-  ts = calloc((size_t)(ni + no) + 1, sizeof *ts);
+  ts = dlcXcalloc((size_t)(ni + no) + 1, sizeof *ts);
   for (int i = 0; i < ni && !err; ++i)
     err = readTensor(mlirFunctionTypeGetInput(ft, i), "input", i, &ts[i]);
   for (int i = 0; i < no && !err; ++i)

@@ -44,6 +44,12 @@ static inline int64_t dlcMulSaturate(int64_t a, int64_t b) {
   return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
+/* a + b clamped to INT64_MAX, for non-negative operands (sums of sizes). */
+static inline int64_t dlcAddSaturate(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 /* Bytes of n elements of `elementBytes` each into a size_t allocation
    size; false when it does not fit (or n is negative). */
 static inline bool dlcAllocSize(int64_t n, uint64_t elementBytes, size_t *out) {

@@ -29,6 +29,16 @@
 #include <string.h>
 #include <time.h>
 
+/* Every buffer is checked: one line naming the size, then exit. */
+static void *xmalloc(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p) {
+    fprintf(stderr, "aot_run: out of memory allocating %zu bytes\n", bytes);
+    exit(1);
+  }
+  return p;
+}
+
 #define CAT_(a, b) a##_##b
 #define CAT(a, b) CAT_(a, b)
 #define M(x) CAT(MODEL, x)   /* mlp_run */
@@ -77,7 +87,7 @@ static void *readNpy(const char *path, int dtype, int rank, const int64_t *shape
             kDescr[dtype], want, header);
     goto done;
   }
-  data = malloc(bytes ? bytes : 1);
+  data = xmalloc(bytes ? bytes : 1);
   if (fread(data, 1, bytes, f) != bytes) {
     free(data);
     data = NULL;
@@ -131,8 +141,8 @@ static void *work(void *arg) {
   Worker *w = arg;
   void *outs[U(NUM_OUTPUTS) + 1];
   for (int o = 0; o < U(NUM_OUTPUTS); ++o)
-    outs[o] = malloc(M(output_bytes)[o] + 1);
-  void *ws = w->shared ? w->shared : w->own ? malloc(M(workspace_size)() + 1) : NULL;
+    outs[o] = xmalloc(M(output_bytes)[o] + 1);
+  void *ws = w->shared ? w->shared : w->own ? xmalloc(M(workspace_size)() + 1) : NULL;
   for (int c = 0; c < w->calls; ++c) {
     for (int o = 0; o < U(NUM_OUTPUTS); ++o)
       memset(outs[o], 0xff, M(output_bytes)[o]);
@@ -203,15 +213,15 @@ int main(int argc, char **argv) {
       return 1;
 #endif
   for (int o = 0; o < U(NUM_OUTPUTS); ++o)
-    outputs[o] = malloc(M(output_bytes)[o] + 1);
-  void *ws = malloc(M(workspace_size)() + 1);
+    outputs[o] = xmalloc(M(output_bytes)[o] + 1);
+  void *ws = xmalloc(M(workspace_size)() + 1);
   int rc = M(run)(inputs, outputs, ws);
   if (rc) {
     fprintf(stderr, "aot_run: run failed: %s\n", M(error_string)(rc));
     return 1;
   }
   if (bench > 0) {
-    double *ms = malloc(sizeof *ms * (size_t)bench);
+    double *ms = xmalloc(sizeof *ms * (size_t)bench);
     for (int r = 0; r < bench; ++r) {
       double t0 = nowMs();
       M(run)(inputs, outputs, ws);
@@ -222,8 +232,9 @@ int main(int argc, char **argv) {
     free(ms);
   }
   if (threads > 0) {
-    pthread_t *tids = malloc(sizeof *tids * (size_t)threads);
-    Worker *ws_ = calloc((size_t)threads, sizeof *ws_);
+    pthread_t *tids = xmalloc(sizeof *tids * (size_t)threads);
+    Worker *ws_ = xmalloc(sizeof *ws_ * (size_t)threads);
+    memset(ws_, 0, sizeof *ws_ * (size_t)threads);
     for (int t = 0; t < threads; ++t) {
       ws_[t] = (Worker){inputs, outputs, calls, t % 2 == 0, 0, sharedWs ? ws : NULL};
       pthread_create(&tids[t], NULL, work, &ws_[t]);

@@ -19,6 +19,7 @@
    Exit status 0 on success, 1 with the error on stderr otherwise. */
 
 #include "dlc-c/Aot.h"
+#include "shape/Checked.h"
 
 #include <errno.h>
 #include <spawn.h>
@@ -46,10 +47,10 @@ static char *readFile(const char *path, size_t *len) {
   if (!f)
     return NULL;
   size_t cap = 1 << 16, n = 0, got;
-  char *buf = malloc(cap);
+  char *buf = dlcXmalloc(cap);
   while ((got = fread(buf + n, 1, cap - n, f)) > 0)
     if ((n += got) == cap)
-      buf = realloc(buf, cap *= 2);
+      buf = dlcXrealloc(buf, cap *= 2);
   fclose(f);
   *len = n;
   return buf;
