@@ -210,6 +210,7 @@ typedef struct {
   DlcText text;
   int next;      /* fresh SSA number */
   int vw;
+  DlcCpuTarget target;
   bool failed;
 } Script;
 
@@ -629,7 +630,7 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
   }
   if (!haveGiven) {
     if (g.root >= 0)
-      dlcScheduleGemm(nest, st->script.vw, &g.sched);
+      dlcScheduleGemm(nest, &st->script.target, &g.sched);
     else
       dlcScheduleLoops(nest, st->script.vw, &g.sched);
     bool kernel = !mlirAttributeIsNull(
@@ -708,9 +709,9 @@ static MlirWalkResult untag(MlirOperation op, void *u) {
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   const DlcOptions *o = dlcPassGetOptions(pass);
   State st = {.script = {.text = {NULL, 0, 0}, .next = 0}, .ctx = mlirOperationGetContext(module)};
-  st.script.vw = (int)dlcOptionsGetInt(o, "vector-width");
-  if (st.script.vw <= 0)
-    st.script.vw = (int)dlcTargetVectorWidth(dlcOptionsGetString(o, "target"));
+  st.script.target = dlcCpuTargetGet(dlcOptionsGetString(o, "target"),
+                                     dlcOptionsGetInt(o, "vector-width"));
+  st.script.vw = (int)st.script.target.vectorWidth;
   Script *s = &st.script;
   emit(s, "module attributes {transform.with_named_sequence} {\n"
           "  transform.named_sequence @__transform_main(%%m: !transform.any_op {transform.readonly}) {\n");

@@ -76,18 +76,25 @@ int64_t dlcTargetVectorWidth(MlirStringRef target) {
 }
 
 static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
-  int64_t vw = dlcOptionsGetInt(o, "vector-width");
+  int64_t given = dlcOptionsGetInt(o, "vector-width"), vw = given;
+  MlirStringRef target = dlcOptionsGetString(o, "target");
   if (vw <= 0)
-    vw = dlcTargetVectorWidth(dlcOptionsGetString(o, "target"));
+    vw = dlcTargetVectorWidth(target);
   bool fuse = dlcOptionsGetBool(o, "fuse"), sched = dlcOptionsGetBool(o, "schedule");
   bool par = dlcOptionsGetBool(o, "parallel");
-  char schedule[96] = "";
-  if (sched)
-    snprintf(schedule, sizeof schedule, "dlc-cpu-schedule{vector-width=%d},canonicalize,cse,", (int)vw);
+  if (target.length > 16) {
+    fprintf(stderr, "lower-to-llvm: unknown target '%.*s' (host, avx2 or avx512)\n",
+            (int)target.length, target.data);
+    return (MlirLogicalResult){0};
+  }
+  char schedule[128] = "";
+  if (sched) /* the target's name: "host" reads this machine's cache sizes */
+    snprintf(schedule, sizeof schedule, "dlc-cpu-schedule{target=%.*s vector-width=%d},canonicalize,cse,",
+             (int)target.length, target.data, (int)given);
   char p[2048];
   snprintf(p, sizeof p,
            "func.func(dlg-simplify,dlg-fold-batch-norm,dlg-fold-constants,dlg-simplify),%s"
-           "dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
+           "dlk-to-linalg{vector-width=%d},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
            "%s"
            "inline,symbol-dce,func.func(dlc-readonly-args),"
            "one-shot-bufferize{bufferize-function-boundaries "
@@ -100,7 +107,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
            "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
            "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,"
            "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
-           fuse ? "func.func(dlg-fuse)," : "", schedule,
+           fuse ? "func.func(dlg-fuse)," : "", (int)vw, schedule,
            par ? "scf-forall-to-parallel,convert-scf-to-openmp," : "scf-forall-to-parallel,");
   DlcText e = {NULL, 0, 0};
   MlirLogicalResult r =

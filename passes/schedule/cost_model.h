@@ -24,6 +24,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* What the model knows of the CPU: vector lanes and registers, and the
+   data caches that size the GEMM blocks. */
+typedef struct DlcCpuTarget {
+  int64_t vectorWidth; /* f32 lanes: 8 with AVX2, 16 with AVX-512 */
+  int64_t vectorRegs;  /* 16 with AVX2, 32 with AVX-512 */
+  int64_t l1Bytes, l1Ways, l2Bytes; /* per core */
+} DlcCpuTarget;
+
+/* The target named `name`: "avx2" or "avx512" (fixed cache models, so
+   schedules do not depend on the machine that compiles them) or "host"
+   (this CPU's ISA, its cache sizes from sysconf). A `vectorWidth` > 0
+   names the ISA by its lanes instead (8: avx2, 16: avx512). */
+DlcCpuTarget dlcCpuTargetGet(MlirStringRef name, int64_t vectorWidth);
+
 typedef struct DlcLoopNest {
   int numLoops;
   int64_t extent[DLC_SCHEDULE_MAX_LOOPS]; /* < 0: dynamic */
@@ -39,8 +53,19 @@ int64_t dlcLargestDivisor(int64_t n, int64_t limit);
 /* The vector tile for an innermost loop of `extent`: up to four vectors. */
 int64_t dlcVectorTile(int64_t extent, int64_t vectorWidth);
 
-void dlcScheduleGemm(const DlcLoopNest *root, int64_t vectorWidth, DlcSchedule *out);
+void dlcScheduleGemm(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
 void dlcScheduleLoops(const DlcLoopNest *sink, int64_t vectorWidth, DlcSchedule *out);
+
+/* The width NR of the column panels dlk-to-linalg packs B into for a GEMM
+   with N columns: the register tile's width for large M, so each k step
+   reads whole panel rows (16 with AVX2, 32 with AVX-512). 0 when N is not
+   a multiple of a vector (no packing). */
+int64_t dlcGemmPanelWidth(int64_t vectorWidth, int64_t n);
+
+/* Whether the register tile should read A from a packed copy of each
+   Mc x Kc block rather than from A's rows: when `mr` rows `rowBytes` apart
+   fall into too few L1 sets, they evict each other between k steps. */
+bool dlcGemmPacksA(const DlcCpuTarget *t, int64_t rowBytes, int64_t mr);
 
 /* The MR x NR register tile for GEMM tiles of m x n (MR <= m, NR one, two
    or four whole vectors dividing n) whose accumulators, NR/vw vectors of
