@@ -125,6 +125,26 @@ static bool mapReads(MlirAffineMap m, int d) {
   return false;
 }
 
+/* Bytes between consecutive values of loop `d` in operand `i` (a static
+   row-major tensor), 0 when the operand does not read it. */
+static int64_t rowBytes(MlirOperation op, intptr_t i, int d) {
+  MlirAffineMap m = operandMap(op, i);
+  MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+  MlirType e = mlirShapedTypeGetElementType(t);
+  if (d < 0 || !mlirShapedTypeHasStaticShape(t) || !mlirTypeIsAFloat(e))
+    return 0;
+  for (intptr_t r = 0; r < mlirAffineMapGetNumResults(m); ++r) {
+    MlirAffineExpr x = mlirAffineMapGetResult(m, r);
+    if (!mlirAffineExprIsADim(x) || mlirAffineDimExprGetPosition(x) != d)
+      continue;
+    int64_t bytes = mlirFloatTypeGetWidth(e) / 8;
+    for (intptr_t q = r + 1; q < mlirShapedTypeGetRank(t); ++q)
+      bytes *= mlirShapedTypeGetDimSize(t, q);
+    return bytes;
+  }
+  return 0;
+}
+
 static bool readOp(MlirOperation op, OpInfo *info) {
   memset(info, 0, sizeof *info);
   info->op = op;
@@ -175,9 +195,11 @@ static bool readOp(MlirOperation op, OpInfo *info) {
   for (int d = info->numParallel; d < l->numLoops; ++d)
     if (!l->reduction[d])
       info->numParallel = -1;
-  if (nMaps == 3) /* panels: loops B and the output read, A does not */
+  if (nMaps == 3) { /* panels: loops B and the output read, A does not */
     for (int d = 0; d < info->numParallel - 2; ++d)
       l->panel[d] = !mapReads(operandMap(op, 0), d) && mapReads(operandMap(op, 1), d);
+    l->aRowBytes = rowBytes(op, 0, info->numParallel - 2);
+  }
   return true;
 }
 

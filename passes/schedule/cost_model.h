@@ -45,6 +45,8 @@ typedef struct DlcLoopNest {
   /* a GEMM loop over panels of B's columns (B and C read it, A does not):
      N split into [N / NR][NR] by packing */
   bool panel[DLC_SCHEDULE_MAX_LOOPS];
+  /* a GEMM's: bytes between A's rows (0: unknown) */
+  int64_t aRowBytes;
 } DlcLoopNest;
 
 /* Largest divisor of `n` that is <= `limit` (1 when n <= 0). */
@@ -62,10 +64,10 @@ void dlcScheduleLoops(const DlcLoopNest *sink, int64_t vectorWidth, DlcSchedule 
    a multiple of a vector (no packing). */
 int64_t dlcGemmPanelWidth(int64_t vectorWidth, int64_t n);
 
-/* Whether the register tile should read A from a packed copy of each
-   Mc x Kc block rather than from A's rows: when `mr` rows `rowBytes` apart
-   fall into too few L1 sets, they evict each other between k steps. */
-bool dlcGemmPacksA(const DlcCpuTarget *t, int64_t rowBytes, int64_t mr);
+/* The most rows of A, `rowBytes` apart, a register tile can read without
+   them evicting each other from L1: rows a multiple of the L1 way size
+   apart (4 KiB: K = 1024, 2048 ...) all map to one set. */
+int64_t dlcGemmMaxRows(const DlcCpuTarget *t, int64_t rowBytes);
 
 /* The MR x NR register tile for GEMM tiles of m x n (MR <= m, NR one, two
    or four whole vectors dividing n) whose accumulators, NR/vw vectors of
@@ -74,5 +76,8 @@ bool dlcGemmPacksA(const DlcCpuTarget *t, int64_t rowBytes, int64_t mr);
    cover the FMA latency, no more loads than FMAs per k step. When MR does not divide m the schedule
    splits off the remaining rows, which get a register tile of their own. */
 void dlcGemmRegisterTile(int64_t m, int64_t n, int64_t vectorWidth, int64_t out[2]);
+/* The same with MR at most `maxRows` (dlcGemmMaxRows). */
+void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vectorWidth, int64_t maxRows,
+                             int64_t out[2]);
 
 #endif
