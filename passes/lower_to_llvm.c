@@ -58,6 +58,8 @@ static const DlcOptionDesc kOptions[] = {
     {"fuse", "run dlg-fuse first (kernels already present are kept)", DLC_OPTION_BOOL, "true"},
     {"schedule", "tile and vectorise (off: plain loops, for debugging)", DLC_OPTION_BOOL, "true"},
     {"parallel", "turn parallel tiles into OpenMP loops", DLC_OPTION_BOOL, "true"},
+    {"profile", "time each kernel (dlc-profile; the runtime prints the table)", DLC_OPTION_BOOL,
+     "false"},
 };
 
 int64_t dlcTargetVectorWidth(MlirStringRef target) {
@@ -94,7 +96,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   char p[2048];
   snprintf(p, sizeof p,
            "func.func(dlg-simplify,dlg-fold-batch-norm,dlg-fold-constants,dlg-simplify),%s"
-           "dlk-to-linalg{vector-width=%d},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
+           "%sdlk-to-linalg{vector-width=%d},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
            "%s"
            "inline,symbol-dce,func.func(dlc-readonly-args),"
            "one-shot-bufferize{bufferize-function-boundaries "
@@ -107,7 +109,8 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
            "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
            "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,"
            "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
-           fuse ? "func.func(dlg-fuse)," : "", (int)vw, schedule,
+           fuse ? "func.func(dlg-fuse)," : "", dlcOptionsGetBool(o, "profile") ? "dlc-profile," : "",
+           (int)vw, schedule,
            par ? "scf-forall-to-parallel,convert-scf-to-openmp," : "scf-forall-to-parallel,");
   DlcText e = {NULL, 0, 0};
   MlirLogicalResult r =

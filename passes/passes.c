@@ -19,6 +19,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcExpandExpPass,
     &dlcCopyToLinalgPass,
     &dlcStaticBuffersPass,
+    &dlcProfilePass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

@@ -4,6 +4,7 @@
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "dlc-c/Specialize.h"
+#include "profile.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -25,6 +26,7 @@ typedef struct Variant {
   MlirExecutionEngine engine;
   void (*invoke)(void **args);
   uint64_t lastUse;
+  DlcProfile *profile; /* compiled with profile: its kernels' times */
 } Variant;
 
 /* Specializations kept per dynamic program; the least recently used goes. */
@@ -40,7 +42,10 @@ struct DlcProgram {
   DlcTensorType *types; /* declared: inputs then outputs, DLC_DYNAMIC_DIM */
   bool dynamic;
   int threads;
+  bool profile;
   void (*setThreads)(int);
+  int (*maxThreads)(void);
+  Variant *last; /* the variant run last */
   Variant variants[MAX_VARIANTS];
   int numVariants;
   uint64_t clock;
@@ -190,6 +195,7 @@ static bool hasDynamicDim(const DlcTensorType *t) {
 }
 
 static void destroyVariant(Variant *v) {
+  dlcProfileDestroy(v->profile);
   if (v->engine.ptr)
     mlirExecutionEngineDestroy(v->engine);
   if (v->module.ptr)
@@ -198,11 +204,51 @@ static void destroyVariant(Variant *v) {
   memset(v, 0, sizeof *v);
 }
 
+static void copyString(char *dst, size_t len, MlirAttribute dict, const char *name) {
+  MlirAttribute a = mlirDictionaryAttrGetElementByName(dict, str(name));
+  MlirStringRef s = !mlirAttributeIsNull(a) && mlirAttributeIsAString(a)
+                        ? mlirStringAttrGetValue(a)
+                        : str("?");
+  snprintf(dst, len, "%.*s", (int)s.length, s.data);
+}
+
+static double readNumber(MlirAttribute dict, const char *name) {
+  MlirAttribute a = mlirDictionaryAttrGetElementByName(dict, str(name));
+  return !mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a)
+             ? (double)mlirIntegerAttrGetValueInt(a)
+             : 0;
+}
+
+/* The kernel table dlc-profile left on the lowered module. */
+static char *readProfile(Variant *v) {
+  MlirAttribute t = mlirOperationGetDiscardableAttributeByName(mlirModuleGetOperation(v->module),
+                                                                str("dlc.profile"));
+  if (mlirAttributeIsNull(t) || !mlirAttributeIsAArray(t))
+    return format("profiling needs the kernels timed: the pipeline must run "
+                  "lower-to-llvm{profile=true}");
+  intptr_t n = mlirArrayAttrGetNumElements(t);
+  DlcProfileKernel *k = calloc((size_t)n + 1, sizeof *k);
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirAttribute d = mlirArrayAttrGetElement(t, i);
+    copyString(k[i].name, sizeof k[i].name, d, "name");
+    copyString(k[i].kind, sizeof k[i].kind, d, "kind");
+    copyString(k[i].root, sizeof k[i].root, d, "root");
+    k[i].flops = readNumber(d, "flops");
+    k[i].bytes = readNumber(d, "bytes");
+  }
+  v->profile = dlcProfileCreate(k, n);
+  free(k);
+  return NULL;
+}
+
 /* Lowers `v->module` through the pipeline and JIT-compiles it. */
 static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
   /* Pipeline syntax errors and pass failures both arrive as diagnostics. */
   if (mlirLogicalResultIsFailure(dlcRunPipeline(mlirModuleGetOperation(v->module), p->pipeline)))
     return diagnosticsOr(diags, "compilation failed");
+  char *err;
+  if (p->profile && (err = readProfile(v)))
+    return err;
   MlirStringRef libs[2];
   int nLibs = 0;
   for (size_t i = 0; i < sizeof kRuntimeLibs / sizeof kRuntimeLibs[0]; ++i)
@@ -211,6 +257,10 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
   v->engine = mlirExecutionEngineCreate(v->module, p->optLevel, nLibs, libs, false, false);
   if (mlirExecutionEngineIsNull(v->engine))
     return diagnosticsOr(diags, "JIT compilation failed");
+  if (p->profile) {
+    mlirExecutionEngineRegisterSymbol(v->engine, str("dlcProfileEnter"), (void *)dlcProfileEnter);
+    mlirExecutionEngineRegisterSymbol(v->engine, str("dlcProfileExit"), (void *)dlcProfileExit);
+  }
   /* The packed wrapper _mlir_<entry>(void **args) takes one pointer per
      argument of the lowered function, memrefs expanded field by field. */
   v->invoke = (void (*)(void **))mlirExecutionEngineLookupPacked(v->engine, str(p->entry));
@@ -218,8 +268,10 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
     return format("the compiled module has no entry '%s'", p->entry);
   if (!p->setThreads) {
     void *omp = dlopen("libomp.so.5", RTLD_NOW | RTLD_NOLOAD);
-    if (omp)
+    if (omp) {
       p->setThreads = (void (*)(int))dlsym(omp, "omp_set_num_threads");
+      p->maxThreads = (int (*)(void))dlsym(omp, "omp_get_max_threads");
+    }
   }
   return NULL;
 }
@@ -274,13 +326,16 @@ static char *specialize(DlcProgram *p, const DlcTensorType *inputs, Variant *v) 
 
 DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sourceName,
                               const DlcCompileOptions *options, char **error) {
-  DlcCompileOptions dflt = {NULL, NULL, 0, 3};
+  DlcCompileOptions dflt = {NULL, NULL, 0, 3, false};
   const DlcCompileOptions *o = options ? options : &dflt;
   DlcProgram *p = calloc(1, sizeof *p);
   p->ctx = dlcContextCreate();
   p->threads = o->threads;
+  p->profile = o->profile;
   p->optLevel = o->optLevel > 0 ? o->optLevel : 3;
-  p->pipeline = format("%s", o->pipeline ? o->pipeline : "builtin.module(lower-to-llvm)");
+  p->pipeline = format("%s", o->pipeline ? o->pipeline
+                             : o->profile ? "builtin.module(lower-to-llvm{profile=true})"
+                                          : "builtin.module(lower-to-llvm)");
   DlcDiagnostics *diags = dlcDiagnosticsAttach(p->ctx);
   char *err = NULL;
   MlirOperation entry = {NULL};
@@ -436,6 +491,7 @@ static Variant *variantFor(DlcProgram *p, const DlcTensorType *inputs, char *err
           oldest = k;
       destroyVariant(&p->variants[oldest]);
       p->variants[oldest] = p->variants[--p->numVariants];
+      p->last = NULL; /* variants moved */
     }
     v = &p->variants[p->numVariants];
     char *err = specialize(p, inputs, v);
@@ -488,8 +544,44 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
     k += pack(&descs[i], i < p->numInputs ? &inputs[i] : &outputs[i - p->numInputs], args + k);
   if (p->setThreads && p->threads > 0)
     p->setThreads(p->threads);
+  p->last = v;
+  if (v->profile)
+    dlcProfileRunBegin(v->profile);
   v->invoke(args);
+  if (v->profile)
+    dlcProfileRunEnd(v->profile);
   free(args);
   free(descs);
   return true;
+}
+
+static DlcProfile *lastProfile(DlcProgram *p, char *error, size_t errorLength) {
+  if (!p->profile) {
+    snprintf(error, errorLength, "the program was not compiled with profiling on");
+    return NULL;
+  }
+  if (!p->last || !p->last->profile) {
+    snprintf(error, errorLength, "no run to profile yet");
+    return NULL;
+  }
+  return p->last->profile;
+}
+
+char *dlcProgramProfileTable(DlcProgram *p, char *error, size_t errorLength) {
+  DlcProfile *prof = lastProfile(p, error, errorLength);
+  if (!prof)
+    return NULL;
+  int threads = p->threads > 0 ? p->threads : p->maxThreads ? p->maxThreads() : 1;
+  return dlcProfileTable(prof, threads);
+}
+
+bool dlcProgramProfileTrace(DlcProgram *p, const char *path, char *error, size_t errorLength) {
+  DlcProfile *prof = lastProfile(p, error, errorLength);
+  return prof && dlcProfileWriteTrace(prof, path, error, errorLength);
+}
+
+void dlcProgramProfileReset(DlcProgram *p) {
+  for (int i = 0; i < p->numVariants; ++i)
+    if (p->variants[i].profile)
+      dlcProfileReset(p->variants[i].profile);
 }

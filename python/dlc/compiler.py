@@ -22,7 +22,8 @@ class _Tensor(ctypes.Structure):
 
 class _Options(ctypes.Structure):
     _fields_ = [("entry", ctypes.c_char_p), ("pipeline", ctypes.c_char_p),
-                ("threads", ctypes.c_int), ("optLevel", ctypes.c_int)]
+                ("threads", ctypes.c_int), ("optLevel", ctypes.c_int),
+                ("profile", ctypes.c_bool)]
 
 
 _bound = False
@@ -46,6 +47,11 @@ def _lib():
                                   ctypes.c_bool),
             "dlcProgramRun": ([ctypes.c_void_p, ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor),
                                ctypes.c_char_p, ctypes.c_size_t], ctypes.c_bool),
+            "dlcProgramProfileTable": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t],
+                                       ctypes.c_void_p),
+            "dlcProgramProfileTrace": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                        ctypes.c_size_t], ctypes.c_bool),
+            "dlcProgramProfileReset": ([ctypes.c_void_p], None),
         }
         for name, (args, res) in sig.items():
             fn = getattr(lib, name)
@@ -91,14 +97,18 @@ class Module:
         "llvm": "builtin.module(lower-to-llvm)",
     }
 
-    def __init__(self, source, *, name="<input>", threads=None, target=None, entry=None):
+    def __init__(self, source, *, name="<input>", threads=None, target=None, entry=None,
+                 _profile=False):
         lib = _lib()
         self._source, self._name, self._target = source, name, target
+        self._options = dict(name=name, threads=threads, target=target, entry=entry)
+        self._profiled = None  # the same model compiled with profiling, at first profile()
         data = source.encode()
         pipeline = None
         if target:
-            pipeline = f"builtin.module(lower-to-llvm{{target={target}}})".encode()
-        opts = _Options(entry.encode() if entry else None, pipeline, threads or 0, 3)
+            pipeline = (f"builtin.module(lower-to-llvm{{target={target}"
+                        f"{' profile=true' if _profile else ''}}})").encode()
+        opts = _Options(entry.encode() if entry else None, pipeline, threads or 0, 3, _profile)
         err = ctypes.c_void_p()
         self._p = lib.dlcProgramCompile(data, len(data), name.encode(), ctypes.byref(opts),
                                         ctypes.byref(err))
@@ -202,6 +212,32 @@ class Module:
     def __call__(self, *arrays):
         outs = self.run(*arrays)
         return outs[0] if len(outs) == 1 else outs
+
+    def profile(self, *arrays, runs=10, trace=None):
+        """Per-kernel profile of `runs` runs on `arrays` (after one warm-up),
+        as TVM's debug executor prints it: one row per kernel with its kind,
+        root op and shapes, time and share of the run, GFLOP/s or GB/s and %
+        of this machine's roofline. Returns the table's text; `trace` names a
+        file to write the runs to as a Chrome trace (Perfetto,
+        chrome://tracing). The model is compiled once more, with each kernel
+        timed; this module's own code stays untimed."""
+        if self._profiled is None:
+            self._profiled = Module(self._source, _profile=True, **self._options)
+        m, lib = self._profiled, _lib()
+        m.run(*arrays)
+        lib.dlcProgramProfileReset(m._p)
+        for _ in range(runs):
+            m.run(*arrays)
+        msg = ctypes.create_string_buffer(512)
+        text = lib.dlcProgramProfileTable(m._p, msg, len(msg))
+        if not text:
+            raise ValueError(msg.value.decode())
+        table = ctypes.string_at(text).decode()
+        lib._free(text)
+        if trace is not None and not lib.dlcProgramProfileTrace(m._p, os.fsencode(trace), msg,
+                                                                 len(msg)):
+            raise OSError(msg.value.decode())
+        return table
 
     def ir(self, stage="dlg"):
         """The module after `stage`: "dlg", "dlk", "linalg" or "llvm"."""

@@ -20,6 +20,7 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuSchedulePass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcExpandExpPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCopyToLinalgPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcStaticBuffersPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcProfilePass;
 MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcLowerToLLVMPipeline;
 
 /* f32 lanes per vector register for a target name (avx2, avx512, host). */
