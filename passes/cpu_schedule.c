@@ -196,8 +196,11 @@ static bool readOp(MlirOperation op, OpInfo *info) {
     if (!l->reduction[d])
       info->numParallel = -1;
   if (nMaps == 3) { /* panels: loops B and the output read, A does not */
-    for (int d = 0; d < info->numParallel - 2; ++d)
-      l->panel[d] = !mapReads(operandMap(op, 0), d) && mapReads(operandMap(op, 1), d);
+    for (int d = 0; d < info->numParallel - 2; ++d) {
+      bool a = mapReads(operandMap(op, 0), d), b = mapReads(operandMap(op, 1), d);
+      l->panel[d] = !a && b;
+      l->rows[d] = a && !b;
+    }
     l->aRowBytes = rowBytes(op, 0, info->numParallel - 2);
   }
   return true;
@@ -673,6 +676,25 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
     emitLoopsGroup(&st->script, &g);
 }
 
+/* Whether `producer` computes the A operand of a GEMM on packed B in
+   `group`. Its parallel tiles split B's panels, which A does not depend
+   on: fused into them, A would be computed once per tile (a conv's
+   transposed im2col, four times), so it gets a group of its own. */
+static bool feedsPanelA(MlirOperation producer, const MlirOperation *group, int n) {
+  MlirValue r = mlirOperationGetResult(producer, 0);
+  for (int i = 0; i < n; ++i) {
+    OpInfo info;
+    if (mlirOperationGetNumOperands(group[i]) < 1 ||
+        !mlirValueEqual(mlirOperationGetOperand(group[i], 0), r) || !readOp(group[i], &info) ||
+        !isGemmRoot(&info))
+      continue;
+    for (int d = 0; d < info.loops.numLoops; ++d)
+      if (info.loops.panel[d])
+        return true;
+  }
+  return false;
+}
+
 static bool hasGemmRoot(const DlcOpList *group) {
   OpInfo info;
   for (intptr_t i = 0; i < group->n; ++i)
@@ -700,7 +722,8 @@ static void scheduleFunc(State *st, MlirOperation func) {
     dlcOpListPush(group, all.ops[i]);
     taken[i] = true;
     for (int j = i - 1; j >= 0; --j)
-      if (!taken[j] && allUsesIn(all.ops[j], group->ops, group->n)) {
+      if (!taken[j] && allUsesIn(all.ops[j], group->ops, group->n) &&
+          !feedsPanelA(all.ops[j], group->ops, (int)group->n)) {
         dlcOpListPush(group, all.ops[j]);
         taken[j] = true;
       }

@@ -531,9 +531,10 @@ static bool addBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
 /* The GEMM on packed panels: A [M, K] (transposed: [K, M]) times
    bp [batch..., N/NR, K, NR], over loops (batch..., panel, m, n, k) into
    C3 [batch..., N/NR, M, NR], then the copy back to [batch..., M, N/NR, NR]
-   (plus `bias` [M] when given). */
+   (plus `bias` [M] when given), or with `outT` to the transposed
+   [batch..., N/NR, NR, M] (plus `bias` [N]). */
 static MlirValue emitPanelGemm(DlcBuilder *b, MlirValue a, bool ta, MlirValue bp,
-                               MlirValue bias) {
+                               MlirValue bias, bool outT) {
   MlirContext ctx = b->context;
   MlirType bt = mlirValueGetType(bp), et = mlirShapedTypeGetElementType(bt);
   intptr_t nb = mlirShapedTypeGetRank(bt) - 3, P = nb, M = nb + 1, N = nb + 2, K = nb + 3;
@@ -562,19 +563,30 @@ static MlirValue emitPanelGemm(DlcBuilder *b, MlirValue a, bool ta, MlirValue bp
   markRoot(r, ctx);
   if (mlirOperationIsNull(r))
     return null();
-  /* C3 -> [batch..., M, N/NR, NR], plus the bias */
+  /* C3 -> [batch..., M, N/NR, NR] (outT: [batch..., N/NR, NR, M]), plus the bias */
+  int64_t nr = dims[nb + 2];
   bool withBias = !mlirValueIsNull(bias);
   DlcGeneric u = {.nLoops = nb + 3, .nIns = withBias ? 2 : 1, .nOuts = 1};
   u.ins[0] = out0(r);
-  ue[nb] = dlcDim(ctx, nb + 1), ue[nb + 1] = dlcDim(ctx, nb), ue[nb + 2] = dlcDim(ctx, nb + 2);
+  if (outT) /* loops (batch..., panel, n, m) */
+    ue[nb] = dlcDim(ctx, nb), ue[nb + 1] = dlcDim(ctx, nb + 2), ue[nb + 2] = dlcDim(ctx, nb + 1);
+  else /* loops (batch..., m, panel, n) */
+    ue[nb] = dlcDim(ctx, nb + 1), ue[nb + 1] = dlcDim(ctx, nb), ue[nb + 2] = dlcDim(ctx, nb + 2);
   u.maps[0] = dlcMapGet(ctx, u.nLoops, nb + 3, ue);
-  if (withBias) {
+  if (withBias && outT) { /* bias [N] as [N/NR, NR] */
+    u.ins[1] = dlcEmitSplitDim(b, bias, 0, nr);
+    MlirAffineExpr pe[2] = {dlcDim(ctx, nb), dlcDim(ctx, nb + 1)};
+    u.maps[1] = dlcMapGet(ctx, u.nLoops, 2, pe);
+  } else if (withBias) {
     u.ins[1] = bias;
     MlirAffineExpr me = dlcDim(ctx, nb);
     u.maps[1] = dlcMapGet(ctx, u.nLoops, 1, &me);
   }
   u.maps[u.nIns] = dlcMapIdentity(ctx, u.nLoops);
-  dims[nb] = m, dims[nb + 1] = panels;
+  if (outT)
+    dims[nb] = panels, dims[nb + 1] = nr, dims[nb + 2] = m;
+  else
+    dims[nb] = m, dims[nb + 1] = panels;
   u.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(nb + 3, dims, et, mlirAttributeGetNull()),
                            NULL, NULL);
   return out0(dlcEmitGeneric(b, &u, withBias ? addBody : dlcCopyBody, NULL));
@@ -586,7 +598,7 @@ static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool 
   /* B [K, N] -> [K, N/NR, NR] -> [N/NR, K, NR]; transposed, [N, K] -> [N/NR, NR, K]. */
   int64_t perm[3] = {1, 0, 2}, permT[3] = {0, 2, 1};
   MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w, tb ? 0 : 1, panel), tb ? permT : perm);
-  MlirValue c = emitPanelGemm(b, a, ta, bp, null());
+  MlirValue c = emitPanelGemm(b, a, ta, bp, null(), false);
   return mlirValueIsNull(c) ? c : dlcEmitMergeDims(b, c, 1, 2);
 }
 
@@ -652,11 +664,18 @@ static bool copyBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
    of the panel width:
    col costs C*kH*kW*Ho*Wo moves against O times as many multiply-adds.
    The copy is a generic with the convolution's index map: it reads the
-   input rows contiguously (for stride 1), which LLVM vectorises. */
-/* One GEMM over loops (image, panel, m, n, k) with W shared, so the code
-   is that of one GEMM whatever the batch. */
+   input rows contiguously (for stride 1), which LLVM vectorises.
+   kConvPixelPanels: one GEMM over loops (image, panel, m, n, k) with W
+   shared, so the code is that of one GEMM whatever the batch.
+   kConvChannelPanels, for one image whose Ho*Wo no panel width divides
+   (ResNet's 14x14 and 7x7 stages) but whose output channels one does:
+   Y^T [Ho*Wo, O] = col^T x W^T, W packed into channel panels, col
+   transposed into rows of A, and the copy back transposes to [O, Ho*Wo]. */
+typedef enum { kConvPixelPanels, kConvChannelPanels } ConvGemm;
+
 static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
-                                 const int64_t *st, const int64_t *dl, int64_t panel) {
+                                 const int64_t *st, const int64_t *dl, ConvGemm mode,
+                                 int64_t panel) {
   MlirContext ctx = b->context;
   MlirValue w = mlirOperationGetOperand(op, 1);
   DlcShape sw = shapeOf(w), so = shapeOf(mlirOperationGetResult(op, 0));
@@ -681,18 +700,33 @@ static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad
   if (mlirValueIsNull(col))
     return null();
   col = dlcEmitMergeDims(b, dlcEmitMergeDims(b, col, 4, 2), 1, 3); /* [N, K, Ho*Wo] */
-  int64_t perm[4] = {0, 2, 1, 3};                                    /* [N, Ho*Wo/16, K, 16] */
-  MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, col, 2, panel), perm);
   MlirValue bias = mlirOperationGetNumOperands(op) > 2 ? mlirOperationGetOperand(op, 2) : null();
-  MlirValue y = emitPanelGemm(b, dlcEmitMergeDims(b, w, 1, 3) /* [O, K] */, false, bp, bias);
+  MlirValue y;
+  if (mode == kConvPixelPanels) {
+    int64_t perm[4] = {0, 2, 1, 3}; /* [N, Ho*Wo/NR, K, NR] */
+    MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, col, 2, panel), perm);
+    y = emitPanelGemm(b, dlcEmitMergeDims(b, w, 1, 3) /* [O, K] */, false, bp, bias, false);
+  } else { /* Y^T [Ho*Wo, O] = col^T x W^T, W in [O/NR, K, NR] panels */
+    MlirValue w2 = dlcEmitMergeDims(b, w, 1, 3);
+    int64_t permT[3] = {0, 2, 1}, perm2[2] = {1, 0};
+    MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w2, 0, panel), permT);
+    int64_t colDims2[2] = {c * kh * kw, oh * ow};
+    /* col^T [Ho*Wo, K] by a named transpose, which keeps elementwise fusion
+       from folding the im2col copy into the contraction's indexing */
+    MlirValue a = dlcEmitTranspose(
+        b, dlcEmitReshape(b, col, mlirRankedTensorTypeGet(2, colDims2, et, mlirAttributeGetNull())),
+        perm2);
+    y = emitPanelGemm(b, a, false, bp, bias, true); /* [O/NR, NR, Ho*Wo] */
+  }
   return mlirValueIsNull(y) ? y : dlcEmitReshape(b, y, resultType(op));
 }
 
 /* Batches of up to kMaxImagesAsGemm images. */
 enum { kMaxImagesAsGemm = 64 };
 
-/* The panel width of a conv2d lowered as a GEMM, 0 when it is not. */
-static int64_t convAsGemm(MlirOperation op, int64_t groups, int64_t vw) {
+/* The panel width of a conv2d lowered as a GEMM, 0 when it is not; `mode`
+   says which operand is packed into panels. */
+static int64_t convAsGemm(MlirOperation op, int64_t groups, int64_t vw, ConvGemm *mode) {
   DlcShape sx = shapeOf(mlirOperationGetOperand(op, 0)), sw = shapeOf(mlirOperationGetOperand(op, 1));
   DlcShape so = shapeOf(mlirOperationGetResult(op, 0));
   if (groups != 1 || sx.rank != 4 || so.rank != 4 || sx.dims[0] > kMaxImagesAsGemm ||
@@ -705,7 +739,16 @@ static int64_t convAsGemm(MlirOperation op, int64_t groups, int64_t vw) {
   DlcShape sa = {2, {sw.dims[0], sw.dims[1] * sw.dims[2] * sw.dims[3]}};
   DlcShape sb = {2, {sa.dims[1], so.dims[2] * so.dims[3]}};
   DlcShape sc = {2, {sw.dims[0], sb.dims[1]}};
-  return packsB(&sa, &sb, &sc, false, vw);
+  int64_t panel = packsB(&sa, &sb, &sc, false, vw);
+  *mode = kConvPixelPanels;
+  if (panel > 0 || sx.dims[0] != 1)
+    return panel;
+  /* Ho*Wo not a multiple of a vector (14x14, 7x7): transposed, the output
+     channels are the GEMM's columns */
+  DlcShape ta = {2, {sb.dims[1], sa.dims[1]}}, tb = {2, {sa.dims[0], sa.dims[1]}};
+  DlcShape tc = {2, {sb.dims[1], sa.dims[0]}};
+  *mode = kConvChannelPanels;
+  return packsB(&ta, &tb, &tc, true, vw);
 }
 
 static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, int64_t vw) {
@@ -719,9 +762,10 @@ static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, int64_t vw) {
   int64_t groups = dlcGetI64(op, "groups", 1);
   int64_t low[4] = {0, 0, pad[0], pad[1]}, high[4] = {0, 0, pad[2], pad[3]};
   x = dlcEmitPad(b, x, low, high, 0.0);
-  int64_t panel = convAsGemm(op, groups, vw);
+  ConvGemm mode;
+  int64_t panel = convAsGemm(op, groups, vw, &mode);
   if (panel > 0)
-    return lowerConvAsGemm(b, op, x, st, dl, panel);
+    return lowerConvAsGemm(b, op, x, st, dl, mode, panel);
   /* loops: n o oh ow | c kh kw */
   enum { N, O, OH, OW, C, KH, KW, LOOPS };
   DlcGeneric g = {.nLoops = LOOPS, .nIns = 2, .nOuts = 1};

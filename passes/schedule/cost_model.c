@@ -159,8 +159,10 @@ static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, const Dlc
   int64_t M = l->extent[p - 2], N = l->extent[p - 1], K = l->extent[n - 1];
   int64_t batch = 1, panels = l->extent[panelLoop];
   for (int d = 0; d < p - 2; ++d) {
-    s->tiles[d] = 1;
-    if (d != panelLoop)
+    /* rows of M split off stay whole in each tile: the tile's packed
+       panels then serve all of them */
+    s->tiles[d] = l->rows[d] ? 0 : 1;
+    if (d != panelLoop && !l->rows[d])
       batch *= l->extent[d];
   }
   int64_t kc = dlcLargestDivisor(K, maxKc(t));
@@ -178,7 +180,8 @@ static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, const Dlc
   s->vectorWidth = vw;
   s->numParallel = 0;
   for (int d = 0; d < p - 2; ++d)
-    s->parallel[s->numParallel++] = d;
+    if (!l->rows[d])
+      s->parallel[s->numParallel++] = d;
   if (splitM)
     s->parallel[s->numParallel++] = p - 2;
 }

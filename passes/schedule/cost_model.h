@@ -45,6 +45,9 @@ typedef struct DlcLoopNest {
   /* a GEMM loop over panels of B's columns (B and C read it, A does not):
      N split into [N / NR][NR] by packing */
   bool panel[DLC_SCHEDULE_MAX_LOOPS];
+  /* a GEMM loop that A and the output read and B does not: rows of M split
+     off by a reshape (a conv's output pixels as (oh, ow)), not a batch */
+  bool rows[DLC_SCHEDULE_MAX_LOOPS];
   /* a GEMM's: bytes between A's rows (0: unknown) */
   int64_t aRowBytes;
 } DlcLoopNest;
