@@ -754,8 +754,15 @@ static MlirWalkResult untag(MlirOperation op, void *u) {
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   const DlcOptions *o = dlcPassGetOptions(pass);
   State st = {.script = {.text = {NULL, 0, 0}, .next = 0}, .ctx = mlirOperationGetContext(module)};
-  st.script.target = dlcCpuTargetGet(dlcOptionsGetString(o, "target"),
-                                     dlcOptionsGetInt(o, "vector-width"));
+  MlirStringRef target = dlcOptionsGetString(o, "target");
+  if (!dlcTargetIsKnown(target)) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "dlc-cpu-schedule: unknown target '%.*s' (host, avx2 or avx512)",
+             (int)(target.length < 64 ? target.length : 64), target.data);
+    mlirEmitError(mlirOperationGetLocation(module), msg);
+    return (MlirLogicalResult){0};
+  }
+  st.script.target = dlcCpuTargetGet(target, dlcOptionsGetInt(o, "vector-width"));
   st.script.vw = (int)st.script.target.vectorWidth;
   Script *s = &st.script;
   emit(s, "module attributes {transform.with_named_sequence} {\n"

@@ -77,6 +77,14 @@ int64_t dlcTargetVectorWidth(MlirStringRef target) {
   return 4;
 }
 
+bool dlcTargetIsKnown(MlirStringRef target) {
+  static const char *const kTargets[] = {"host", "avx2", "avx512"};
+  for (size_t i = 0; i < sizeof kTargets / sizeof kTargets[0]; ++i)
+    if (target.length == strlen(kTargets[i]) && memcmp(target.data, kTargets[i], target.length) == 0)
+      return true;
+  return false;
+}
+
 static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   int64_t given = dlcOptionsGetInt(o, "vector-width"), vw = given;
   MlirStringRef target = dlcOptionsGetString(o, "target");
@@ -84,7 +92,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
     vw = dlcTargetVectorWidth(target);
   bool fuse = dlcOptionsGetBool(o, "fuse"), sched = dlcOptionsGetBool(o, "schedule");
   bool par = dlcOptionsGetBool(o, "parallel");
-  if (target.length > 16) {
+  if (!dlcTargetIsKnown(target)) {
     fprintf(stderr, "lower-to-llvm: unknown target '%.*s' (host, avx2 or avx512)\n",
             (int)target.length, target.data);
     return (MlirLogicalResult){0};

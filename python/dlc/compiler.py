@@ -293,6 +293,11 @@ class PerShapeModule:
     def output_specs(self, *input_specs):
         return self.module(*[shape for shape, _ in input_specs]).outputs
 
+    def profile(self, *arrays, runs=10, trace=None):
+        """Module.profile of the module for these inputs' shapes."""
+        arrays = _check_inputs(arrays, self.inputs)
+        return self.module(*[a.shape for a in arrays]).profile(*arrays, runs=runs, trace=trace)
+
     def ir(self, stage="dlg"):
         """The IR of the most recently used input shapes."""
         if not self._modules:

@@ -5,6 +5,11 @@
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx512},canonicalize,cse)' | FileCheck %s
 // The AVX2 target keeps 16-column panels and 6 x 16 tiles:
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx2},canonicalize,cse)' | FileCheck %s --check-prefix=AVX2
+// A target it does not know is an error, not the host's model:
+// RUN: not dlc-opt %s --pass-pipeline='builtin.module(dlc-cpu-schedule{target=avx3})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// BADTARGET: error: dlc-cpu-schedule: unknown target 'avx3' (host, avx2 or avx512)
+// RUN: not dlc-opt %s --lower-to-llvm=target=avx3 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADPIPE
+// BADPIPE: lower-to-llvm: unknown target 'avx3' (host, avx2 or avx512)
 
 // Two zmm wide register tiles; Kc = 3/4 of L1 over a 32-float row of the
 // panel (192 -> 128 for K = 512), Mc = 3/8 of L2 over Kc x 4 bytes (512,
