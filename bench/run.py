@@ -9,11 +9,14 @@ same process, and their ratio (dlc / reference; > 1 means dlc is faster).
   through its C ABI) vs the same model JIT-compiled (ratio > 1: AOT faster)
 
 each the best of 10 runs taken in turn with its reference (see best_of),
-for 1 thread and for 2. OPENBLAS_CORETYPE is removed from the environment
+for 1 thread and for 2. --models adds whole models against PyTorch eager:
+ResNet-50 and MobileNetV2 (torchvision, b=1, 224x224, through ONNX) and
+BERT-base with 12 layers (b=1, s=128); they take minutes to compile. The
+header names the CPU, its vector ISA and caches. OPENBLAS_CORETYPE is removed from the environment
 before OpenBLAS loads (this machine sets it to Haswell, which halves it);
 PyTorch runs with ATEN_CPU_CAPABILITY=avx512 where the CPU has AVX-512
 (avx2 elsewhere) and tcmalloc preloaded when libtcmalloc-minimal4 is in.
-Run: /usr/bin/python3 bench/run.py [--quick] [--threads 1,2] [--only aot]
+Run: /usr/bin/python3 bench/run.py [--quick] [--models] [--threads 1,2] [--only aot]
 """
 
 import argparse
@@ -248,6 +251,85 @@ def torch_model(torch, name):
     return bert
 
 
+def header():
+    """The machine: CPU model, vector ISA, per-core caches, cores."""
+    flags = set(_cpu_flags())
+    isa = ("AVX-512 (" + "/".join(f for f in ("avx512f", "avx512bw", "avx512vl", "avx512dq",
+                                               "avx512_vnni", "avx512_bf16") if f in flags) + ")"
+           if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE")
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f
+                          if line.startswith("model name")), model)
+    except OSError:
+        pass
+
+    def kib(name):  # glibc's sysconf reads the caches off cpuid
+        try:
+            v = int(subprocess.check_output(["getconf", name], text=True).strip() or 0)
+            return f"{v // 1024} KiB" if v > 0 else "?"
+        except (OSError, ValueError, subprocess.CalledProcessError):
+            return "?"
+    return (f"# {model}: {isa}, L1d {kib('LEVEL1_DCACHE_SIZE')}, L2 {kib('LEVEL2_CACHE_SIZE')} per core, "
+            f"{os.cpu_count()} cores")
+
+
+def bert12_source(layers=12):
+    """BERT-base with `layers` encoder layers: the layer of models.py as a
+    function, called once per layer with its own weights."""
+    import re
+    import models as m
+    one = m.bert_source().replace("func.func @bert_layer", "func.func private @bert_layer")
+    sig = re.search(r"func.func private @bert_layer\((.*?)\) -> (tensor<[^>]*>) \{", one, re.S)
+    types = [p.split(":", 1)[1].strip() for p in sig.group(1).split(",")]
+    ret = sig.group(2)
+    args = [f"%x: {types[0]}"] + [f"%w{l}_{i}: {types[i]}" for l in range(layers)
+                                  for i in range(1, len(types))]
+    body, cur = [], "%x"
+    for l in range(layers):
+        ops = ", ".join([cur] + [f"%w{l}_{i}" for i in range(1, len(types))])
+        body.append(f"  %y{l} = func.call @bert_layer({ops}) : ({', '.join(types)}) -> {ret}")
+        cur = f"%y{l}"
+    return (one + f"\nfunc.func @main({', '.join(args)}) -> {ret} {{\n" + "\n".join(body) +
+            f"\n  return {cur} : {ret}\n}}\n")
+
+
+def whole_models(threads, reps, blas):
+    """ResNet-50, MobileNetV2 and BERT-base (12 layers) vs PyTorch eager, ms."""
+    import torch
+    import torchvision
+    import models as m
+    torch.set_num_threads(threads)
+    torch.set_grad_enabled(False)
+    if blas:
+        blas.openblas_set_num_threads(threads)
+    out = {}
+    d = tempfile.mkdtemp()
+    for name, ctor in [("resnet50", torchvision.models.resnet50),
+                       ("mobilenet_v2", torchvision.models.mobilenet_v2)]:
+        net = ctor().eval()
+        x = torch.randn(1, 3, 224, 224)
+        path = os.path.join(d, name + ".onnx")
+        torch.onnx.export(net, x, path, opset_version=13)
+        mod = dlc.compile(path, threads=threads)
+        xn = x.numpy()
+        out[name + " b=1 224x224"] = best_of([lambda: mod(xn), lambda: net(x)], reps)
+    layers = 12
+    args = [m.bert_args()[0]] + [a for _ in range(layers) for a in m.bert_args()[1:]]
+    mod = dlc.compile(bert12_source(layers), threads=threads)
+    layer = torch_model(torch, "bert")
+    targs = [torch.from_numpy(a) for a in args]
+
+    def torch_bert():
+        y = targs[0]
+        for l in range(layers):
+            y = layer(y, *targs[1 + 16 * l:17 + 16 * l])
+        return y
+    out["bert-base 12 layers b=1 s=128"] = best_of([lambda: mod(*args), torch_bert], reps)
+    return {k: (v[0] * 1e3, v[1] * 1e3) for k, v in out.items()}
+
+
 def ratio(ours, ref, higher_is_better):
     if ref is None:
         return "n/a"
@@ -259,7 +341,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small sizes and few repetitions (CI)")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--only", choices=["aot"], help="only the AOT vs JIT rows")
+    ap.add_argument("--models", action="store_true",
+                    help="whole models too: ResNet-50, MobileNetV2, BERT-base 12 layers")
     opts = ap.parse_args()
+    print(header())
     if opts.only == "aot":
         for threads in [int(t) for t in opts.threads.split(",")]:
             for name, (ours, ref) in aot_vs_jit(threads, 3 if opts.quick else 10).items():
@@ -287,6 +372,10 @@ def main():
                       f"{ref if ref is None else f'{ref:.2f}'} ms, ratio {ratio(ours, ref, False)}")
             for name, (ours, ref) in aot_vs_jit(threads, reps).items():
                 print(f"aot {name}: AOT library {ours:.3f} ms, JIT {ref:.3f} ms, "
+                      f"ratio {ratio(ours, ref, False)}")
+        if opts.models:
+            for name, (ours, ref) in whole_models(threads, reps, blas).items():
+                print(f"{name}: dlc {ours:.2f} ms, PyTorch eager {ref:.2f} ms, "
                       f"ratio {ratio(ours, ref, False)}")
 
 

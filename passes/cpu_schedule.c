@@ -126,6 +126,26 @@ static bool mapReads(MlirAffineMap m, int d) {
   return false;
 }
 
+/* Bytes between consecutive values of loop `d` in operand `i` (a static
+   row-major tensor), 0 when the operand does not read it. */
+static int64_t rowBytes(MlirOperation op, intptr_t i, int d) {
+  MlirAffineMap m = operandMap(op, i);
+  MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+  MlirType e = mlirShapedTypeGetElementType(t);
+  if (d < 0 || !mlirShapedTypeHasStaticShape(t) || !mlirTypeIsAFloat(e))
+    return 0;
+  for (intptr_t r = 0; r < mlirAffineMapGetNumResults(m); ++r) {
+    MlirAffineExpr x = mlirAffineMapGetResult(m, r);
+    if (!mlirAffineExprIsADim(x) || mlirAffineDimExprGetPosition(x) != d)
+      continue;
+    int64_t bytes = mlirFloatTypeGetWidth(e) / 8;
+    for (intptr_t q = r + 1; q < mlirShapedTypeGetRank(t); ++q)
+      bytes *= mlirShapedTypeGetDimSize(t, q);
+    return bytes;
+  }
+  return 0;
+}
+
 static bool readOp(MlirOperation op, OpInfo *info) {
   memset(info, 0, sizeof *info);
   info->op = op;
@@ -176,9 +196,14 @@ static bool readOp(MlirOperation op, OpInfo *info) {
   for (int d = info->numParallel; d < l->numLoops; ++d)
     if (!l->reduction[d])
       info->numParallel = -1;
-  if (nMaps == 3) /* panels: loops B and the output read, A does not */
-    for (int d = 0; d < info->numParallel - 2; ++d)
-      l->panel[d] = !mapReads(operandMap(op, 0), d) && mapReads(operandMap(op, 1), d);
+  if (nMaps == 3) { /* panels: loops B and the output read, A does not */
+    for (int d = 0; d < info->numParallel - 2; ++d) {
+      bool a = mapReads(operandMap(op, 0), d), b = mapReads(operandMap(op, 1), d);
+      l->panel[d] = !a && b;
+      l->rows[d] = a && !b;
+    }
+    l->aRowBytes = rowBytes(op, 0, info->numParallel - 2);
+  }
   return true;
 }
 
@@ -211,6 +236,7 @@ typedef struct {
   DlcText text;
   int next;      /* fresh SSA number */
   int vw;
+  DlcCpuTarget target;
   bool failed;
 } Script;
 
@@ -630,7 +656,7 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
   }
   if (!haveGiven) {
     if (g.root >= 0)
-      dlcScheduleGemm(nest, st->script.vw, &g.sched);
+      dlcScheduleGemm(nest, &st->script.target, &g.sched);
     else
       dlcScheduleLoops(nest, st->script.vw, &g.sched);
     bool kernel = !mlirAttributeIsNull(
@@ -649,6 +675,25 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
     emitGemmGroup(&st->script, &g);
   else
     emitLoopsGroup(&st->script, &g);
+}
+
+/* Whether `producer` computes the A operand of a GEMM on packed B in
+   `group`. Its parallel tiles split B's panels, which A does not depend
+   on: fused into them, A would be computed once per tile (a conv's
+   transposed im2col, four times), so it gets a group of its own. */
+static bool feedsPanelA(MlirOperation producer, const MlirOperation *group, int n) {
+  MlirValue r = mlirOperationGetResult(producer, 0);
+  for (int i = 0; i < n; ++i) {
+    OpInfo info;
+    if (mlirOperationGetNumOperands(group[i]) < 1 ||
+        !mlirValueEqual(mlirOperationGetOperand(group[i], 0), r) || !readOp(group[i], &info) ||
+        !isGemmRoot(&info))
+      continue;
+    for (int d = 0; d < info.loops.numLoops; ++d)
+      if (info.loops.panel[d])
+        return true;
+  }
+  return false;
 }
 
 static bool hasGemmRoot(const DlcOpList *group) {
@@ -678,7 +723,8 @@ static void scheduleFunc(State *st, MlirOperation func) {
     dlcOpListPush(group, all.ops[i]);
     taken[i] = true;
     for (int j = i - 1; j >= 0; --j)
-      if (!taken[j] && allUsesIn(all.ops[j], group->ops, group->n)) {
+      if (!taken[j] && allUsesIn(all.ops[j], group->ops, group->n) &&
+          !feedsPanelA(all.ops[j], group->ops, (int)group->n)) {
         dlcOpListPush(group, all.ops[j]);
         taken[j] = true;
       }
@@ -709,9 +755,16 @@ static MlirWalkResult untag(MlirOperation op, void *u) {
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   const DlcOptions *o = dlcPassGetOptions(pass);
   State st = {.script = {.text = {NULL, 0, 0}, .next = 0}, .ctx = mlirOperationGetContext(module)};
-  st.script.vw = (int)dlcOptionsGetInt(o, "vector-width");
-  if (st.script.vw <= 0)
-    st.script.vw = (int)dlcTargetVectorWidth(dlcOptionsGetString(o, "target"));
+  MlirStringRef target = dlcOptionsGetString(o, "target");
+  if (!dlcTargetIsKnown(target)) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "dlc-cpu-schedule: unknown target '%.*s' (host, avx2 or avx512)",
+             (int)(target.length < 64 ? target.length : 64), target.data);
+    mlirEmitError(mlirOperationGetLocation(module), msg);
+    return (MlirLogicalResult){0};
+  }
+  st.script.target = dlcCpuTargetGet(target, dlcOptionsGetInt(o, "vector-width"));
+  st.script.vw = (int)st.script.target.vectorWidth;
   Script *s = &st.script;
   emit(s, "module attributes {transform.with_named_sequence} {\n"
           "  transform.named_sequence @__transform_main(%%m: !transform.any_op {transform.readonly}) {\n");

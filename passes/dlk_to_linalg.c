@@ -15,6 +15,7 @@
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "lowering/emit.h"
+#include "schedule/cost_model.h"
 #include "support/op_list.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -496,7 +497,7 @@ static void markRoot(MlirOperation r, MlirContext ctx) {
    turns back into C; elementwise fusion merges that copy with the
    epilogue. Packing costs K * N moves per M tile against M * K * N
    multiply-adds, so it is kept for GEMMs with enough rows. */
-enum { kPanel = 16, kPackMinRows = 16 };
+enum { kPackMinRows = 16 };
 
 /* A kernel whose given #dlk.schedule names the plain GEMM's loops
    [M, N, K] keeps them. */
@@ -509,14 +510,17 @@ static bool scheduledPlain(MlirOperation op, intptr_t rank) {
   return !mlirAttributeIsNull(a) && dlcScheduleRead(a, &s) && s.numTiles == rank + 1;
 }
 
-static bool packsB(const DlcShape *sa, const DlcShape *sb, const DlcShape *so, bool tb) {
+/* The panel width for B (the cost model's, 0: no packing). */
+static int64_t packsB(const DlcShape *sa, const DlcShape *sb, const DlcShape *so, bool tb,
+                      int64_t vw) {
   if (sa->rank != 2 || sb->rank != 2 || so->rank != 2)
-    return false;
+    return 0;
   for (intptr_t i = 0; i < 2; ++i)
     if (sa->dims[i] == DLC_DYNAMIC || sb->dims[i] == DLC_DYNAMIC)
-      return false;
+      return 0;
   int64_t k = tb ? sb->dims[1] : sb->dims[0], n = tb ? sb->dims[0] : sb->dims[1];
-  return so->dims[0] >= kPackMinRows && k >= kPanel && n % kPanel == 0 && n > kPanel;
+  int64_t panel = dlcGemmPanelWidth(vw, n);
+  return so->dims[0] >= kPackMinRows && panel > 0 && k >= panel ? panel : 0;
 }
 
 static bool addBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
@@ -528,9 +532,10 @@ static bool addBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
 /* The GEMM on packed panels: A [M, K] (transposed: [K, M]) times
    bp [batch..., N/NR, K, NR], over loops (batch..., panel, m, n, k) into
    C3 [batch..., N/NR, M, NR], then the copy back to [batch..., M, N/NR, NR]
-   (plus `bias` [M] when given). */
+   (plus `bias` [M] when given), or with `outT` to the transposed
+   [batch..., N/NR, NR, M] (plus `bias` [N]). */
 static MlirValue emitPanelGemm(DlcBuilder *b, MlirValue a, bool ta, MlirValue bp,
-                               MlirValue bias) {
+                               MlirValue bias, bool outT) {
   MlirContext ctx = b->context;
   MlirType bt = mlirValueGetType(bp), et = mlirShapedTypeGetElementType(bt);
   intptr_t nb = mlirShapedTypeGetRank(bt) - 3, P = nb, M = nb + 1, N = nb + 2, K = nb + 3;
@@ -552,48 +557,61 @@ static MlirValue emitPanelGemm(DlcBuilder *b, MlirValue a, bool ta, MlirValue bp
   g.maps[1] = dlcMapGet(ctx, g.nLoops, nb + 3, be);
   ce[nb] = dlcDim(ctx, P), ce[nb + 1] = dlcDim(ctx, M), ce[nb + 2] = dlcDim(ctx, N);
   g.maps[2] = dlcMapGet(ctx, g.nLoops, nb + 3, ce);
-  dims[nb] = panels, dims[nb + 1] = m, dims[nb + 2] = kPanel;
+  dims[nb] = panels, dims[nb + 1] = m, dims[nb + 2] = mlirShapedTypeGetDimSize(bt, nb + 2);
   g.outs[0] = dlcEmitFilled(b, mlirRankedTensorTypeGet(nb + 3, dims, et, mlirAttributeGetNull()),
                             0.0, NULL, NULL);
   MlirOperation r = dlcEmitGeneric(b, &g, macBody, NULL);
   markRoot(r, ctx);
   if (mlirOperationIsNull(r))
     return null();
-  /* C3 -> [batch..., M, N/NR, NR], plus the bias */
+  /* C3 -> [batch..., M, N/NR, NR] (outT: [batch..., N/NR, NR, M]), plus the bias */
+  int64_t nr = dims[nb + 2];
   bool withBias = !mlirValueIsNull(bias);
   DlcGeneric u = {.nLoops = nb + 3, .nIns = withBias ? 2 : 1, .nOuts = 1};
   u.ins[0] = out0(r);
-  ue[nb] = dlcDim(ctx, nb + 1), ue[nb + 1] = dlcDim(ctx, nb), ue[nb + 2] = dlcDim(ctx, nb + 2);
+  if (outT) /* loops (batch..., panel, n, m) */
+    ue[nb] = dlcDim(ctx, nb), ue[nb + 1] = dlcDim(ctx, nb + 2), ue[nb + 2] = dlcDim(ctx, nb + 1);
+  else /* loops (batch..., m, panel, n) */
+    ue[nb] = dlcDim(ctx, nb + 1), ue[nb + 1] = dlcDim(ctx, nb), ue[nb + 2] = dlcDim(ctx, nb + 2);
   u.maps[0] = dlcMapGet(ctx, u.nLoops, nb + 3, ue);
-  if (withBias) {
+  if (withBias && outT) { /* bias [N] as [N/NR, NR] */
+    u.ins[1] = dlcEmitSplitDim(b, bias, 0, nr);
+    MlirAffineExpr pe[2] = {dlcDim(ctx, nb), dlcDim(ctx, nb + 1)};
+    u.maps[1] = dlcMapGet(ctx, u.nLoops, 2, pe);
+  } else if (withBias) {
     u.ins[1] = bias;
     MlirAffineExpr me = dlcDim(ctx, nb);
     u.maps[1] = dlcMapGet(ctx, u.nLoops, 1, &me);
   }
   u.maps[u.nIns] = dlcMapIdentity(ctx, u.nLoops);
-  dims[nb] = m, dims[nb + 1] = panels;
+  if (outT)
+    dims[nb] = panels, dims[nb + 1] = nr, dims[nb + 2] = m;
+  else
+    dims[nb] = m, dims[nb + 1] = panels;
   u.outs[0] = dlcEmitEmpty(b, mlirRankedTensorTypeGet(nb + 3, dims, et, mlirAttributeGetNull()),
                            NULL, NULL);
   return out0(dlcEmitGeneric(b, &u, withBias ? addBody : dlcCopyBody, NULL));
 }
 
-/* C [m, n] = A x B on f32 operands, B packed into panels (packsB holds). */
-static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool ta, bool tb) {
+/* C [m, n] = A x B on f32 operands, B packed into `panel`-column panels. */
+static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool ta, bool tb,
+                                  int64_t panel) {
   /* B [K, N] -> [K, N/NR, NR] -> [N/NR, K, NR]; transposed, [N, K] -> [N/NR, NR, K]. */
   int64_t perm[3] = {1, 0, 2}, permT[3] = {0, 2, 1};
-  MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w, tb ? 0 : 1, kPanel), tb ? permT : perm);
-  MlirValue c = emitPanelGemm(b, a, ta, bp, null());
+  MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w, tb ? 0 : 1, panel), tb ? permT : perm);
+  MlirValue c = emitPanelGemm(b, a, ta, bp, null(), false);
   return mlirValueIsNull(c) ? c : dlcEmitMergeDims(b, c, 1, 2);
 }
 
-static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op) {
+static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, int64_t vw) {
   MlirContext ctx = b->context;
   MlirValue a = mlirOperationGetOperand(op, 0), w = mlirOperationGetOperand(op, 1);
   DlcShape sa = shapeOf(a), sb = shapeOf(w), so = shapeOf(mlirOperationGetResult(op, 0));
   bool ta = dlcGetBool(op, "transpose_a", false), tb = dlcGetBool(op, "transpose_b", false);
-  if (packsB(&sa, &sb, &so, tb) && mlirTypeIsAF32(dlcElementType(w)) &&
-      mlirTypeIsAF32(dlcElementType(a)) && !scheduledPlain(op, so.rank))
-    return emitPackedMatmul(b, a, w, ta, tb);
+  int64_t panel = packsB(&sa, &sb, &so, tb, vw);
+  if (panel > 0 && mlirTypeIsAF32(dlcElementType(w)) && mlirTypeIsAF32(dlcElementType(a)) &&
+      !scheduledPlain(op, so.rank))
+    return emitPackedMatmul(b, a, w, ta, tb, panel);
   intptr_t nb = so.rank - 2, m = nb, n = nb + 1, k = nb + 2, loops = nb + 3;
   DlcGeneric g = {.nLoops = loops, .nIns = 2, .nOuts = 1};
   g.reduction[k] = true;
@@ -647,11 +665,18 @@ static bool copyBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
    of the panel width:
    col costs C*kH*kW*Ho*Wo moves against O times as many multiply-adds.
    The copy is a generic with the convolution's index map: it reads the
-   input rows contiguously (for stride 1), which LLVM vectorises. */
-/* One GEMM over loops (image, panel, m, n, k) with W shared, so the code
-   is that of one GEMM whatever the batch. */
+   input rows contiguously (for stride 1), which LLVM vectorises.
+   kConvPixelPanels: one GEMM over loops (image, panel, m, n, k) with W
+   shared, so the code is that of one GEMM whatever the batch.
+   kConvChannelPanels, for one image whose Ho*Wo no panel width divides
+   (ResNet's 14x14 and 7x7 stages) but whose output channels one does:
+   Y^T [Ho*Wo, O] = col^T x W^T, W packed into channel panels, col
+   transposed into rows of A, and the copy back transposes to [O, Ho*Wo]. */
+typedef enum { kConvPixelPanels, kConvChannelPanels } ConvGemm;
+
 static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
-                                 const int64_t *st, const int64_t *dl) {
+                                 const int64_t *st, const int64_t *dl, ConvGemm mode,
+                                 int64_t panel) {
   MlirContext ctx = b->context;
   MlirValue w = mlirOperationGetOperand(op, 1);
   DlcShape sw = shapeOf(w), so = shapeOf(mlirOperationGetResult(op, 0));
@@ -676,17 +701,33 @@ static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad
   if (mlirValueIsNull(col))
     return null();
   col = dlcEmitMergeDims(b, dlcEmitMergeDims(b, col, 4, 2), 1, 3); /* [N, K, Ho*Wo] */
-  int64_t perm[4] = {0, 2, 1, 3};                                    /* [N, Ho*Wo/16, K, 16] */
-  MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, col, 2, kPanel), perm);
   MlirValue bias = mlirOperationGetNumOperands(op) > 2 ? mlirOperationGetOperand(op, 2) : null();
-  MlirValue y = emitPanelGemm(b, dlcEmitMergeDims(b, w, 1, 3) /* [O, K] */, false, bp, bias);
+  MlirValue y;
+  if (mode == kConvPixelPanels) {
+    int64_t perm[4] = {0, 2, 1, 3}; /* [N, Ho*Wo/NR, K, NR] */
+    MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, col, 2, panel), perm);
+    y = emitPanelGemm(b, dlcEmitMergeDims(b, w, 1, 3) /* [O, K] */, false, bp, bias, false);
+  } else { /* Y^T [Ho*Wo, O] = col^T x W^T, W in [O/NR, K, NR] panels */
+    MlirValue w2 = dlcEmitMergeDims(b, w, 1, 3);
+    int64_t permT[3] = {0, 2, 1}, perm2[2] = {1, 0};
+    MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w2, 0, panel), permT);
+    int64_t colDims2[2] = {c * kh * kw, oh * ow};
+    /* col^T [Ho*Wo, K] by a named transpose, which keeps elementwise fusion
+       from folding the im2col copy into the contraction's indexing */
+    MlirValue a = dlcEmitTranspose(
+        b, dlcEmitReshape(b, col, mlirRankedTensorTypeGet(2, colDims2, et, mlirAttributeGetNull())),
+        perm2);
+    y = emitPanelGemm(b, a, false, bp, bias, true); /* [O/NR, NR, Ho*Wo] */
+  }
   return mlirValueIsNull(y) ? y : dlcEmitReshape(b, y, resultType(op));
 }
 
 /* Batches of up to kMaxImagesAsGemm images. */
 enum { kMaxImagesAsGemm = 64 };
 
-static bool convAsGemm(MlirOperation op, int64_t groups) {
+/* The panel width of a conv2d lowered as a GEMM, 0 when it is not; `mode`
+   says which operand is packed into panels. */
+static int64_t convAsGemm(MlirOperation op, int64_t groups, int64_t vw, ConvGemm *mode) {
   DlcShape sx = shapeOf(mlirOperationGetOperand(op, 0)), sw = shapeOf(mlirOperationGetOperand(op, 1));
   DlcShape so = shapeOf(mlirOperationGetResult(op, 0));
   if (groups != 1 || sx.rank != 4 || so.rank != 4 || sx.dims[0] > kMaxImagesAsGemm ||
@@ -699,10 +740,19 @@ static bool convAsGemm(MlirOperation op, int64_t groups) {
   DlcShape sa = {2, {sw.dims[0], sw.dims[1] * sw.dims[2] * sw.dims[3]}};
   DlcShape sb = {2, {sa.dims[1], so.dims[2] * so.dims[3]}};
   DlcShape sc = {2, {sw.dims[0], sb.dims[1]}};
-  return packsB(&sa, &sb, &sc, false);
+  int64_t panel = packsB(&sa, &sb, &sc, false, vw);
+  *mode = kConvPixelPanels;
+  if (panel > 0 || sx.dims[0] != 1)
+    return panel;
+  /* Ho*Wo not a multiple of a vector (14x14, 7x7): transposed, the output
+     channels are the GEMM's columns */
+  DlcShape ta = {2, {sb.dims[1], sa.dims[1]}}, tb = {2, {sa.dims[0], sa.dims[1]}};
+  DlcShape tc = {2, {sb.dims[1], sa.dims[0]}};
+  *mode = kConvChannelPanels;
+  return packsB(&ta, &tb, &tc, true, vw);
 }
 
-static MlirValue lowerConv(DlcBuilder *b, MlirOperation op) {
+static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, int64_t vw) {
   MlirContext ctx = b->context;
   MlirValue x = mlirOperationGetOperand(op, 0), w = mlirOperationGetOperand(op, 1);
   DlcShape sw = shapeOf(w), so = shapeOf(mlirOperationGetResult(op, 0));
@@ -713,8 +763,10 @@ static MlirValue lowerConv(DlcBuilder *b, MlirOperation op) {
   int64_t groups = dlcGetI64(op, "groups", 1);
   int64_t low[4] = {0, 0, pad[0], pad[1]}, high[4] = {0, 0, pad[2], pad[3]};
   x = dlcEmitPad(b, x, low, high, 0.0);
-  if (convAsGemm(op, groups))
-    return lowerConvAsGemm(b, op, x, st, dl);
+  ConvGemm mode;
+  int64_t panel = convAsGemm(op, groups, vw, &mode);
+  if (panel > 0)
+    return lowerConvAsGemm(b, op, x, st, dl, mode, panel);
   /* loops: n o oh ow | c kh kw */
   enum { N, O, OH, OW, C, KH, KW, LOOPS };
   DlcGeneric g = {.nLoops = LOOPS, .nIns = 2, .nOuts = 1};
@@ -1010,12 +1062,12 @@ static MlirValue lowerConstant(DlcBuilder *b, MlirOperation op) {
 
 /*--- Dispatch --------------------------------------------------------------------*/
 
-static MlirValue lowerOne(DlcBuilder *b, MlirOperation op) {
+static MlirValue lowerOne(DlcBuilder *b, MlirOperation op, int64_t vw) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (dlcIsElementwiseName(name)) return lowerElementwise(b, op);
   if (is(op, "dlg.constant")) return lowerConstant(b, op);
-  if (is(op, "dlg.matmul")) return lowerMatmul(b, op);
-  if (is(op, "dlg.conv2d")) return lowerConv(b, op);
+  if (is(op, "dlg.matmul")) return lowerMatmul(b, op, vw);
+  if (is(op, "dlg.conv2d")) return lowerConv(b, op, vw);
   if (is(op, "dlg.max_pool2d") || is(op, "dlg.avg_pool2d")) return lowerPool(b, op);
   if (is(op, "dlg.batch_norm")) return lowerBatchNorm(b, op);
   if (is(op, "dlg.layer_norm") || is(op, "dlg.rms_norm")) return lowerNorm(b, op);
@@ -1116,7 +1168,7 @@ static void outlineKernel(MlirOperation k, MlirOperation parentFunc, int64_t id)
 
 /* Lowers every dlg op of one function (post-order, so kernel bodies come
    before their kernel), then outlines its kernels. */
-static bool lowerFunction(MlirOperation func) {
+static bool lowerFunction(MlirOperation func, int64_t vw) {
   DlcOpList l = {0};
   mlirOperationWalk(func, collect, &l, MlirWalkPostOrder);
   bool ok = true;
@@ -1128,7 +1180,7 @@ static bool lowerFunction(MlirOperation func) {
       continue;
     }
     DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
-    MlirValue v = lowerOne(&b, op);
+    MlirValue v = lowerOne(&b, op, vw);
     if (mlirValueIsNull(v)) {
       ok = false;
       break;
@@ -1148,8 +1200,9 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
     if (dlcOpIs(op, "func.func"))
       dlcOpListPush(&funcs, op);
   bool ok = true;
+  int64_t vw = dlcOptionsGetInt(dlcPassGetOptions(pass), "vector-width");
   for (intptr_t i = 0; i < funcs.n && ok; ++i)
-    ok = lowerFunction(funcs.ops[i]);
+    ok = lowerFunction(funcs.ops[i], vw);
   dlcOpListFree(&funcs);
   return (MlirLogicalResult){ok};
 }
@@ -1161,10 +1214,18 @@ static void dependentDialects(MlirDialectRegistry registry) {
     mlirDialectHandleInsertDialect(handles[i], registry);
 }
 
+/* The vector width picks the GEMM panel width (the cost model's register
+   tile width): 8 lanes, AVX2's, unless the pipeline says otherwise. */
+static const DlcOptionDesc kOptions[] = {
+    {"vector-width", "f32 lanes per vector of the target (GEMM panel width)", DLC_OPTION_INT, "8"},
+};
+
 const DlcPassDescriptor dlcDlkToLinalgPass = {
     .argument = "dlk-to-linalg",
     .summary = "Lower dlk kernels and dlg ops to linalg/tensor/arith/math on tensors",
     .anchor = "builtin.module",
+    .options = kOptions,
+    .numOptions = sizeof kOptions / sizeof kOptions[0],
     .getDependentDialects = dependentDialects,
     .run = run,
 };

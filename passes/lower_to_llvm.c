@@ -62,6 +62,8 @@ static const DlcOptionDesc kOptions[] = {
     {"fuse", "run dlg-fuse first (kernels already present are kept)", DLC_OPTION_BOOL, "true"},
     {"schedule", "tile and vectorise (off: plain loops, for debugging)", DLC_OPTION_BOOL, "true"},
     {"parallel", "turn parallel tiles into OpenMP loops", DLC_OPTION_BOOL, "true"},
+    {"profile", "time each kernel (dlc-profile; the runtime prints the table)", DLC_OPTION_BOOL,
+     "false"},
 };
 
 int64_t dlcTargetVectorWidth(MlirStringRef target) {
@@ -79,27 +81,34 @@ int64_t dlcTargetVectorWidth(MlirStringRef target) {
   return 4;
 }
 
+bool dlcTargetIsKnown(MlirStringRef target) {
+  static const char *const kTargets[] = {"host", "avx2", "avx512"};
+  for (size_t i = 0; i < sizeof kTargets / sizeof kTargets[0]; ++i)
+    if (target.length == strlen(kTargets[i]) && memcmp(target.data, kTargets[i], target.length) == 0)
+      return true;
+  return false;
+}
+
 static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
+  int64_t given = dlcOptionsGetInt(o, "vector-width"), vw = given;
   MlirStringRef target = dlcOptionsGetString(o, "target");
-  if (!(target.length == 4 && !memcmp(target.data, "host", 4)) &&
-      !(target.length == 4 && !memcmp(target.data, "avx2", 4)) &&
-      !(target.length == 6 && !memcmp(target.data, "avx512", 6))) {
+  if (vw <= 0)
+    vw = dlcTargetVectorWidth(target);
+  bool fuse = dlcOptionsGetBool(o, "fuse"), sched = dlcOptionsGetBool(o, "schedule");
+  bool par = dlcOptionsGetBool(o, "parallel");
+  if (!dlcTargetIsKnown(target)) {
     fprintf(stderr, "lower-to-llvm: unknown target '%.*s' (host, avx2 or avx512)\n",
             (int)target.length, target.data);
     return (MlirLogicalResult){0};
   }
-  int64_t vw = dlcOptionsGetInt(o, "vector-width");
-  if (vw <= 0)
-    vw = dlcTargetVectorWidth(dlcOptionsGetString(o, "target"));
-  bool fuse = dlcOptionsGetBool(o, "fuse"), sched = dlcOptionsGetBool(o, "schedule");
-  bool par = dlcOptionsGetBool(o, "parallel");
-  char schedule[96] = "";
-  if (sched)
-    snprintf(schedule, sizeof schedule, "dlc-cpu-schedule{vector-width=%d},canonicalize,cse,", (int)vw);
+  char schedule[128] = "";
+  if (sched) /* the target's name: "host" reads this machine's cache sizes */
+    snprintf(schedule, sizeof schedule, "dlc-cpu-schedule{target=%.*s vector-width=%d},canonicalize,cse,",
+             (int)target.length, target.data, (int)given);
   char p[2048];
   snprintf(p, sizeof p,
            "func.func(dlg-simplify,dlg-fold-batch-norm,dlg-fold-constants,dlg-simplify),%s"
-           "func.func(dlc-memory-order),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
+           "func.func(dlc-memory-order),%sdlk-to-linalg{vector-width=%d},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
            "%s"
            "inline,symbol-dce,func.func(dlc-readonly-args),"
            "one-shot-bufferize{bufferize-function-boundaries "
@@ -112,7 +121,8 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
            "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
            "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,"
            "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
-           fuse ? "func.func(dlg-fuse)," : "", schedule,
+           fuse ? "func.func(dlg-fuse)," : "", dlcOptionsGetBool(o, "profile") ? "dlc-profile," : "",
+           (int)vw, schedule,
            par ? "scf-forall-to-parallel,convert-scf-to-openmp," : "scf-forall-to-parallel,");
   DlcText e = {NULL, 0, 0};
   MlirLogicalResult r =

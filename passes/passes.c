@@ -21,6 +21,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcStaticBuffersPass,
     &dlcMemoryPlanPass,
     &dlcMemoryOrderPass,
+    &dlcProfilePass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

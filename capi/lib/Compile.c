@@ -5,6 +5,7 @@
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "dlc-c/Specialize.h"
+#include "profile.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -42,6 +43,7 @@ typedef struct Variant {
   Workspace *pool;
   int users; /* calls running it (dynamic programs: an evicted variant
                 is destroyed by its last user) */
+  DlcProfile *profile; /* compiled with profile: its kernels' times */
 } Variant;
 
 /* Specializations kept per dynamic program; the least recently used goes. */
@@ -57,8 +59,15 @@ struct DlcProgram {
   DlcTensorType *types; /* declared: inputs then outputs, DLC_DYNAMIC_DIM */
   bool dynamic;
   int threads;
+  bool profile;
   void (*setThreads)(int);
+  int (*maxThreads)(void);
   Variant *variants[MAX_VARIANTS];
+  /* Profiled programs: the variant run last (read by the profile calls)
+     and a lock that makes profiled calls one at a time, since a variant's
+     kernel timers are shared by its calls. Unprofiled calls never take it. */
+  Variant *last;
+  pthread_mutex_t profileLock;
   int numVariants;
   uint64_t clock;
   /* Dynamic programs: guards the variant cache and the MLIR context
@@ -235,6 +244,7 @@ static Variant *newVariant(void) {
 }
 
 static void destroyVariant(Variant *v) {
+  dlcProfileDestroy(v->profile);
   if (v->engine.ptr)
     mlirExecutionEngineDestroy(v->engine);
   if (v->module.ptr)
@@ -299,12 +309,52 @@ void dlcModuleMemoryPlan(MlirModule m, const char *entry, DlcMemoryPlan *plan) {
   }
 }
 
+static void copyString(char *dst, size_t len, MlirAttribute dict, const char *name) {
+  MlirAttribute a = mlirDictionaryAttrGetElementByName(dict, str(name));
+  MlirStringRef s = !mlirAttributeIsNull(a) && mlirAttributeIsAString(a)
+                        ? mlirStringAttrGetValue(a)
+                        : str("?");
+  snprintf(dst, len, "%.*s", (int)s.length, s.data);
+}
+
+static double readNumber(MlirAttribute dict, const char *name) {
+  MlirAttribute a = mlirDictionaryAttrGetElementByName(dict, str(name));
+  return !mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a)
+             ? (double)mlirIntegerAttrGetValueInt(a)
+             : 0;
+}
+
+/* The kernel table dlc-profile left on the lowered module. */
+static char *readProfile(Variant *v) {
+  MlirAttribute t = mlirOperationGetDiscardableAttributeByName(mlirModuleGetOperation(v->module),
+                                                                str("dlc.profile"));
+  if (mlirAttributeIsNull(t) || !mlirAttributeIsAArray(t))
+    return format("profiling needs the kernels timed: the pipeline must run "
+                  "lower-to-llvm{profile=true}");
+  intptr_t n = mlirArrayAttrGetNumElements(t);
+  DlcProfileKernel *k = dlcXcalloc((size_t)n + 1, sizeof *k);
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirAttribute d = mlirArrayAttrGetElement(t, i);
+    copyString(k[i].name, sizeof k[i].name, d, "name");
+    copyString(k[i].kind, sizeof k[i].kind, d, "kind");
+    copyString(k[i].root, sizeof k[i].root, d, "root");
+    k[i].flops = readNumber(d, "flops");
+    k[i].bytes = readNumber(d, "bytes");
+  }
+  v->profile = dlcProfileCreate(k, n);
+  free(k);
+  return NULL;
+}
+
 /* Lowers `v->module` through the pipeline and JIT-compiles it. */
 static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
   /* Pipeline syntax errors and pass failures both arrive as diagnostics. */
   if (mlirLogicalResultIsFailure(dlcRunPipeline(mlirModuleGetOperation(v->module), p->pipeline)))
     return diagnosticsOr(diags, "compilation failed");
   dlcModuleMemoryPlan(v->module, p->entry, &v->plan);
+  char *err;
+  if (p->profile && (err = readProfile(v)))
+    return err;
   MlirStringRef libs[2];
   int nLibs = 0;
   for (size_t i = 0; i < sizeof kRuntimeLibs / sizeof kRuntimeLibs[0]; ++i)
@@ -313,6 +363,10 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
   v->engine = mlirExecutionEngineCreate(v->module, p->optLevel, nLibs, libs, false, false);
   if (mlirExecutionEngineIsNull(v->engine))
     return diagnosticsOr(diags, "JIT compilation failed");
+  if (p->profile) {
+    mlirExecutionEngineRegisterSymbol(v->engine, str("dlcProfileEnter"), (void *)dlcProfileEnter);
+    mlirExecutionEngineRegisterSymbol(v->engine, str("dlcProfileExit"), (void *)dlcProfileExit);
+  }
   /* The packed wrapper _mlir_<entry>(void **args) takes one pointer per
      argument of the lowered function, memrefs expanded field by field. */
   v->invoke = (void (*)(void **))mlirExecutionEngineLookupPacked(v->engine, str(p->entry));
@@ -320,8 +374,10 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
     return format("the compiled module has no entry '%s'", p->entry);
   if (!p->setThreads) {
     void *omp = dlopen("libomp.so.5", RTLD_NOW | RTLD_NOLOAD);
-    if (omp)
+    if (omp) {
       p->setThreads = (void (*)(int))dlsym(omp, "omp_set_num_threads");
+      p->maxThreads = (int (*)(void))dlsym(omp, "omp_get_max_threads");
+    }
   }
   return NULL;
 }
@@ -376,7 +432,7 @@ static char *specialize(DlcProgram *p, const DlcTensorType *inputs, Variant *v) 
 
 DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sourceName,
                               const DlcCompileOptions *options, char **error) {
-  DlcCompileOptions dflt = {NULL, NULL, 0, 3};
+  DlcCompileOptions dflt = {NULL, NULL, 0, 3, false};
   const DlcCompileOptions *o = options ? options : &dflt;
   if (o->threads < 0) {
     if (error)
@@ -390,10 +446,14 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
     return NULL;
   }
   pthread_mutex_init(&p->cacheLock, NULL);
+  pthread_mutex_init(&p->profileLock, NULL);
   p->ctx = dlcContextCreate();
   p->threads = o->threads;
+  p->profile = o->profile;
   p->optLevel = o->optLevel > 0 ? o->optLevel : 3;
-  p->pipeline = format("%s", o->pipeline ? o->pipeline : "builtin.module(lower-to-llvm)");
+  p->pipeline = format("%s", o->pipeline ? o->pipeline
+                             : o->profile ? "builtin.module(lower-to-llvm{profile=true})"
+                                          : "builtin.module(lower-to-llvm)");
   DlcDiagnostics *diags = dlcDiagnosticsAttach(p->ctx);
   char *err = NULL;
   MlirOperation entry = {NULL};
@@ -463,6 +523,7 @@ void dlcProgramDestroy(DlcProgram *p) {
     mlirModuleDestroy(p->source);
   mlirContextDestroy(p->ctx);
   pthread_mutex_destroy(&p->cacheLock);
+  pthread_mutex_destroy(&p->profileLock);
   free(p->types);
   free(p->pipeline);
   free(p);
@@ -564,6 +625,8 @@ static Variant *acquireVariant(DlcProgram *p, const DlcTensorType *inputs, char 
           oldest = k;
       Variant *old = p->variants[oldest];
       p->variants[oldest] = p->variants[--p->numVariants];
+      if (p->last == old)
+        p->last = NULL;
       if (old->users == 0)
         destroyVariant(old);
       else
@@ -678,11 +741,63 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
     k += packWorkspace(&descs[n], ws, v->plan.workspaceBytes, args + k);
   if (p->setThreads && p->threads > 0)
     p->setThreads(p->threads);
-  v->invoke(args);
+  if (v->profile) {
+    pthread_mutex_lock(&p->profileLock);
+    p->last = v;
+    dlcProfileRunBegin(v->profile);
+    v->invoke(args);
+    dlcProfileRunEnd(v->profile);
+    pthread_mutex_unlock(&p->profileLock);
+  } else {
+    v->invoke(args);
+  }
   free(args);
   free(descs);
   if (ws)
     returnWorkspace(v, ws);
   releaseVariant(p, v);
   return true;
+}
+
+static DlcProfile *lastProfile(DlcProgram *p, char *error, size_t errorLength) {
+  if (!p->profile) {
+    snprintf(error, errorLength, "the program was not compiled with profiling on");
+    return NULL;
+  }
+  if (!p->last || !p->last->profile) {
+    snprintf(error, errorLength, "no run to profile yet");
+    return NULL;
+  }
+  return p->last->profile;
+}
+
+char *dlcProgramProfileTable(DlcProgram *p, char *error, size_t errorLength) {
+  pthread_mutex_lock(&p->cacheLock); /* p->last is not evicted meanwhile */
+  pthread_mutex_lock(&p->profileLock);
+  DlcProfile *prof = lastProfile(p, error, errorLength);
+  int threads = p->threads > 0 ? p->threads : p->maxThreads ? p->maxThreads() : 1;
+  char *table = prof ? dlcProfileTable(prof, threads) : NULL;
+  pthread_mutex_unlock(&p->profileLock);
+  pthread_mutex_unlock(&p->cacheLock);
+  return table;
+}
+
+bool dlcProgramProfileTrace(DlcProgram *p, const char *path, char *error, size_t errorLength) {
+  pthread_mutex_lock(&p->cacheLock); /* p->last is not evicted meanwhile */
+  pthread_mutex_lock(&p->profileLock);
+  DlcProfile *prof = lastProfile(p, error, errorLength);
+  bool ok = prof && dlcProfileWriteTrace(prof, path, error, errorLength);
+  pthread_mutex_unlock(&p->profileLock);
+  pthread_mutex_unlock(&p->cacheLock);
+  return ok;
+}
+
+void dlcProgramProfileReset(DlcProgram *p) {
+  pthread_mutex_lock(&p->cacheLock);
+  pthread_mutex_lock(&p->profileLock);
+  for (int i = 0; i < p->numVariants; ++i)
+    if (p->variants[i]->profile)
+      dlcProfileReset(p->variants[i]->profile);
+  pthread_mutex_unlock(&p->profileLock);
+  pthread_mutex_unlock(&p->cacheLock);
 }

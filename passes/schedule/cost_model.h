@@ -24,6 +24,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* What the model knows of the CPU: vector lanes and registers, and the
+   data caches that size the GEMM blocks. */
+typedef struct DlcCpuTarget {
+  int64_t vectorWidth; /* f32 lanes: 8 with AVX2, 16 with AVX-512 */
+  int64_t vectorRegs;  /* 16 with AVX2, 32 with AVX-512 */
+  int64_t l1Bytes, l1Ways, l2Bytes; /* per core */
+} DlcCpuTarget;
+
+/* The target named `name`: "avx2" or "avx512" (fixed cache models, so
+   schedules do not depend on the machine that compiles them) or "host"
+   (this CPU's ISA, its cache sizes from sysconf). A `vectorWidth` > 0
+   names the ISA by its lanes instead (8: avx2, 16: avx512). */
+DlcCpuTarget dlcCpuTargetGet(MlirStringRef name, int64_t vectorWidth);
+
 typedef struct DlcLoopNest {
   int numLoops;
   int64_t extent[DLC_SCHEDULE_MAX_LOOPS]; /* < 0: dynamic */
@@ -31,6 +45,11 @@ typedef struct DlcLoopNest {
   /* a GEMM loop over panels of B's columns (B and C read it, A does not):
      N split into [N / NR][NR] by packing */
   bool panel[DLC_SCHEDULE_MAX_LOOPS];
+  /* a GEMM loop that A and the output read and B does not: rows of M split
+     off by a reshape (a conv's output pixels as (oh, ow)), not a batch */
+  bool rows[DLC_SCHEDULE_MAX_LOOPS];
+  /* a GEMM's: bytes between A's rows (0: unknown) */
+  int64_t aRowBytes;
 } DlcLoopNest;
 
 /* Largest divisor of `n` that is <= `limit` (1 when n <= 0). */
@@ -39,8 +58,19 @@ int64_t dlcLargestDivisor(int64_t n, int64_t limit);
 /* The vector tile for an innermost loop of `extent`: up to four vectors. */
 int64_t dlcVectorTile(int64_t extent, int64_t vectorWidth);
 
-void dlcScheduleGemm(const DlcLoopNest *root, int64_t vectorWidth, DlcSchedule *out);
+void dlcScheduleGemm(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
 void dlcScheduleLoops(const DlcLoopNest *sink, int64_t vectorWidth, DlcSchedule *out);
+
+/* The width NR of the column panels dlk-to-linalg packs B into for a GEMM
+   with N columns: the register tile's width for large M, so each k step
+   reads whole panel rows (16 with AVX2, 32 with AVX-512). 0 when N is not
+   a multiple of a vector (no packing). */
+int64_t dlcGemmPanelWidth(int64_t vectorWidth, int64_t n);
+
+/* The most rows of A, `rowBytes` apart, a register tile can read without
+   them evicting each other from L1: rows a multiple of the L1 way size
+   apart (4 KiB: K = 1024, 2048 ...) all map to one set. */
+int64_t dlcGemmMaxRows(const DlcCpuTarget *t, int64_t rowBytes);
 
 /* The MR x NR register tile for GEMM tiles of m x n (MR <= m, NR one, two
    or four whole vectors dividing n) whose accumulators, NR/vw vectors of
@@ -49,5 +79,8 @@ void dlcScheduleLoops(const DlcLoopNest *sink, int64_t vectorWidth, DlcSchedule 
    cover the FMA latency, no more loads than FMAs per k step. When MR does not divide m the schedule
    splits off the remaining rows, which get a register tile of their own. */
 void dlcGemmRegisterTile(int64_t m, int64_t n, int64_t vectorWidth, int64_t out[2]);
+/* The same with MR at most `maxRows` (dlcGemmMaxRows). */
+void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vectorWidth, int64_t maxRows,
+                             int64_t out[2]);
 
 #endif

@@ -26,7 +26,8 @@ class _Tensor(ctypes.Structure):
 
 class _Options(ctypes.Structure):
     _fields_ = [("entry", ctypes.c_char_p), ("pipeline", ctypes.c_char_p),
-                ("threads", ctypes.c_int), ("optLevel", ctypes.c_int)]
+                ("threads", ctypes.c_int), ("optLevel", ctypes.c_int),
+                ("profile", ctypes.c_bool)]
 
 
 class _AotOptions(ctypes.Structure):
@@ -74,6 +75,11 @@ def _lib():
                                      ctypes.c_char_p, ctypes.c_char_p,
                                      ctypes.POINTER(_AotOptions), ctypes.POINTER(MemoryPlan),
                                      ctypes.POINTER(ctypes.c_void_p)], ctypes.c_bool),
+            "dlcProgramProfileTable": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t],
+                                       ctypes.c_void_p),
+            "dlcProgramProfileTrace": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                        ctypes.c_size_t], ctypes.c_bool),
+            "dlcProgramProfileReset": ([ctypes.c_void_p], None),
         }
         for name, (args, res) in sig.items():
             fn = getattr(lib, name)
@@ -134,15 +140,19 @@ class Module:
         "llvm": "builtin.module(lower-to-llvm)",
     }
 
-    def __init__(self, source, *, name="<input>", threads=None, target=None, entry=None):
+    def __init__(self, source, *, name="<input>", threads=None, target=None, entry=None,
+                 _profile=False):
         _check_options(threads, target)
         lib = _lib()
         self._source, self._name, self._target, self._entry = source, name, target, entry
+        self._options = dict(name=name, threads=threads, target=target, entry=entry)
+        self._profiled = None  # the same model compiled with profiling, at first profile()
         data = source.encode()
         pipeline = None
         if target:
-            pipeline = f"builtin.module(lower-to-llvm{{target={target}}})".encode()
-        opts = _Options(entry.encode() if entry else None, pipeline, threads or 0, 3)
+            pipeline = (f"builtin.module(lower-to-llvm{{target={target}"
+                        f"{' profile=true' if _profile else ''}}})").encode()
+        opts = _Options(entry.encode() if entry else None, pipeline, threads or 0, 3, _profile)
         err = ctypes.c_void_p()
         self._p = lib.dlcProgramCompile(data, len(data), name.encode(), ctypes.byref(opts),
                                         ctypes.byref(err))
@@ -277,6 +287,31 @@ class Module:
         without MLIR. The model must have static shapes."""
         return _compile_library(self._source, self._name, directory, name,
                                 entry=self._entry, isa=isa or self._target, threads=threads)
+    def profile(self, *arrays, runs=10, trace=None):
+        """Per-kernel profile of `runs` runs on `arrays` (after one warm-up),
+        as TVM's debug executor prints it: one row per kernel with its kind,
+        root op and shapes, time and share of the run, GFLOP/s or GB/s and %
+        of this machine's roofline. Returns the table's text; `trace` names a
+        file to write the runs to as a Chrome trace (Perfetto,
+        chrome://tracing). The model is compiled once more, with each kernel
+        timed; this module's own code stays untimed."""
+        if self._profiled is None:
+            self._profiled = Module(self._source, _profile=True, **self._options)
+        m, lib = self._profiled, _lib()
+        m.run(*arrays)
+        lib.dlcProgramProfileReset(m._p)
+        for _ in range(runs):
+            m.run(*arrays)
+        msg = ctypes.create_string_buffer(512)
+        text = lib.dlcProgramProfileTable(m._p, msg, len(msg))
+        if not text:
+            raise ValueError(msg.value.decode())
+        table = ctypes.string_at(text).decode()
+        lib._free(text)
+        if trace is not None and not lib.dlcProgramProfileTrace(m._p, os.fsencode(trace), msg,
+                                                                 len(msg)):
+            raise OSError(msg.value.decode())
+        return table
 
     def ir(self, stage="dlg"):
         """The module after `stage`: "dlg", "dlk", "linalg" or "llvm"."""
@@ -333,6 +368,11 @@ class PerShapeModule:
 
     def output_specs(self, *input_specs):
         return self.module(*[shape for shape, _ in input_specs]).outputs
+
+    def profile(self, *arrays, runs=10, trace=None):
+        """Module.profile of the module for these inputs' shapes."""
+        arrays = _check_inputs(arrays, self.inputs)
+        return self.module(*[a.shape for a in arrays]).profile(*arrays, runs=runs, trace=trace)
 
     def ir(self, stage="dlg"):
         """The IR of the most recently used input shapes."""

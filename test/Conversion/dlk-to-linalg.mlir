@@ -153,6 +153,25 @@ func.func @conv_gemm(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8x3x3xf32>, %b: te
 
 // -----
 
+// One image whose Ho*Wo (7x7) no panel width divides: Y^T = col^T x W^T,
+// W packed into 16-channel panels, col transposed into [Ho*Wo, K] rows of
+// A, one GEMM over (panel, m, n, k), and the copy back transposed to
+// [O/16, 16, Ho*Wo] with the bias as [O/16, 16].
+// CHECK-LABEL: func.func @conv_channels
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x8x3x3x7x7xf32>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x16x72xf32>) outs(%{{.*}} : tensor<2x72x16xf32>) permutation = [0, 2, 1]
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<72x49xf32>) outs(%{{.*}} : tensor<49x72xf32>) permutation = [1, 0]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<49x72xf32>, tensor<2x72x16xf32>) outs(%{{.*}} : tensor<2x49x16xf32>) attrs = {dlc.root}
+// CHECK: %[[B:.*]] = tensor.expand_shape %arg2 {{\[}}[0, 1]] output_shape [2, 16] : tensor<32xf32> into tensor<2x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[B]] : tensor<2x49x16xf32>, tensor<2x16xf32>) outs(%{{.*}} : tensor<2x16x49xf32>)
+// CHECK: return {{.*}} : tensor<1x32x7x7xf32>
+func.func @conv_channels(%x: tensor<1x8x7x7xf32>, %w: tensor<32x8x3x3xf32>, %b: tensor<32xf32>) -> tensor<1x32x7x7xf32> {
+  %0 = dlg.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x7x7xf32>, tensor<32x8x3x3xf32>, tensor<32xf32>) -> tensor<1x32x7x7xf32>
+  return %0 : tensor<1x32x7x7xf32>
+}
+
+// -----
+
 // Several images: the same GEMM, W shared.
 // CHECK-LABEL: func.func @conv_batch
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x8x3x3x16x16xf32>)

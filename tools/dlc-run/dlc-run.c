@@ -3,10 +3,15 @@
 
      dlc-run FILE.mlir [--entry NAME] [--input A.npy]... [--random-inputs
              [--seed N] [--dim-size N]] [--output OUT.npy]... [--threads N]
-             [--bench N] [--pipeline P] [--memory]
+             [--bench N] [--pipeline P] [--memory] [--profile [--profile-trace OUT.json]]
 
    --memory prints the memory plan after the results: workspace_bytes,
    peak_bytes, naive_bytes (one buffer per temporary), weights_bytes.
+   --profile runs the model --bench times (default 10) after a warm-up and
+   prints one row per kernel: kind, root op and shapes, time and share of
+   the run, GFLOP/s or GB/s, and % of this machine's roofline;
+   --profile-trace also writes the runs as a Chrome trace (Perfetto,
+   chrome://tracing).
 
    A model with dynamic (`?`) input dimensions takes them from the .npy
    files (or --dim-size for random inputs) and is compiled for those shapes.
@@ -27,11 +32,11 @@
 enum { MAX_IO = 64 };
 
 typedef struct {
-  const char *file, *entry, *pipeline;
+  const char *file, *entry, *pipeline, *trace;
   const char *inputs[MAX_IO], *outputs[MAX_IO];
   int numInputs, numOutputs, threads, bench;
   long long dimSize; /* dynamic dims of random inputs */
-  bool random, memory;
+  bool random, memory, profile;
   unsigned long long seed;
 } Args;
 
@@ -42,7 +47,8 @@ static int usage(const char *why) {
           "usage: dlc-run FILE.mlir [--entry NAME] [--input A.npy]... [--random-inputs "
           "[--seed N] [--dim-size N]]\n"
           "               [--output OUT.npy]... [--threads N] [--bench N] [--pipeline P] "
-          "[--memory]\n");
+          "[--memory]\n"
+          "               [--profile [--profile-trace OUT.json]]\n");
   return 1;
 }
 
@@ -68,6 +74,8 @@ static int parseArgs(int argc, char **argv, Args *a) {
       a->random = true;
     } else if (!strcmp(s, "--memory")) {
       a->memory = true;
+    } else if (!strcmp(s, "--profile")) {
+      a->profile = true;
     } else if (s[0] == '-' && s[1] == '-' && !hasValue) {
       fprintf(stderr, "dlc-run: option %s needs a value\n", s);
       return 1;
@@ -75,6 +83,9 @@ static int parseArgs(int argc, char **argv, Args *a) {
       a->entry = argv[++i];
     } else if (!strcmp(s, "--pipeline")) {
       a->pipeline = argv[++i];
+    } else if (!strcmp(s, "--profile-trace")) {
+      a->trace = argv[++i];
+      a->profile = true;
     } else if (!strcmp(s, "--input") || !strcmp(s, "--output")) {
       bool in = s[2] == 'i';
       if ((in ? a->numInputs : a->numOutputs) == MAX_IO)
@@ -235,7 +246,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   char *err = NULL;
-  DlcCompileOptions opts = {a.entry, a.pipeline, a.threads, 3};
+  DlcCompileOptions opts = {a.entry, a.pipeline, a.threads, 3, a.profile};
   DlcProgram *p = dlcProgramCompile(src, len, a.file, &opts, &err);
   free(src);
   if (!p) {
@@ -313,13 +324,31 @@ int main(int argc, char **argv) {
     printf("median_ms=%.4f min_ms=%.4f runs=%d\n", median, ms[0], a.bench);
     free(ms);
   }
+  if (a.profile) {
+    int runs = a.bench ? a.bench : 10;
+    dlcProgramRun(p, in, out, msg, sizeof msg); /* warm-up */
+    dlcProgramProfileReset(p);
+    for (int r = 0; r < runs; ++r)
+      dlcProgramRun(p, in, out, msg, sizeof msg);
+    char *table = dlcProgramProfileTable(p, msg, sizeof msg);
+    if (!table) {
+      fprintf(stderr, "dlc-run: %s\n", msg);
+      goto done;
+    }
+    fputs(table, stdout);
+    free(table);
+    if (a.trace && !dlcProgramProfileTrace(p, a.trace, msg, sizeof msg)) {
+      fprintf(stderr, "dlc-run: %s\n", msg);
+      goto done;
+    }
+  }
   for (intptr_t i = 0; i < no; ++i) {
     if (a.numOutputs) {
       if (!dlcNpyWrite(a.outputs[i], &out[i], msg, sizeof msg)) {
         fprintf(stderr, "dlc-run: output %ld: %s\n", (long)i, msg);
         goto done;
       }
-    } else if (!a.bench) {
+    } else if (!a.bench && !a.profile) {
       printSummary(i, &out[i]);
     }
   }

@@ -49,6 +49,8 @@ typedef struct DlcCompileOptions {
   const char *pipeline; /* NULL: "builtin.module(lower-to-llvm)" */
   int threads;          /* worker threads, 0: all cores */
   int optLevel;         /* LLVM -O level for the JIT, default 3 */
+  bool profile;         /* time each kernel (lower-to-llvm{profile=true} unless a
+                           pipeline is given, which must then include it) */
 } DlcCompileOptions;
 
 typedef struct DlcProgram DlcProgram;
@@ -101,6 +103,16 @@ typedef struct DlcMemoryPlan {
 MLIR_CAPI_EXPORTED bool dlcProgramMemory(DlcProgram *p, const DlcTensorType *inputs,
                                          DlcMemoryPlan *plan, char *error,
                                          size_t errorLength);
+
+/* The per-kernel profile of a program compiled with `profile` (the
+   variant run last): the runs since the last reset, as a table (malloc'd
+   text, one row per kernel: kind, root op and shapes, time and share,
+   GFLOP/s or GB/s, % of the machine's roofline), or written to `path` as a
+   Chrome trace. NULL / false with a message for a program without it. */
+MLIR_CAPI_EXPORTED char *dlcProgramProfileTable(DlcProgram *p, char *error, size_t errorLength);
+MLIR_CAPI_EXPORTED bool dlcProgramProfileTrace(DlcProgram *p, const char *path, char *error,
+                                               size_t errorLength);
+MLIR_CAPI_EXPORTED void dlcProgramProfileReset(DlcProgram *p);
 
 /* Bytes per element, the name ("f32", ...), element count and byte count;
    the counts are -1 for a dynamic or negative dim or when they do not fit

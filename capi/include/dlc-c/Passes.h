@@ -22,10 +22,13 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCopyToLinalgPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcStaticBuffersPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcMemoryPlanPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcMemoryOrderPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcProfilePass;
 MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcLowerToLLVMPipeline;
 
 /* f32 lanes per vector register for a target name (avx2, avx512, host). */
 MLIR_CAPI_EXPORTED int64_t dlcTargetVectorWidth(MlirStringRef target);
+/* Whether `target` names one: host, avx2 or avx512. */
+MLIR_CAPI_EXPORTED bool dlcTargetIsKnown(MlirStringRef target);
 
 /* --dlg-simplify: algebraic simplification of dlg ops (on func.func). */
 MLIR_CAPI_EXPORTED MlirPass dlcCreateDlgSimplifyPass(void);

@@ -1,0 +1,51 @@
+// The cost model on the AVX-512 target (its fixed cache model: 32 KiB
+// 8-way L1, 1 MiB L2, so the choices do not depend on the machine that
+// runs the test): B packed into panels as wide as the register tile, two
+// zmm wide, and Kc/Mc/Nc from the caches.
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx512},canonicalize,cse)' | FileCheck %s
+// The AVX2 target keeps 16-column panels and 6 x 16 tiles:
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx2},canonicalize,cse)' | FileCheck %s --check-prefix=AVX2
+// A target it does not know is an error, not the host's model:
+// RUN: not dlc-opt %s --pass-pipeline='builtin.module(dlc-cpu-schedule{target=avx3})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// BADTARGET: error: dlc-cpu-schedule: unknown target 'avx3' (host, avx2 or avx512)
+// RUN: not dlc-opt %s --lower-to-llvm=target=avx3 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADPIPE
+// BADPIPE: lower-to-llvm: unknown target 'avx3' (host, avx2 or avx512)
+
+// Two zmm wide register tiles; Kc = 3/4 of L1 over a 32-float row of the
+// panel (192 -> 128 for K = 512), Mc = 3/8 of L2 over Kc x 4 bytes (512,
+// all of M). A's rows, 2 KiB apart, fall into two L1 sets of 8 ways, so
+// 12 rows (6 per set) rather than the 14 the registers allow:
+// CHECK-LABEL: func.func private @square_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [4, 0, 0, 128], vector = 16, register = [12, 32], parallel = [0]>
+// CHECK: tensor.empty() : tensor<16x512x32xf32>
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<12x32xf32>)
+// CHECK-COUNT-4: vector.outerproduct {{.*}} : vector<12xf32>, vector<32xf32>
+// and the 8 rows left over, 8 x 32:
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
+// AVX2-LABEL: func.func private @square_kernel0
+// AVX2-SAME: #dlk.schedule<tile = [8, 128, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
+// AVX2: tensor.empty() : tensor<32x512x16xf32>
+func.func @square(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<512x512xf32> {
+  %0 = dlg.matmul %a, %b : tensor<512x512xf32>, tensor<512x512xf32> -> tensor<512x512xf32>
+  return %0 : tensor<512x512xf32>
+}
+
+// A's rows 4 KiB apart all fall into one L1 set: at most 8 - 2 of them per
+// register tile, or they evict each other every k step:
+// CHECK-LABEL: func.func private @strided_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [2, 0, 0, 128], vector = 16, register = [6, 32], parallel = [0]>
+// CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<32xf32>
+func.func @strided(%a: tensor<256x1024xf32>, %b: tensor<1024x256xf32>) -> tensor<256x256xf32> {
+  %0 = dlg.matmul %a, %b : tensor<256x1024xf32>, tensor<1024x256xf32> -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+
+// N a multiple of 16 but not of 32: one-zmm panels:
+// CHECK-LABEL: func.func private @narrow_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [3, 0, 0, 128], vector = 16, register = [16, 16], parallel = [0]>
+// CHECK: tensor.empty() : tensor<3x256x16xf32>
+func.func @narrow(%a: tensor<64x256xf32>, %b: tensor<256x48xf32>) -> tensor<64x48xf32> {
+  %0 = dlg.matmul %a, %b : tensor<64x256xf32>, tensor<256x48xf32> -> tensor<64x48xf32>
+  return %0 : tensor<64x48xf32>
+}
