@@ -32,7 +32,9 @@ if config.dlc_sanitize:
     config.environment["ASAN_OPTIONS"] = f"{asan}:{common}"
     config.environment["UBSAN_OPTIONS"] = f"halt_on_error=1:print_stacktrace=1:{common}"
     config.available_features.add("sanitize")
-    # The interpreter leaks by design: no leak check inside Python.
+    # Uninstrumented programs that load libdlc (Python, Debian's mlir-opt
+    # with the plugin) preload the runtime; they keep memory until exit by
+    # design, so no leak check inside them.
     python_env = (f"LD_PRELOAD={config.dlc_asan_runtime} "
                   f"ASAN_OPTIONS={asan}:detect_leaks=0:{common} ")
 
@@ -48,7 +50,8 @@ config.substitutions.append(("%dlc_lib", os.path.join(lib_dir, "libdlc.so")))
 config.substitutions.append(("%dlc_src", config.dlc_src_root))
 config.substitutions.append(("%dlc_plugin", os.path.join(lib_dir, "DlcPlugin.so")))
 config.substitutions.append(
-    ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+    ("%mlir_opt", (f"env {python_env}" if python_env else "") +
+     os.path.join(config.llvm_tools_dir, "mlir-opt")))
 
 # Python against libdlc.so (Debian's interpreter, which has numpy/torch/onnx).
 config.substitutions.append(

@@ -17,15 +17,24 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Dlg, dlg, mlir::dlg::DlgDialect)
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Dlk, dlk, mlir::dlk::DlkDialect)
 
 MlirModule dlcModuleParse(MlirContext ctx, MlirStringRef source,
                           const char *sourceName) {
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(
-      unwrap(source), mlir::ParserConfig(unwrap(ctx)),
-      sourceName ? sourceName : "<input>");
+  // MLIR's lexer reads the byte after the text (the NUL a MemoryBuffer
+  // guarantees); a caller's (data, length) need not have one, so parse a
+  // NUL-terminated copy (found by fuzz/fuzz_dlg.c under ASan).
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(unwrap(source),
+                                           sourceName ? sourceName : "<input>"),
+      llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(
+      sourceMgr, mlir::ParserConfig(unwrap(ctx)));
   return wrap(module.release());
 }
 

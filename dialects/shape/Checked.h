@@ -28,9 +28,15 @@ static inline bool dlcMulOverflow(int64_t a, int64_t b, int64_t *out) {
   return __builtin_mul_overflow(a, b, out);
 }
 
-/* The product of n static (non-negative) dims; true when it overflows. */
+/* The product of n static (non-negative) dims; true when it overflows
+   (a zero dim makes it 0 whatever the others). */
 static inline bool dlcProductOverflow(const int64_t *dims, int64_t n, int64_t *out) {
   int64_t p = 1;
+  for (int64_t i = 0; i < n; ++i)
+    if (dims[i] == 0) {
+      *out = 0;
+      return false;
+    }
   for (int64_t i = 0; i < n; ++i)
     if (__builtin_mul_overflow(p, dims[i], &p))
       return true;

@@ -73,6 +73,9 @@ int64_t dlcShapeNumElements(const DlcShape *s) {
 bool dlcShapeCheckBytes(const DlcShape *s, int64_t elementBytes, const char *what,
                         DlcShapeError *err) {
   int64_t n = 1, bytes;
+  for (int64_t i = 0; i < s->rank; ++i)
+    if (s->dims[i] == 0)
+      return true; /* empty, whatever the other dims */
   for (int64_t i = 0; i < s->rank; ++i) {
     if (IS_DYN(s->dims[i]))
       continue; /* checked again once specialised to static sizes */

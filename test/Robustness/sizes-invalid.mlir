@@ -88,3 +88,11 @@ func.func @concat_overflow(%a: tensor<4611686018427387904xi8>, %b: tensor<461168
   %0 = dlg.concat %a, %b {axis = 0 : i64} : (tensor<4611686018427387904xi8>, tensor<4611686018427387904xi8>) -> tensor<?xi8>
   return %0 : tensor<?xi8>
 }
+
+// -----
+
+// An empty tensor is 0 bytes whatever its other dims.
+func.func @empty_huge(%x: tensor<9223372036854775807x2x0xf32>) -> tensor<9223372036854775807x2x0xf32> {
+  %0 = dlg.relu %x : tensor<9223372036854775807x2x0xf32>
+  return %0 : tensor<9223372036854775807x2x0xf32>
+}
