@@ -508,7 +508,15 @@ static bool scheduledPlain(MlirOperation op, intptr_t rank) {
   return !mlirAttributeIsNull(a) && dlcScheduleRead(a, &s) && s.numTiles == rank + 1;
 }
 
+/* Option `pack` of the running pass: panel packing is a CPU cache layout;
+   the GPU pipeline turns it off and keeps plain [M, N, K] contractions,
+   which its strategy tiles for blocks and threads. Per thread, as pass
+   instances run on several threads of one process. */
+static _Thread_local bool packPanels = true;
+
 static bool packsB(const DlcShape *sa, const DlcShape *sb, const DlcShape *so, bool tb) {
+  if (!packPanels)
+    return false;
   if (sa->rank != 2 || sb->rank != 2 || so->rank != 2)
     return false;
   for (intptr_t i = 0; i < 2; ++i)
@@ -1140,6 +1148,7 @@ static bool lowerFunction(MlirOperation func) {
 }
 
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
+  packPanels = dlcOptionsGetBool(dlcPassGetOptions(pass), "pack");
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   DlcOpList funcs = {0};
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
@@ -1160,10 +1169,17 @@ static void dependentDialects(MlirDialectRegistry registry) {
     mlirDialectHandleInsertDialect(handles[i], registry);
 }
 
+static const DlcOptionDesc kOptions[] = {
+    {"pack", "GEMMs and conv2d read B from packed panels (the CPU layout); false keeps "
+             "plain contractions (the GPU pipeline)", DLC_OPTION_BOOL, "true"},
+};
+
 const DlcPassDescriptor dlcDlkToLinalgPass = {
     .argument = "dlk-to-linalg",
     .summary = "Lower dlk kernels and dlg ops to linalg/tensor/arith/math on tensors",
     .anchor = "builtin.module",
+    .options = kOptions,
+    .numOptions = sizeof kOptions / sizeof kOptions[0],
     .getDependentDialects = dependentDialects,
     .run = run,
 };

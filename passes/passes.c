@@ -19,12 +19,15 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcExpandExpPass,
     &dlcCopyToLinalgPass,
     &dlcStaticBuffersPass,
+    &dlcGpuSchedulePass,
+    &dlcGpuMapPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;
 
 static const DlcPipelineDescriptor *const kPipelines[] = {
     &dlcLowerToLLVMPipeline,
+    &dlcLowerToNVVMPipeline,
 };
 
 static void registerOnce(void) {
