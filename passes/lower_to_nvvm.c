@@ -162,7 +162,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
            "dlc-copy-to-linalg,dlc-gpu-map,canonicalize,cse,"
            "func.func(convert-linalg-to-loops),"
            "|launch|"
-           "gpu-kernel-outlining,"
+           "gpu-kernel-outlining,func.func(gpu-async-region),"
            "|outline|"
            "lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},convert-scf-to-cf,"
            "nvvm-attach-target{chip=%.*s features=%.*s O=%d l=%s/nvvm/libdevice/libdevice.10.bc},"

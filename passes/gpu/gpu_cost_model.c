@@ -96,7 +96,10 @@ void dlcGpuSchedule(const DlcLoopNest *l, DlcGpuStrategy strategy, const bool *r
   memset(s->thread, 0, sizeof s->thread);
   s->thread[M] = dlcLargestDivisor(s->workgroup[M], 4);
   s->thread[N] = dlcLargestDivisor(s->workgroup[N], 4);
-  s->vectorWidth = s->thread[N];
+  /* the thread's accesses along n: the widest power of two dividing Tn */
+  s->vectorWidth = 1;
+  while (s->thread[N] % (2 * s->vectorWidth) == 0)
+    s->vectorWidth *= 2;
 }
 
 bool dlcGpuBlockDims(const DlcLoopNest *l, const DlcSchedule *s, int64_t dims[3]) {

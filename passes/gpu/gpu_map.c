@@ -117,8 +117,8 @@ static bool onHost(MlirOperation op) {
 
 static MlirWalkResult collect(MlirOperation op, void *u) {
   Found *f = u;
-  if (startsWith(op, "linalg.") && onHost(op) && !insideAny(op, "linalg.generic") &&
-      mlirOperationGetNumRegions(mlirOperationGetParentOperation(op)) > 0)
+  MlirOperation parent = mlirOperationGetParentOperation(op);
+  if (startsWith(op, "linalg.") && !mlirOperationIsNull(parent) && dlcOpIs(parent, "func.func"))
     dlcOpListPush(&f->wrap, op);
   else if (dlcOpIs(op, "memref.copy") && onHost(op))
     dlcOpListPush(&f->copies, op);

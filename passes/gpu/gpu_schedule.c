@@ -570,7 +570,14 @@ static void scheduleGroup(State *st, MlirOperation func, const MlirOperation *op
   } else {
     bool rows[DLC_SCHEDULE_MAX_LOOPS];
     rowDims(&g, rows);
-    dlcGpuSchedule(nest, g.strategy, rows, sink->elementBits, &g.sched);
+    /* An op that does not vectorise (a gather, a reversed slice) keeps one
+       element a thread: tiles of its non-permutation maps wider than one
+       are not sliced correctly by upstream tiling (a reversed slice's
+       tiled generic fails to verify). 128-bit elements give a width of 1. */
+    bool vectorizable = true;
+    for (int i = 0; i < n; ++i)
+      vectorizable = vectorizable && infos[i].vectorizable;
+    dlcGpuSchedule(nest, g.strategy, rows, vectorizable ? sink->elementBits : 128, &g.sched);
     int64_t dims[3];
     if (g.sched.numWorkgroup == 0 || !dlcGpuBlockDims(nest, &g.sched, dims))
       return; /* no parallel loop to spread: launched on one thread */

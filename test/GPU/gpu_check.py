@@ -140,6 +140,9 @@ def run_ptxas(opts):
                 print(f"FAIL {name}: compile: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
                 continue
             binaries = ptx_of(text)
+            if not binaries and "gpu.launch_func" not in text and "gpu.launch" not in text:
+                print(f"ok   {name}: no kernel (the program only copies or reshapes buffers)")
+                continue
             if not binaries:
                 failed += 1
                 print(f"FAIL {name}: no gpu.binary in the lowered module")
@@ -178,8 +181,10 @@ def run_emulate(opts):
         atol, rtol = tol
         try:
             tiled = dlc.run_pipeline(src, "builtin.module(lower-to-nvvm{stop-after=schedule})")
-            if "#gpu.block" not in tiled:
-                raise RuntimeError("no forall mapped to GPU blocks in the strategy's output")
+            # Without a block forall (data movement done by tensor ops, a
+            # reduction to a scalar) dlc-gpu-map launches the bufferised
+            # code on one thread; the CPU runs the same code here.
+            note = "" if "#gpu.block" in tiled else " (no block forall: one-thread launch)"
             got = dlc.compile(tiled)(*inputs)
             want = np.asarray(ref(*[i.astype(np.float64) if i.dtype == np.float32 else i
                                     for i in inputs]))
@@ -202,7 +207,7 @@ def run_emulate(opts):
             failed += 1
             print(f"FAIL {name}: max err {err.max():.3g}, {int(bad.sum())} of {bad.size} elements")
         else:
-            print(f"ok   {name}: max err {err.max():.3g}")
+            print(f"ok   {name}: max err {err.max():.3g}{note}")
     print(f"{ran - failed} of {ran} cases passed emulation")
     return 1 if failed or not ran else 0
 
