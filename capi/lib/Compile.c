@@ -10,6 +10,8 @@
 #include "mlir-c/ExecutionEngine.h"
 #include "mlir-c/IR.h"
 
+#include "../../runtime/cuda_runtime.h"
+
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,6 +41,7 @@ struct DlcProgram {
   intptr_t numInputs, numOutputs;
   DlcTensorType *types; /* declared: inputs then outputs, DLC_DYNAMIC_DIM */
   bool dynamic;
+  bool cuda; /* compiled by lower-to-nvvm: buffers live on the device */
   int threads;
   void (*setThreads)(int);
   Variant variants[MAX_VARIANTS];
@@ -284,6 +287,13 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
   DlcDiagnostics *diags = dlcDiagnosticsAttach(p->ctx);
   char *err = NULL;
   MlirOperation entry = {NULL};
+  /* A GPU program needs the driver to run; say so before compiling. */
+  p->cuda = strstr(p->pipeline, "lower-to-nvvm") != NULL;
+  char why[512];
+  if (p->cuda && !dlcCudaAvailable(why, sizeof why)) {
+    err = format("target cuda: %s", why);
+    goto fail;
+  }
 
   MlirModule module = dlcModuleParse(p->ctx, (MlirStringRef){source, length},
                                      sourceName ? sourceName : "<input>");
@@ -459,6 +469,10 @@ bool dlcProgramResolve(DlcProgram *p, const DlcTensorType *inputs, DlcTensorType
   return true;
 }
 
+static size_t tensorBytes(const DlcTensorType *t) {
+  return dlcDTypeSize(t->dtype) * (size_t)dlcTensorTypeNumElements(t);
+}
+
 bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, char *error,
                    size_t errorLength) {
   intptr_t n = p->numInputs + p->numOutputs;
@@ -483,13 +497,39 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
   }
   Descriptor *descs = calloc((size_t)n + 1, sizeof *descs);
   void **args = calloc((size_t)n * (3 + 2 * DLC_MAX_RANK) + 1, sizeof *args);
+  DlcTensor *dev = p->cuda ? calloc((size_t)n + 1, sizeof *dev) : NULL;
+  bool ok = true;
   intptr_t k = 0;
-  for (intptr_t i = 0; i < n; ++i)
-    k += pack(&descs[i], i < p->numInputs ? &inputs[i] : &outputs[i - p->numInputs], args + k);
+  for (intptr_t i = 0; i < n; ++i) {
+    const DlcTensor *t = i < p->numInputs ? &inputs[i] : &outputs[i - p->numInputs];
+    if (dev) { /* the program's arguments are device buffers */
+      dev[i] = *t;
+      dev[i].data = dlcCudaAlloc(tensorBytes(&t->type));
+      ok = ok && dev[i].data &&
+           (i >= p->numInputs || dlcCudaCopy(dev[i].data, t->data, tensorBytes(&t->type)));
+      t = &dev[i];
+    }
+    k += pack(&descs[i], t, args + k);
+  }
   if (p->setThreads && p->threads > 0)
     p->setThreads(p->threads);
-  v->invoke(args);
+  if (ok)
+    v->invoke(args);
+  if (dev) {
+    ok = ok && dlcCudaSynchronize();
+    for (intptr_t i = p->numInputs; i < n && ok; ++i)
+      ok = dlcCudaCopy(outputs[i - p->numInputs].data, dev[i].data,
+                       tensorBytes(&outputs[i - p->numInputs].type));
+    for (intptr_t i = 0; i < n; ++i)
+      dlcCudaFree(dev[i].data);
+    free(dev);
+    char why[480];
+    if (dlcCudaTakeError(why, sizeof why) || !ok) {
+      snprintf(error, errorLength, "cuda: %s", ok ? why : "device buffers could not be set up");
+      ok = false;
+    }
+  }
   free(args);
   free(descs);
-  return true;
+  return ok;
 }

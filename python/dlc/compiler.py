@@ -2,6 +2,7 @@
 
 import ctypes
 import os
+import re
 
 import numpy as np
 
@@ -89,6 +90,10 @@ class Module:
                   "dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),"
                   "canonicalize,cse)",
         "llvm": "builtin.module(lower-to-llvm)",
+        # NVIDIA GPU (docs/gpu.md): the kernels in the NVVM dialect, and
+        # their PTX (needs no GPU or driver).
+        "nvvm": "builtin.module(lower-to-nvvm{stop-after=nvvm})",
+        "ptx": "builtin.module(lower-to-nvvm{format=isa})",
     }
 
     def __init__(self, source, *, name="<input>", threads=None, target=None, entry=None):
@@ -96,7 +101,9 @@ class Module:
         self._source, self._name, self._target = source, name, target
         data = source.encode()
         pipeline = None
-        if target:
+        if target == "cuda":  # fails with "no CUDA driver: ..." where none is
+            pipeline = b"builtin.module(lower-to-nvvm)"
+        elif target:
             pipeline = f"builtin.module(lower-to-llvm{{target={target}}})".encode()
         opts = _Options(entry.encode() if entry else None, pipeline, threads or 0, 3)
         err = ctypes.c_void_p()
@@ -208,9 +215,10 @@ class Module:
         if stage not in self.STAGES:
             raise ValueError(f"unknown stage {stage!r}; one of {', '.join(self.STAGES)}")
         pipeline = self.STAGES[stage]
-        if stage == "llvm" and self._target:
+        if stage == "llvm" and self._target and self._target != "cuda":
             pipeline = f"builtin.module(lower-to-llvm{{target={self._target}}})"
-        return run_pipeline(self._source, pipeline, name=self._name)
+        text = run_pipeline(self._source, pipeline, name=self._name)
+        return _ptx(text) if stage == "ptx" else text
 
     def __del__(self):
         if getattr(self, "_p", None):
@@ -263,6 +271,33 @@ class PerShapeModule:
             raise ValueError("the model has dynamic input dims its shape computations need; "
                              "run it once (or use module(*shapes)) before asking for its IR")
         return next(reversed(self._modules.values())).ir(stage)
+
+
+_BINARY = re.compile(r'gpu\.binary @(\w+)\s*\[.*?assembly = "((?:[^"\\]|\\.)*)"', re.S)
+
+
+def _unescape(s):
+    """The body of an MLIR string literal: \\XX hex escapes, \\\\ and \\"."""
+    out, i = bytearray(), 0
+    while i < len(s):
+        if s[i] == "\\":
+            if s[i + 1] in "\\\"":
+                out.append(ord(s[i + 1]))
+                i += 2
+            else:
+                out.append(int(s[i + 1:i + 3], 16))
+                i += 3
+        else:
+            out.extend(s[i].encode())
+            i += 1
+    return out.decode()
+
+
+def _ptx(module_text):
+    """The PTX of every gpu.binary in a module lowered with format=isa, each
+    after a `// gpu.binary @name` line."""
+    return "".join(f"// gpu.binary @{m.group(1)}\n{_unescape(m.group(2))}\n"
+                   for m in _BINARY.finditer(module_text))
 
 
 def compile(model, *, threads=None, target=None, entry=None):

@@ -13,7 +13,7 @@ or on given .mlir models:
             vectorised per thread) compiled for the CPU, where the foralls
             run as loops, and compared with NumPy (the e2e tolerances).
 
-Usage: gpu_check.py ptxas|emulate [-k SUBSTRING] [--show-ptx-of NAME] [model.mlir ...]
+Usage: gpu_check.py ptxas|emulate [-k SUBSTRING] [--models] [--show-ptx-of NAME] [model.mlir ...]
 """
 
 import argparse
@@ -116,6 +116,13 @@ def cases(opts):
                 yield os.path.basename(path), f.read(), None, None, None
         return
     sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+    if opts.suite_models:
+        import models
+        for name, make in models.MODELS.items():
+            if opts.k in name:
+                src, args, ref, tol = make()
+                yield name, src, args, ref, tol
+        return
     import ops_numerics
     for name, src, inputs, ref, tol in ops_numerics.CASES:
         if opts.k in name:
@@ -217,6 +224,8 @@ def main():
     ap.add_argument("mode", choices=["ptxas", "emulate"])
     ap.add_argument("-k", default="")
     ap.add_argument("--show-ptx-of", default=None)
+    ap.add_argument("--models", dest="suite_models", action="store_true",
+                    help="the models of test/e2e/models.py instead of the op cases")
     ap.add_argument("models", nargs="*")
     opts = ap.parse_args()
     return run_ptxas(opts) if opts.mode == "ptxas" else run_emulate(opts)

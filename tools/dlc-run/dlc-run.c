@@ -3,7 +3,10 @@
 
      dlc-run FILE.mlir [--entry NAME] [--input A.npy]... [--random-inputs
              [--seed N] [--dim-size N]] [--output OUT.npy]... [--threads N]
-             [--bench N] [--pipeline P]
+             [--bench N] [--pipeline P] [--target cpu|cuda]
+
+   --target cuda compiles with --lower-to-nvvm and runs on device 0; where
+   no CUDA driver is, it fails with "no CUDA driver: ...".
 
    A model with dynamic (`?`) input dimensions takes them from the .npy
    files (or --dim-size for random inputs) and is compiled for those shapes.
@@ -23,7 +26,7 @@
 enum { MAX_IO = 64 };
 
 typedef struct {
-  const char *file, *entry, *pipeline;
+  const char *file, *entry, *pipeline, *target;
   const char *inputs[MAX_IO], *outputs[MAX_IO];
   int numInputs, numOutputs, threads, bench;
   long long dimSize; /* dynamic dims of random inputs */
@@ -37,7 +40,8 @@ static int usage(const char *why) {
   fprintf(stderr,
           "usage: dlc-run FILE.mlir [--entry NAME] [--input A.npy]... [--random-inputs "
           "[--seed N] [--dim-size N]]\n"
-          "               [--output OUT.npy]... [--threads N] [--bench N] [--pipeline P]\n");
+          "               [--output OUT.npy]... [--threads N] [--bench N] [--pipeline P]\n"
+          "               [--target cpu|cuda]\n");
   return 1;
 }
 
@@ -68,6 +72,12 @@ static int parseArgs(int argc, char **argv, Args *a) {
       a->entry = argv[++i];
     } else if (!strcmp(s, "--pipeline")) {
       a->pipeline = argv[++i];
+    } else if (!strcmp(s, "--target")) {
+      a->target = argv[++i];
+      if (strcmp(a->target, "cpu") && strcmp(a->target, "cuda")) {
+        fprintf(stderr, "dlc-run: --target expects cpu or cuda, got '%s'\n", a->target);
+        return 1;
+      }
     } else if (!strcmp(s, "--input") || !strcmp(s, "--output")) {
       bool in = s[2] == 'i';
       if ((in ? a->numInputs : a->numOutputs) == MAX_IO)
@@ -103,6 +113,10 @@ static int parseArgs(int argc, char **argv, Args *a) {
     return usage("no model file");
   if (a->random && a->numInputs)
     return usage("--input and --random-inputs are exclusive");
+  if (a->target && a->pipeline)
+    return usage("--target and --pipeline are exclusive");
+  if (a->target && !strcmp(a->target, "cuda"))
+    a->pipeline = "builtin.module(lower-to-nvvm)";
   return 0;
 }
 
