@@ -21,6 +21,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcStaticBuffersPass,
     &dlcGpuSchedulePass,
     &dlcGpuMapPass,
+    &dlcGpuAlignArgsPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

@@ -84,15 +84,32 @@ void dlcGpuSchedule(const DlcLoopNest *l, DlcGpuStrategy strategy, const bool *r
   int M = p - 2, N = p - 1;
   static const int64_t kTiles[][2] = {{64, 64}, {64, 32}, {32, 64}, {32, 32},
                                       {32, 16}, {16, 16}, {16, 8},  {8, 8}};
+  /* The largest tile whose grid covers the SMs with two warps or more a
+     block; else the one with most blocks among those with two warps
+     (a 4 x 4 tile per thread: Wm x Wn / 16 threads). */
+  int best = -1;
+  int64_t bestBlocks = 0;
   for (size_t i = 0; i < sizeof kTiles / sizeof kTiles[0]; ++i) {
     memset(s->workgroup, 0, sizeof s->workgroup);
     s->workgroup[M] = dlcLargestDivisor(l->extent[M], kTiles[i][0]);
     s->workgroup[N] = dlcLargestDivisor(l->extent[N], kTiles[i][1]);
     if (p >= 3)
       s->workgroup[p - 3] = 1;
-    if (blocksOf(l, s) >= kGpuSMs)
+    int64_t threads = (s->workgroup[M] / dlcLargestDivisor(s->workgroup[M], 4)) *
+                      (s->workgroup[N] / dlcLargestDivisor(s->workgroup[N], 4));
+    int64_t blocks = blocksOf(l, s);
+    if (best < 0 || (threads >= 64 && blocks > bestBlocks)) {
+      best = (int)i;
+      bestBlocks = blocks;
+    }
+    if (threads >= 64 && blocks >= kGpuSMs)
       break;
   }
+  memset(s->workgroup, 0, sizeof s->workgroup);
+  s->workgroup[M] = dlcLargestDivisor(l->extent[M], kTiles[best][0]);
+  s->workgroup[N] = dlcLargestDivisor(l->extent[N], kTiles[best][1]);
+  if (p >= 3)
+    s->workgroup[p - 3] = 1;
   memset(s->thread, 0, sizeof s->thread);
   s->thread[M] = dlcLargestDivisor(s->workgroup[M], 4);
   s->thread[N] = dlcLargestDivisor(s->workgroup[N], 4);

@@ -22,6 +22,7 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCopyToLinalgPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcStaticBuffersPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuSchedulePass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuMapPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuAlignArgsPass;
 MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcLowerToLLVMPipeline;
 MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcLowerToNVVMPipeline;
 
