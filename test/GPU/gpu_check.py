@@ -166,7 +166,7 @@ def run_ptxas(opts):
                 if not ok:
                     bad = f"{bname}: ptxas: {msg.splitlines()[-1] if msg else 'failed'}"
                     break
-                report += [f"{k} regs={r} smem={s}" + (f" spill={sp}" if sp else "")
+                report += [f"{bname}: {k} regs={r} smem={s}" + (f" spill={sp}" if sp else "")
                            for k, r, s, sp in kernels]
             if bad:
                 failed += 1
