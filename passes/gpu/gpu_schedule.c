@@ -683,10 +683,6 @@ static bool inThreadForall(MlirOperation op) {
   return false;
 }
 
-typedef struct {
-  State *st;
-} Phase2;
-
 static MlirWalkResult collectThreadOps(MlirOperation op, void *u) {
   DlcOpList *l = u;
   if (isLinalg(op) && inThreadForall(op))
