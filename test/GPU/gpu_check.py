@@ -13,7 +13,11 @@ or on given .mlir models:
             vectorised per thread) compiled for the CPU, where the foralls
             run as loops, and compared with NumPy (the e2e tolerances).
 
-Usage: gpu_check.py ptxas|emulate [-k SUBSTRING] [--models] [--show-ptx-of NAME] [model.mlir ...]
+  device    on a GPU: each case compiled with dlc.compile(target="cuda")
+            and run on device 0 against NumPy (the e2e tolerances). Without
+            a CUDA driver it prints one SKIP line and no "passed" line.
+
+Usage: gpu_check.py ptxas|emulate|device [-k SUBSTRING] [--models] [--show-ptx-of NAME] [model.mlir ...]
 """
 
 import argparse
@@ -179,7 +183,25 @@ def run_ptxas(opts):
     return 1 if failed or not ran else 0
 
 
+def driver_missing():
+    """The reason no CUDA driver can be used, or None."""
+    import ctypes
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        return None
+    except OSError as e:
+        return str(e)
+
+
+class _Done(Exception):
+    """Carries a device run's (got, want, note) to the shared comparison."""
+
+
 def run_emulate(opts):
+    device = opts.mode == "device"
+    if device and driver_missing():
+        print(f"SKIP device: no CUDA driver ({driver_missing()}); nothing ran on a GPU")
+        return 0
     failed = ran = 0
     for name, src, inputs, ref, tol in cases(opts):
         if inputs is None:
@@ -187,6 +209,11 @@ def run_emulate(opts):
         ran += 1
         atol, rtol = tol
         try:
+            if device:
+                got = dlc.compile(src, target="cuda")(*inputs)
+                want = np.asarray(ref(*[i.astype(np.float64) if i.dtype == np.float32 else i
+                                        for i in inputs]))
+                raise _Done(got, want, "")
             tiled = dlc.run_pipeline(src, "builtin.module(lower-to-nvvm{stop-after=schedule})")
             # Without a block forall (data movement done by tensor ops, a
             # reduction to a scalar) dlc-gpu-map launches the bufferised
@@ -195,6 +222,8 @@ def run_emulate(opts):
             got = dlc.compile(tiled)(*inputs)
             want = np.asarray(ref(*[i.astype(np.float64) if i.dtype == np.float32 else i
                                     for i in inputs]))
+        except _Done as d:
+            got, want, note = d.args
         except Exception as e:
             failed += 1
             print(f"FAIL {name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
@@ -215,13 +244,13 @@ def run_emulate(opts):
             print(f"FAIL {name}: max err {err.max():.3g}, {int(bad.sum())} of {bad.size} elements")
         else:
             print(f"ok   {name}: max err {err.max():.3g}{note}")
-    print(f"{ran - failed} of {ran} cases passed emulation")
+    print(f"{ran - failed} of {ran} cases passed {'on the GPU' if device else 'emulation'}")
     return 1 if failed or not ran else 0
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["ptxas", "emulate"])
+    ap.add_argument("mode", choices=["ptxas", "emulate", "device"])
     ap.add_argument("-k", default="")
     ap.add_argument("--show-ptx-of", default=None)
     ap.add_argument("--models", dest="suite_models", action="store_true",
