@@ -524,8 +524,9 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
       dlcCudaFree(dev[i].data);
     free(dev);
     char why[480];
-    if (dlcCudaTakeError(why, sizeof why) || !ok) {
-      snprintf(error, errorLength, "cuda: %s", ok ? why : "device buffers could not be set up");
+    bool driverError = dlcCudaTakeError(why, sizeof why);
+    if (driverError || !ok) {
+      snprintf(error, errorLength, "cuda: %s", driverError ? why : "a device copy failed");
       ok = false;
     }
   }
