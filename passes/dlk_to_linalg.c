@@ -510,9 +510,17 @@ static bool scheduledPlain(MlirOperation op, intptr_t rank) {
   return !mlirAttributeIsNull(a) && dlcScheduleRead(a, &s) && s.numTiles == rank + 1;
 }
 
+/* Option `pack` of the running pass: panel packing is a CPU cache layout;
+   the GPU pipeline turns it off and keeps plain [M, N, K] contractions,
+   which its strategy tiles for blocks and threads. Per thread, as pass
+   instances run on several threads of one process. */
+static _Thread_local bool packPanels = true;
+
 /* The panel width for B (the cost model's, 0: no packing). */
 static int64_t packsB(const DlcShape *sa, const DlcShape *sb, const DlcShape *so, bool tb,
                       int64_t vw) {
+  if (!packPanels)
+    return 0;
   if (sa->rank != 2 || sb->rank != 2 || so->rank != 2)
     return 0;
   for (intptr_t i = 0; i < 2; ++i)
@@ -1193,6 +1201,7 @@ static bool lowerFunction(MlirOperation func, int64_t vw) {
 }
 
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
+  packPanels = dlcOptionsGetBool(dlcPassGetOptions(pass), "pack");
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   DlcOpList funcs = {0};
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
@@ -1218,6 +1227,8 @@ static void dependentDialects(MlirDialectRegistry registry) {
    tile width): 8 lanes, AVX2's, unless the pipeline says otherwise. */
 static const DlcOptionDesc kOptions[] = {
     {"vector-width", "f32 lanes per vector of the target (GEMM panel width)", DLC_OPTION_INT, "8"},
+    {"pack", "GEMMs and conv2d read B from packed panels (the CPU layout); false keeps "
+             "plain contractions (the GPU pipeline)", DLC_OPTION_BOOL, "true"},
 };
 
 const DlcPassDescriptor dlcDlkToLinalgPass = {

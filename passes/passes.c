@@ -22,12 +22,16 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcMemoryPlanPass,
     &dlcMemoryOrderPass,
     &dlcProfilePass,
+    &dlcGpuSchedulePass,
+    &dlcGpuMapPass,
+    &dlcGpuAlignArgsPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;
 
 static const DlcPipelineDescriptor *const kPipelines[] = {
     &dlcLowerToLLVMPipeline,
+    &dlcLowerToNVVMPipeline,
 };
 
 static void registerOnce(void) {

@@ -65,8 +65,33 @@ if _sp.call(["/usr/bin/python3", "-c", "import torch, onnx, pytest"],
             stdout=_sp.DEVNULL, stderr=_sp.DEVNULL) == 0:
     config.available_features.add("torch-onnx")
 
+
 # ThreadSanitizer's runtime for the C compiler (test/AOT/tsan.test).
 import glob as _glob
 if _glob.glob(os.path.join(os.path.dirname(os.path.dirname(config.c_compiler)), "lib", "clang",
                            "*", "lib", "*", "libclang_rt.tsan*")):
     config.available_features.add("tsan")
+
+# GPU (test/GPU): ptxas from a CUDA toolkit assembles the PTX of
+# --lower-to-nvvm (tests that need it are UNSUPPORTED, with that name, where
+# none is found); a CUDA driver decides whether --target cuda can run.
+import ctypes as _ct
+import glob as _glob
+import shutil as _shutil
+_ptxas = None
+for _v in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+    _p = os.environ.get(_v)
+    if _p and os.access(os.path.join(_p, "bin", "ptxas"), os.X_OK):
+        _ptxas = os.path.join(_p, "bin", "ptxas")
+        break
+_ptxas = _ptxas or _shutil.which("ptxas") or next(
+    (p for p in sorted(_glob.glob("/usr/local/cuda*/bin/ptxas"), reverse=True)
+     if os.access(p, os.X_OK)), None)
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))
+try:
+    _ct.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

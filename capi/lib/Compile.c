@@ -13,6 +13,8 @@
 #include "mlir-c/IR.h"
 #include "shape/Checked.h"
 
+#include "../../runtime/cuda_runtime.h"
+
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,6 +60,7 @@ struct DlcProgram {
   intptr_t numInputs, numOutputs;
   DlcTensorType *types; /* declared: inputs then outputs, DLC_DYNAMIC_DIM */
   bool dynamic;
+  bool cuda; /* compiled by lower-to-nvvm: buffers live on the device */
   int threads;
   bool profile;
   void (*setThreads)(int);
@@ -457,6 +460,13 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
   DlcDiagnostics *diags = dlcDiagnosticsAttach(p->ctx);
   char *err = NULL;
   MlirOperation entry = {NULL};
+  /* A GPU program needs the driver to run; say so before compiling. */
+  p->cuda = strstr(p->pipeline, "lower-to-nvvm") != NULL;
+  char why[512];
+  if (p->cuda && !dlcCudaAvailable(why, sizeof why)) {
+    err = format("target cuda: %s", why);
+    goto fail;
+  }
 
   MlirModule module = dlcModuleParse(p->ctx, (MlirStringRef){source, length},
                                      sourceName ? sourceName : "<input>");
@@ -684,6 +694,10 @@ static intptr_t packWorkspace(Descriptor *d, void *ws, int64_t bytes, void **arg
   return 5;
 }
 
+static size_t tensorBytes(const DlcTensorType *t) {
+  return dlcDTypeSize(t->dtype) * (size_t)dlcTensorTypeNumElements(t);
+}
+
 bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, char *error,
                    size_t errorLength) {
   intptr_t n = p->numInputs + p->numOutputs;
@@ -723,40 +737,67 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
   }
   Descriptor *descs = calloc((size_t)n + 2, sizeof *descs);
   void **args = calloc((size_t)n * (3 + 2 * DLC_MAX_RANK) + 6, sizeof *args);
-  if (!descs || !args) {
+  DlcTensor *dev = p->cuda ? calloc((size_t)n + 1, sizeof *dev) : NULL;
+  if (!descs || !args || (p->cuda && !dev)) {
     snprintf(error, errorLength, "out of memory allocating %zu bytes of call arguments",
              ((size_t)n + 2) * sizeof *descs +
                  ((size_t)n * (3 + 2 * DLC_MAX_RANK) + 6) * sizeof *args);
     free(descs);
     free(args);
+    free(dev);
     if (ws)
       returnWorkspace(v, ws);
     releaseVariant(p, v);
     return false;
   }
+  bool ok = true;
   intptr_t k = 0;
-  for (intptr_t i = 0; i < n; ++i)
-    k += pack(&descs[i], i < p->numInputs ? &inputs[i] : &outputs[i - p->numInputs], args + k);
+  for (intptr_t i = 0; i < n; ++i) {
+    const DlcTensor *t = i < p->numInputs ? &inputs[i] : &outputs[i - p->numInputs];
+    if (dev) { /* the program's arguments are device buffers */
+      dev[i] = *t;
+      dev[i].data = dlcCudaAlloc(tensorBytes(&t->type));
+      ok = ok && dev[i].data &&
+           (i >= p->numInputs || dlcCudaCopy(dev[i].data, t->data, tensorBytes(&t->type)));
+      t = &dev[i];
+    }
+    k += pack(&descs[i], t, args + k);
+  }
   if (ws)
     k += packWorkspace(&descs[n], ws, v->plan.workspaceBytes, args + k);
   if (p->setThreads && p->threads > 0)
     p->setThreads(p->threads);
-  if (v->profile) {
+  if (ok && v->profile) {
     pthread_mutex_lock(&p->profileLock);
     p->last = v;
     dlcProfileRunBegin(v->profile);
     v->invoke(args);
     dlcProfileRunEnd(v->profile);
     pthread_mutex_unlock(&p->profileLock);
-  } else {
+  } else if (ok) {
     v->invoke(args);
+  }
+  if (dev) {
+    ok = ok && dlcCudaSynchronize();
+    for (intptr_t i = p->numInputs; i < n && ok; ++i)
+      ok = dlcCudaCopy(outputs[i - p->numInputs].data, dev[i].data,
+                       tensorBytes(&outputs[i - p->numInputs].type));
+    for (intptr_t i = 0; i < n; ++i)
+      dlcCudaFree(dev[i].data);
+    free(dev);
+    char why[480];
+    bool driverError = dlcCudaTakeError(why, sizeof why);
+    if (driverError || !ok) {
+      snprintf(error, errorLength, "cuda: %s", driverError ? why : "a device copy failed");
+      ok = false;
+    }
   }
   free(args);
   free(descs);
   if (ws)
     returnWorkspace(v, ws);
   releaseVariant(p, v);
-  return true;
+  return ok;
 }
 
 static DlcProfile *lastProfile(DlcProgram *p, char *error, size_t errorLength) {

@@ -45,7 +45,9 @@ bool dlcAttributeIsASchedule(MlirAttribute attr) {
 bool dlcScheduleRead(MlirAttribute attr, DlcSchedule *out) {
   auto s = llvm::dyn_cast<mlir::dlk::ScheduleAttr>(unwrap(attr));
   if (!s || s.getTileSizes().size() > DLC_SCHEDULE_MAX_LOOPS ||
-      s.getParallelDims().size() > DLC_SCHEDULE_MAX_LOOPS)
+      s.getParallelDims().size() > DLC_SCHEDULE_MAX_LOOPS ||
+      s.getWorkgroupTile().size() > DLC_SCHEDULE_MAX_LOOPS ||
+      s.getThreadTile().size() > DLC_SCHEDULE_MAX_LOOPS)
     return false;
   out->numTiles = s.getTileSizes().size();
   llvm::copy(s.getTileSizes(), out->tiles);
@@ -55,6 +57,14 @@ bool dlcScheduleRead(MlirAttribute attr, DlcSchedule *out) {
     llvm::copy(s.getRegisterTile(), out->registerTile);
   out->numParallel = s.getParallelDims().size();
   llvm::copy(s.getParallelDims(), out->parallel);
+  out->numWorkgroup = s.getWorkgroupTile().size();
+  llvm::copy(s.getWorkgroupTile(), out->workgroup);
+  out->numThread = s.getThreadTile().size();
+  llvm::copy(s.getThreadTile(), out->thread);
+  out->stages = s.getPipelineDepth();
+  out->mma[0] = out->mma[1] = out->mma[2] = 0;
+  if (s.getMmaShape().size() == 3)
+    llvm::copy(s.getMmaShape(), out->mma);
   return true;
 }
 
@@ -62,7 +72,10 @@ MlirAttribute dlcScheduleAttrGet(MlirContext ctx, const DlcSchedule *s) {
   return wrap(mlir::dlk::ScheduleAttr::get(
       unwrap(ctx), llvm::ArrayRef<int64_t>(s->tiles, s->numTiles), s->vectorWidth,
       llvm::ArrayRef<int64_t>(s->registerTile, s->registerTile[0] > 0 ? 2 : 0),
-      llvm::ArrayRef<int64_t>(s->parallel, s->numParallel)));
+      llvm::ArrayRef<int64_t>(s->parallel, s->numParallel),
+      llvm::ArrayRef<int64_t>(s->workgroup, s->numWorkgroup),
+      llvm::ArrayRef<int64_t>(s->thread, s->numThread), s->stages > 0 ? s->stages : 1,
+      llvm::ArrayRef<int64_t>(s->mma, s->mma[0] > 0 ? 3 : 0)));
 }
 
 bool dlcElementsAttrGetRawData(MlirAttribute attr, const void **data,

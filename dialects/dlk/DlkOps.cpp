@@ -40,14 +40,14 @@ static ParseResult parseIntList(AsmParser &p, SmallVectorImpl<int64_t> &out) {
 }
 
 Attribute ScheduleAttr::parse(AsmParser &p, Type) {
-  SmallVector<int64_t> tile, reg, parallel;
-  int64_t vector = 1;
+  SmallVector<int64_t> tile, reg, parallel, workgroup, thread, mma;
+  int64_t vector = 1, stages = 1;
   llvm::SmallSet<StringRef, 4> seen;
   if (p.parseLess())
     return {};
   if (succeeded(p.parseOptionalGreater()))
     return getChecked([&] { return p.emitError(p.getNameLoc()); },
-                      p.getContext(), tile, vector, reg, parallel);
+                      p.getContext(), tile, vector, reg, parallel, workgroup, thread, stages, mma);
   do {
     SMLoc keyLoc = p.getCurrentLocation();
     StringRef key;
@@ -66,16 +66,25 @@ Attribute ScheduleAttr::parse(AsmParser &p, Type) {
       r = p.parseInteger(vector);
     else if (key == "register")
       r = parseIntList(p, reg);
+    else if (key == "workgroup")
+      r = parseIntList(p, workgroup);
+    else if (key == "thread")
+      r = parseIntList(p, thread);
+    else if (key == "stages")
+      r = p.parseInteger(stages);
+    else if (key == "mma")
+      r = parseIntList(p, mma);
     else
       p.emitError(keyLoc, "unknown schedule field '")
-          << key << "' (expected tile, vector, register or parallel)";
+          << key << "' (expected tile, vector, register, parallel, workgroup, thread, "
+                    "stages or mma)";
     if (failed(r))
       return {};
   } while (succeeded(p.parseOptionalComma()));
   if (p.parseGreater())
     return {};
   return getChecked([&] { return p.emitError(p.getNameLoc()); },
-                    p.getContext(), tile, vector, reg, parallel);
+                    p.getContext(), tile, vector, reg, parallel, workgroup, thread, stages, mma);
 }
 
 void ScheduleAttr::print(AsmPrinter &p) const {
@@ -94,6 +103,14 @@ void ScheduleAttr::print(AsmPrinter &p) const {
     fields.push_back("register = " + list(getRegisterTile()));
   if (!getParallelDims().empty())
     fields.push_back("parallel = " + list(getParallelDims()));
+  if (!getWorkgroupTile().empty())
+    fields.push_back("workgroup = " + list(getWorkgroupTile()));
+  if (!getThreadTile().empty())
+    fields.push_back("thread = " + list(getThreadTile()));
+  if (getPipelineDepth() != 1)
+    fields.push_back("stages = " + std::to_string(getPipelineDepth()));
+  if (!getMmaShape().empty())
+    fields.push_back("mma = " + list(getMmaShape()));
   p << "<";
   llvm::interleaveComma(fields, p);
   p << ">";
@@ -102,7 +119,9 @@ void ScheduleAttr::print(AsmPrinter &p) const {
 LogicalResult
 ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      ArrayRef<int64_t> tileSizes, int64_t vectorWidth,
-                     ArrayRef<int64_t> registerTile, ArrayRef<int64_t> parallelDims) {
+                     ArrayRef<int64_t> registerTile, ArrayRef<int64_t> parallelDims,
+                     ArrayRef<int64_t> workgroupTile, ArrayRef<int64_t> threadTile,
+                     int64_t pipelineDepth, ArrayRef<int64_t> mmaShape) {
   for (auto [i, t] : llvm::enumerate(tileSizes))
     if (t < 0)
       return emitError() << "#dlk.schedule tile size " << t << " at index " << i
@@ -123,6 +142,38 @@ ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " tiled loops";
     if (!dims.insert(d).second)
       return emitError() << "#dlk.schedule parallel dim " << d << " repeats";
+  }
+  // GPU fields: a grid and a block have three dimensions each.
+  for (auto [name, tiles] : {std::pair<StringRef, ArrayRef<int64_t>>{"workgroup", workgroupTile},
+                             {"thread", threadTile}}) {
+    int tiled = 0;
+    for (auto [i, t] : llvm::enumerate(tiles)) {
+      if (t < 0)
+        return emitError() << "#dlk.schedule " << name << " tile " << t << " at index " << i
+                           << " is negative (0 leaves a loop untiled)";
+      tiled += t != 0;
+    }
+    if (tiled > 3)
+      return emitError() << "#dlk.schedule " << name << " tiles " << tiled
+                         << " loops; at most 3 map to GPU dimensions x, y, z";
+  }
+  if (!workgroupTile.empty() && !threadTile.empty()) {
+    if (workgroupTile.size() != threadTile.size())
+      return emitError() << "#dlk.schedule workgroup has " << workgroupTile.size()
+                         << " tiles but thread has " << threadTile.size();
+    for (auto [i, w, t] : llvm::enumerate(workgroupTile, threadTile))
+      if (w != 0 && t != 0 && w % t != 0)
+        return emitError() << "#dlk.schedule thread tile " << t << " does not divide workgroup tile "
+                           << w << " at index " << i;
+  }
+  if (pipelineDepth < 1)
+    return emitError() << "#dlk.schedule stages must be at least 1, got " << pipelineDepth;
+  if (!mmaShape.empty()) {
+    bool known = mmaShape.size() == 3 && mmaShape[0] == 16 && mmaShape[1] == 8 &&
+                 llvm::is_contained({4, 8, 16}, mmaShape[2]);
+    if (!known)
+      return emitError() << "#dlk.schedule mma must be [16, 8, 16], [16, 8, 8] or [16, 8, 4] "
+                            "(mma.sync shapes)";
   }
   return success();
 }

@@ -40,15 +40,29 @@ def Dlk_ScheduleAttr : AttrDef<Dlk_Dialect, "Schedule"> {
     MR rows by NR columns of accumulators;
     `parallel` lists the loops run in parallel. Every field is optional.
 
+    GPU fields (`--lower-to-nvvm`, docs/gpu.md): `workgroup` gives one
+    thread-block tile per loop of the root (0: the block keeps the whole
+    loop; at most three tiled loops, mapped innermost first to block x, y,
+    z); `thread` one tile per loop for each thread inside the block's tile
+    (at most three tiled loops, to thread x, y, z; each must divide the
+    workgroup tile); `stages` the pipeline depth of shared-memory copies;
+    `mma` a tensor-core instruction shape [M, N, K] (mma.sync m16n8k16,
+    m16n8k8 or m16n8k4).
+
     ```mlir
     #dlk.schedule<tile = [64, 256, 0], vector = 8, register = [6, 16], parallel = [0]>
+    #dlk.schedule<workgroup = [64, 64, 0], thread = [4, 4, 0], vector = 4>
     ```
   }];
   let parameters = (ins
       OptionalArrayRefParameter<"int64_t">:$tileSizes,
       DefaultValuedParameter<"int64_t", "1">:$vectorWidth,
       OptionalArrayRefParameter<"int64_t">:$registerTile,
-      OptionalArrayRefParameter<"int64_t">:$parallelDims);
+      OptionalArrayRefParameter<"int64_t">:$parallelDims,
+      OptionalArrayRefParameter<"int64_t">:$workgroupTile,
+      OptionalArrayRefParameter<"int64_t">:$threadTile,
+      DefaultValuedParameter<"int64_t", "1">:$pipelineDepth,
+      OptionalArrayRefParameter<"int64_t">:$mmaShape);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }

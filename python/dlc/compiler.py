@@ -5,6 +5,7 @@ import ctypes
 import glob
 import json
 import os
+import re
 import threading
 
 import numpy as np
@@ -109,8 +110,8 @@ def _check_inputs(arrays, specs):
     return arrays
 
 
-# lower-to-llvm's targets (passes/lower_to_llvm.c).
-TARGETS = ("host", "avx2", "avx512")
+# lower-to-llvm's targets (passes/lower_to_llvm.c) and "cuda" (lower-to-nvvm).
+TARGETS = ("host", "avx2", "avx512", "cuda")
 
 
 def _check_options(threads, target):
@@ -138,6 +139,10 @@ class Module:
                   "dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),"
                   "canonicalize,cse)",
         "llvm": "builtin.module(lower-to-llvm)",
+        # NVIDIA GPU (docs/gpu.md): the kernels in the NVVM dialect, and
+        # their PTX (needs no GPU or driver).
+        "nvvm": "builtin.module(lower-to-nvvm{stop-after=nvvm})",
+        "ptx": "builtin.module(lower-to-nvvm{format=isa})",
     }
 
     def __init__(self, source, *, name="<input>", threads=None, target=None, entry=None,
@@ -149,7 +154,11 @@ class Module:
         self._profiled = None  # the same model compiled with profiling, at first profile()
         data = source.encode()
         pipeline = None
-        if target:
+        if target == "cuda":  # fails with "no CUDA driver: ..." where none is
+            if _profile:
+                raise ValueError("profile() times CPU kernels; target 'cuda' has no profiler yet")
+            pipeline = b"builtin.module(lower-to-nvvm)"
+        elif target:
             pipeline = (f"builtin.module(lower-to-llvm{{target={target}"
                         f"{' profile=true' if _profile else ''}}})").encode()
         opts = _Options(entry.encode() if entry else None, pipeline, threads or 0, 3, _profile)
@@ -318,9 +327,10 @@ class Module:
         if stage not in self.STAGES:
             raise ValueError(f"unknown stage {stage!r}; one of {', '.join(self.STAGES)}")
         pipeline = self.STAGES[stage]
-        if stage == "llvm" and self._target:
+        if stage == "llvm" and self._target and self._target != "cuda":
             pipeline = f"builtin.module(lower-to-llvm{{target={self._target}}})"
-        return run_pipeline(self._source, pipeline, name=self._name)
+        text = run_pipeline(self._source, pipeline, name=self._name)
+        return _ptx(text) if stage == "ptx" else text
 
     def __del__(self):
         if getattr(self, "_p", None):
@@ -380,6 +390,33 @@ class PerShapeModule:
             raise ValueError("the model has dynamic input dims its shape computations need; "
                              "run it once (or use module(*shapes)) before asking for its IR")
         return next(reversed(self._modules.values())).ir(stage)
+
+
+_BINARY = re.compile(r'gpu\.binary @(\w+)\s*\[.*?assembly = "((?:[^"\\]|\\.)*)"', re.S)
+
+
+def _unescape(s):
+    """The body of an MLIR string literal: \\XX hex escapes, \\\\ and \\"."""
+    out, i = bytearray(), 0
+    while i < len(s):
+        if s[i] == "\\":
+            if s[i + 1] in "\\\"":
+                out.append(ord(s[i + 1]))
+                i += 2
+            else:
+                out.append(int(s[i + 1:i + 3], 16))
+                i += 3
+        else:
+            out.extend(s[i].encode())
+            i += 1
+    return out.decode()
+
+
+def _ptx(module_text):
+    """The PTX of every gpu.binary in a module lowered with format=isa, each
+    after a `// gpu.binary @name` line."""
+    return "".join(f"// gpu.binary @{m.group(1)}\n{_unescape(m.group(2))}\n"
+                   for m in _BINARY.finditer(module_text))
 
 
 def compile(model, *, threads=None, target=None, entry=None, output=None, name="model"):

@@ -13,6 +13,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
@@ -23,6 +24,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary (--lower-to-nvvm) translates gpu.module to LLVM IR.
+  mlir::registerAllToLLVMIRTranslations(registry);
   dlcRegisterDialects(wrap(&registry));
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(

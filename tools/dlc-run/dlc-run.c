@@ -4,6 +4,7 @@
      dlc-run FILE.mlir [--entry NAME] [--input A.npy]... [--random-inputs
              [--seed N] [--dim-size N]] [--output OUT.npy]... [--threads N]
              [--bench N] [--pipeline P] [--memory] [--profile [--profile-trace OUT.json]]
+             [--target cpu|cuda]
 
    --memory prints the memory plan after the results: workspace_bytes,
    peak_bytes, naive_bytes (one buffer per temporary), weights_bytes.
@@ -12,6 +13,8 @@
    the run, GFLOP/s or GB/s, and % of this machine's roofline;
    --profile-trace also writes the runs as a Chrome trace (Perfetto,
    chrome://tracing).
+   --target cuda compiles with --lower-to-nvvm and runs on device 0; where
+   no CUDA driver is, it fails with "no CUDA driver: ...".
 
    A model with dynamic (`?`) input dimensions takes them from the .npy
    files (or --dim-size for random inputs) and is compiled for those shapes.
@@ -32,7 +35,7 @@
 enum { MAX_IO = 64 };
 
 typedef struct {
-  const char *file, *entry, *pipeline, *trace;
+  const char *file, *entry, *pipeline, *trace, *target;
   const char *inputs[MAX_IO], *outputs[MAX_IO];
   int numInputs, numOutputs, threads, bench;
   long long dimSize; /* dynamic dims of random inputs */
@@ -48,7 +51,7 @@ static int usage(const char *why) {
           "[--seed N] [--dim-size N]]\n"
           "               [--output OUT.npy]... [--threads N] [--bench N] [--pipeline P] "
           "[--memory]\n"
-          "               [--profile [--profile-trace OUT.json]]\n");
+          "               [--profile [--profile-trace OUT.json]] [--target cpu|cuda]\n");
   return 1;
 }
 
@@ -86,6 +89,12 @@ static int parseArgs(int argc, char **argv, Args *a) {
     } else if (!strcmp(s, "--profile-trace")) {
       a->trace = argv[++i];
       a->profile = true;
+    } else if (!strcmp(s, "--target")) {
+      a->target = argv[++i];
+      if (strcmp(a->target, "cpu") && strcmp(a->target, "cuda")) {
+        fprintf(stderr, "dlc-run: --target expects cpu or cuda, got '%s'\n", a->target);
+        return 1;
+      }
     } else if (!strcmp(s, "--input") || !strcmp(s, "--output")) {
       bool in = s[2] == 'i';
       if ((in ? a->numInputs : a->numOutputs) == MAX_IO)
@@ -121,6 +130,13 @@ static int parseArgs(int argc, char **argv, Args *a) {
     return usage("no model file");
   if (a->random && a->numInputs)
     return usage("--input and --random-inputs are exclusive");
+  if (a->target && a->pipeline)
+    return usage("--target and --pipeline are exclusive");
+  if (a->target && !strcmp(a->target, "cuda")) {
+    if (a->profile || a->memory)
+      return usage("--profile and --memory are CPU-only; --target cuda has neither yet");
+    a->pipeline = "builtin.module(lower-to-nvvm)";
+  }
   return 0;
 }
 

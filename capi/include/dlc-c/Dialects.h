@@ -40,6 +40,14 @@ typedef struct DlcSchedule {
   int64_t registerTile[2];
   intptr_t numParallel;
   int64_t parallel[DLC_SCHEDULE_MAX_LOOPS];
+  /* GPU: block and thread tiles per loop (count 0: none given), the
+     shared-memory pipeline depth (1: none) and the mma shape (0s: none). */
+  intptr_t numWorkgroup;
+  int64_t workgroup[DLC_SCHEDULE_MAX_LOOPS];
+  intptr_t numThread;
+  int64_t thread[DLC_SCHEDULE_MAX_LOOPS];
+  int64_t stages;
+  int64_t mma[3];
 } DlcSchedule;
 
 MLIR_CAPI_EXPORTED bool dlcAttributeIsASchedule(MlirAttribute attr);

@@ -23,7 +23,16 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcStaticBuffersPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcMemoryPlanPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcMemoryOrderPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcProfilePass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuSchedulePass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuMapPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuAlignArgsPass;
 MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcLowerToLLVMPipeline;
+MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcLowerToNVVMPipeline;
+
+/* The CUDA toolkit directory (with nvvm/libdevice/libdevice.10.bc): `given`
+   if not empty, else CUDA_HOME/CUDA_PATH/CUDA_ROOT, a ptxas on PATH, or the
+   newest /usr/local/cuda*. False when none is found. */
+MLIR_CAPI_EXPORTED bool dlcFindCudaToolkit(const char *given, char *out, size_t n);
 
 /* f32 lanes per vector register for a target name (avx2, avx512, host). */
 MLIR_CAPI_EXPORTED int64_t dlcTargetVectorWidth(MlirStringRef target);

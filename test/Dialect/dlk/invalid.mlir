@@ -123,7 +123,7 @@ func.func @parallel_negative() attributes {s = #dlk.schedule<parallel = [-1]>} {
 
 // -----
 
-// expected-error @+1 {{unknown schedule field 'unroll' (expected tile, vector, register or parallel)}}
+// expected-error @+1 {{unknown schedule field 'unroll' (expected tile, vector, register, parallel, workgroup, thread, stages or mma)}}
 func.func @unknown_field() attributes {s = #dlk.schedule<unroll = 4>} { return }
 
 // -----

@@ -1,0 +1,327 @@
+/* The host side of --lower-to-nvvm programs: the mgpu* entry points that
+   MLIR's gpu-to-llvm lowering (and the gpu.binary's LLVM translation)
+   calls, over the CUDA driver API.
+
+   libcuda.so.1 is opened with dlopen at the first call, so dlc builds,
+   links and loads where no GPU or driver is; dlcCudaAvailable() says why
+   not ("no CUDA driver: ..."), and callers check it before compiling for
+   the GPU. The mgpu* functions cannot return errors to the generated code:
+   a failing driver call is printed once with its name and kept as the
+   last error (dlcCudaTakeError), which the caller checks after a run.
+
+   One context: the primary context of device 0 (mgpuSetDefaultDevice
+   changes the device before the first use). */
+
+#include "cuda_runtime.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef int CUresult; /* CUDA_SUCCESS == 0 */
+typedef int CUdevice;
+typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream, *CUevent;
+typedef unsigned long long CUdeviceptr;
+
+enum { CU_STREAM_NON_BLOCKING = 1, CU_JIT_OPTIMIZATION_LEVEL = 7, CU_MEM_ATTACH_GLOBAL = 1 };
+
+/* The driver functions used, by their versioned ABI names. */
+static struct {
+  CUresult (*init)(unsigned);
+  CUresult (*deviceGet)(CUdevice *, int);
+  CUresult (*primaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*ctxSetCurrent)(CUcontext);
+  CUresult (*moduleLoadData)(CUmodule *, const void *);
+  CUresult (*moduleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
+  CUresult (*moduleUnload)(CUmodule);
+  CUresult (*moduleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*launchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, CUstream, void **, void **);
+  CUresult (*streamCreate)(CUstream *, unsigned);
+  CUresult (*streamDestroy)(CUstream);
+  CUresult (*streamSynchronize)(CUstream);
+  CUresult (*streamWaitEvent)(CUstream, CUevent, unsigned);
+  CUresult (*eventCreate)(CUevent *, unsigned);
+  CUresult (*eventDestroy)(CUevent);
+  CUresult (*eventRecord)(CUevent, CUstream);
+  CUresult (*eventSynchronize)(CUevent);
+  CUresult (*eventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*memAlloc)(CUdeviceptr *, size_t);
+  CUresult (*memAllocManaged)(CUdeviceptr *, size_t, unsigned);
+  CUresult (*memFree)(CUdeviceptr);
+  CUresult (*memcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  CUresult (*memcpy)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*memsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
+  CUresult (*memsetD16Async)(CUdeviceptr, unsigned short, size_t, CUstream);
+  CUresult (*getErrorString)(CUresult, const char **);
+} cu;
+
+static const struct {
+  const char *name;
+  size_t offset;
+} kSymbols[] = {
+#define SYM(field, name) {name, offsetof(__typeof__(cu), field)}
+    SYM(init, "cuInit"),
+    SYM(deviceGet, "cuDeviceGet"),
+    SYM(primaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+    SYM(ctxSetCurrent, "cuCtxSetCurrent"),
+    SYM(moduleLoadData, "cuModuleLoadData"),
+    SYM(moduleLoadDataEx, "cuModuleLoadDataEx"),
+    SYM(moduleUnload, "cuModuleUnload"),
+    SYM(moduleGetFunction, "cuModuleGetFunction"),
+    SYM(launchKernel, "cuLaunchKernel"),
+    SYM(streamCreate, "cuStreamCreate"),
+    SYM(streamDestroy, "cuStreamDestroy_v2"),
+    SYM(streamSynchronize, "cuStreamSynchronize"),
+    SYM(streamWaitEvent, "cuStreamWaitEvent"),
+    SYM(eventCreate, "cuEventCreate"),
+    SYM(eventDestroy, "cuEventDestroy_v2"),
+    SYM(eventRecord, "cuEventRecord"),
+    SYM(eventSynchronize, "cuEventSynchronize"),
+    SYM(eventElapsedTime, "cuEventElapsedTime"),
+    SYM(memAlloc, "cuMemAlloc_v2"),
+    SYM(memAllocManaged, "cuMemAllocManaged"),
+    SYM(memFree, "cuMemFree_v2"),
+    SYM(memcpyAsync, "cuMemcpyAsync"),
+    SYM(memcpy, "cuMemcpy"),
+    SYM(memsetD32Async, "cuMemsetD32Async"),
+    SYM(memsetD16Async, "cuMemsetD16Async"),
+    SYM(getErrorString, "cuGetErrorString"),
+#undef SYM
+};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char loadError[512];
+static int defaultDevice;
+static CUcontext context;
+static _Thread_local char lastError[512];
+
+static void load(void) {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *e = dlerror();
+    snprintf(loadError, sizeof loadError, "no CUDA driver: cannot load libcuda.so.1 (%s)",
+             e ? e : "not found");
+    return;
+  }
+  for (size_t i = 0; i < sizeof kSymbols / sizeof kSymbols[0]; ++i) {
+    void *f = dlsym(lib, kSymbols[i].name);
+    if (!f) {
+      snprintf(loadError, sizeof loadError,
+               "no usable CUDA driver: libcuda.so.1 lacks %s", kSymbols[i].name);
+      return;
+    }
+    memcpy((char *)&cu + kSymbols[i].offset, &f, sizeof f);
+  }
+  CUdevice dev;
+  CUresult r = cu.init(0);
+  if (r == 0)
+    r = cu.deviceGet(&dev, defaultDevice);
+  if (r == 0)
+    r = cu.primaryCtxRetain(&context, dev);
+  if (r != 0) {
+    const char *s = NULL;
+    cu.getErrorString(r, &s);
+    snprintf(loadError, sizeof loadError, "no CUDA device: driver error %d (%s)", r,
+             s ? s : "unknown");
+  }
+}
+
+bool dlcCudaAvailable(char *message, size_t size) {
+  pthread_once(&once, load);
+  if (loadError[0] && message && size)
+    snprintf(message, size, "%s", loadError);
+  return loadError[0] == 0;
+}
+
+bool dlcCudaTakeError(char *message, size_t size) {
+  if (!lastError[0])
+    return false;
+  if (message && size)
+    snprintf(message, size, "%s", lastError);
+  lastError[0] = 0;
+  return true;
+}
+
+/* True when the driver is usable and the call succeeded; else records why. */
+static bool check(CUresult r, const char *what) {
+  if (r == 0)
+    return true;
+  const char *s = NULL;
+  if (cu.getErrorString)
+    cu.getErrorString(r, &s);
+  if (!lastError[0]) {
+    snprintf(lastError, sizeof lastError, "%s failed: error %d (%s)", what, r, s ? s : "unknown");
+    fprintf(stderr, "dlc cuda runtime: %s\n", lastError);
+  }
+  return false;
+}
+
+static bool ready(const char *what) {
+  pthread_once(&once, load);
+  if (loadError[0]) {
+    if (!lastError[0])
+      snprintf(lastError, sizeof lastError, "%s: %s", what, loadError);
+    return false;
+  }
+  return check(cu.ctxSetCurrent(context), "cuCtxSetCurrent");
+}
+
+/*--- The mgpu* entry points -------------------------------------------------------*/
+
+DLC_CUDA_EXPORT void mgpuSetDefaultDevice(int32_t device) { defaultDevice = device; }
+
+void *mgpuModuleLoad(void *data, size_t size) {
+  (void)size;
+  CUmodule m = NULL;
+  if (ready("mgpuModuleLoad"))
+    check(cu.moduleLoadData(&m, data), "cuModuleLoadData");
+  return m;
+}
+
+void *mgpuModuleLoadJIT(void *data, int optLevel) {
+  CUmodule m = NULL;
+  int opts[1] = {CU_JIT_OPTIMIZATION_LEVEL};
+  void *vals[1] = {(void *)(intptr_t)optLevel};
+  if (ready("mgpuModuleLoadJIT"))
+    check(cu.moduleLoadDataEx(&m, data, 1, opts, vals), "cuModuleLoadDataEx (PTX JIT)");
+  return m;
+}
+
+DLC_CUDA_EXPORT void mgpuModuleUnload(void *module) {
+  if (module && ready("mgpuModuleUnload"))
+    check(cu.moduleUnload(module), "cuModuleUnload");
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  CUfunction f = NULL;
+  if (module && ready("mgpuModuleGetFunction"))
+    check(cu.moduleGetFunction(&f, module, name), "cuModuleGetFunction");
+  return f;
+}
+
+DLC_CUDA_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                      intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
+                      void *stream, void **params, void **extra, size_t paramsCount) {
+  (void)paramsCount;
+  if (function && ready("mgpuLaunchKernel"))
+    check(cu.launchKernel(function, (unsigned)gridX, (unsigned)gridY, (unsigned)gridZ,
+                          (unsigned)blockX, (unsigned)blockY, (unsigned)blockZ, (unsigned)smem,
+                          stream, params, extra),
+          "cuLaunchKernel");
+}
+
+void *mgpuStreamCreate(void) {
+  CUstream s = NULL;
+  if (ready("mgpuStreamCreate"))
+    check(cu.streamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  return s;
+}
+
+DLC_CUDA_EXPORT void mgpuStreamDestroy(void *stream) {
+  if (ready("mgpuStreamDestroy"))
+    check(cu.streamDestroy(stream), "cuStreamDestroy");
+}
+
+DLC_CUDA_EXPORT void mgpuStreamSynchronize(void *stream) {
+  if (ready("mgpuStreamSynchronize"))
+    check(cu.streamSynchronize(stream), "cuStreamSynchronize");
+}
+
+DLC_CUDA_EXPORT void mgpuStreamWaitEvent(void *stream, void *event) {
+  if (ready("mgpuStreamWaitEvent"))
+    check(cu.streamWaitEvent(stream, event, 0), "cuStreamWaitEvent");
+}
+
+void *mgpuEventCreate(void) {
+  CUevent e = NULL;
+  if (ready("mgpuEventCreate"))
+    check(cu.eventCreate(&e, 0), "cuEventCreate");
+  return e;
+}
+
+DLC_CUDA_EXPORT void mgpuEventDestroy(void *event) {
+  if (ready("mgpuEventDestroy"))
+    check(cu.eventDestroy(event), "cuEventDestroy");
+}
+
+DLC_CUDA_EXPORT void mgpuEventSynchronize(void *event) {
+  if (ready("mgpuEventSynchronize"))
+    check(cu.eventSynchronize(event), "cuEventSynchronize");
+}
+
+DLC_CUDA_EXPORT void mgpuEventRecord(void *event, void *stream) {
+  if (ready("mgpuEventRecord"))
+    check(cu.eventRecord(event, stream), "cuEventRecord");
+}
+
+void *mgpuMemAlloc(uint64_t bytes, void *stream, bool isHostShared) {
+  (void)stream;
+  CUdeviceptr p = 0;
+  if (bytes == 0 || !ready("mgpuMemAlloc"))
+    return NULL;
+  if (isHostShared)
+    check(cu.memAllocManaged(&p, bytes, CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+  else
+    check(cu.memAlloc(&p, bytes), "cuMemAlloc");
+  return (void *)(uintptr_t)p;
+}
+
+DLC_CUDA_EXPORT void mgpuMemFree(void *ptr, void *stream) {
+  (void)stream;
+  if (ptr && ready("mgpuMemFree"))
+    check(cu.memFree((CUdeviceptr)(uintptr_t)ptr), "cuMemFree");
+}
+
+DLC_CUDA_EXPORT void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
+  if (bytes && ready("mgpuMemcpy"))
+    check(cu.memcpyAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, bytes, stream),
+          "cuMemcpyAsync");
+}
+
+DLC_CUDA_EXPORT void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream) {
+  if (count && ready("mgpuMemset32"))
+    check(cu.memsetD32Async((CUdeviceptr)(uintptr_t)dst, value, count, stream),
+          "cuMemsetD32Async");
+}
+
+DLC_CUDA_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream) {
+  if (count && ready("mgpuMemset16"))
+    check(cu.memsetD16Async((CUdeviceptr)(uintptr_t)dst, value, count, stream),
+          "cuMemsetD16Async");
+}
+
+/*--- For callers (dlc-run, the C API) ----------------------------------------------*/
+
+void *dlcCudaAlloc(size_t bytes) { return mgpuMemAlloc(bytes ? bytes : 1, NULL, false); }
+
+void dlcCudaFree(void *p) { mgpuMemFree(p, NULL); }
+
+bool dlcCudaCopy(void *dst, const void *src, size_t bytes) {
+  if (!bytes)
+    return true;
+  if (!ready("dlcCudaCopy"))
+    return false;
+  return check(cu.memcpy((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, bytes),
+               "cuMemcpy");
+}
+
+bool dlcCudaSynchronize(void) {
+  return ready("dlcCudaSynchronize") && check(cu.streamSynchronize(NULL), "cuStreamSynchronize");
+}
+
+bool dlcCudaEventTimer(void **start, void **stop) {
+  *start = mgpuEventCreate();
+  *stop = mgpuEventCreate();
+  return *start && *stop;
+}
+
+float dlcCudaElapsedMs(void *start, void *stop) {
+  float ms = -1;
+  if (ready("dlcCudaElapsedMs") && check(cu.eventSynchronize(stop), "cuEventSynchronize"))
+    check(cu.eventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+  return ms;
+}

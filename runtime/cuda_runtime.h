@@ -1,0 +1,26 @@
+/* The CUDA runtime of dlc's GPU programs (cuda_runtime.c): availability,
+   device buffers and event timing for the callers of compiled programs;
+   the mgpu* entry points themselves are called by generated code only. */
+
+#ifndef DLC_RUNTIME_CUDA_RUNTIME_H
+#define DLC_RUNTIME_CUDA_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define DLC_CUDA_EXPORT __attribute__((visibility("default")))
+
+/* Loads libcuda.so.1 and device 0's context once; false with the reason
+   ("no CUDA driver: ...") when there is none. */
+DLC_CUDA_EXPORT bool dlcCudaAvailable(char *message, size_t size);
+/* The first driver error since the last call, if any (per thread). */
+DLC_CUDA_EXPORT bool dlcCudaTakeError(char *message, size_t size);
+DLC_CUDA_EXPORT void *dlcCudaAlloc(size_t bytes);
+DLC_CUDA_EXPORT void dlcCudaFree(void *p);
+/* Synchronous copy; host or device pointers on either side (UVA). */
+DLC_CUDA_EXPORT bool dlcCudaCopy(void *dst, const void *src, size_t bytes);
+DLC_CUDA_EXPORT bool dlcCudaSynchronize(void);
+DLC_CUDA_EXPORT bool dlcCudaEventTimer(void **start, void **stop);
+DLC_CUDA_EXPORT float dlcCudaElapsedMs(void *start, void *stop);
+
+#endif

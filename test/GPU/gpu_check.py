@@ -1,0 +1,264 @@
+"""GPU checks without a GPU, on every e2e op case (test/e2e/ops_numerics.py)
+or on given .mlir models:
+
+  ptxas     --lower-to-nvvm{format=isa}; every kernel's PTX is assembled
+            by `ptxas -arch=sm_90a -v` (registers, shared memory and
+            spills per kernel reported); no `.extern` libdevice function
+            (__nv_*) may remain. Where no ptxas is found the mode prints
+            one SKIP line and exits 0 with no "passed" line, so a FileCheck
+            on the count fails rather than passing silently.
+  emulate   the GPU strategy's program before gpu.launch
+            (--lower-to-nvvm{stop-after=schedule}: linalg tiled into
+            scf.forall loops mapped to blocks and threads, fused and
+            vectorised per thread) compiled for the CPU, where the foralls
+            run as loops, and compared with NumPy (the e2e tolerances).
+
+  device    on a GPU: each case compiled with dlc.compile(target="cuda")
+            and run on device 0 against NumPy (the e2e tolerances). Without
+            a CUDA driver it prints one SKIP line and no "passed" line.
+
+Usage: gpu_check.py ptxas|emulate|device [-k SUBSTRING] [--models] [--show-ptx-of NAME] [model.mlir ...]
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import dlc
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def find_ptxas():
+    for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+        p = os.environ.get(var)
+        if p and os.access(os.path.join(p, "bin", "ptxas"), os.X_OK):
+            return os.path.join(p, "bin", "ptxas")
+    p = shutil.which("ptxas")
+    if p:
+        return p
+    cands = sorted(d for d in os.listdir("/usr/local") if d.startswith("cuda")) \
+        if os.path.isdir("/usr/local") else []
+    for d in reversed(cands):
+        p = os.path.join("/usr/local", d, "bin", "ptxas")
+        if os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def unescape(s):
+    """An MLIR string literal's body: \\XX hex escapes, \\\\ and \\"."""
+    out = bytearray()
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            n = s[i + 1]
+            if n in "\\\"":
+                out.append(ord(n))
+                i += 2
+            elif n == "n":
+                out.append(10)
+                i += 2
+            elif n == "t":
+                out.append(9)
+                i += 2
+            else:
+                out.append(int(s[i + 1:i + 3], 16))
+                i += 3
+        else:
+            out.extend(c.encode())
+            i += 1
+    return out.decode()
+
+
+BINARY = re.compile(r'gpu\.binary @(\w+)\s*\[.*?assembly = "((?:[^"\\]|\\.)*)"', re.S)
+
+
+def ptx_of(module_text):
+    """[(gpu.binary name, PTX)] of a module lowered with format=isa."""
+    return [(m.group(1), unescape(m.group(2))) for m in BINARY.finditer(module_text)]
+
+
+PTXAS_INFO = re.compile(r"Compiling entry function '(\w+)'|Used (\d+) registers|"
+                        r"(\d+) bytes smem|(\d+) bytes spill stores")
+
+
+def assemble(ptxas, ptx, workdir):
+    """Runs ptxas; returns (ok, message, [(kernel, regs, smem, spills)])."""
+    path = os.path.join(workdir, "k.ptx")
+    with open(path, "w") as f:
+        f.write(ptx)
+    r = subprocess.run([ptxas, "-arch=sm_90a", "-v", path, "-o", os.path.join(workdir, "k.cubin")],
+                       capture_output=True, text=True)
+    kernels, cur = [], None
+    for line in r.stderr.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            cur = [m.group(1), 0, 0, 0]
+            kernels.append(cur)
+        if cur is None:
+            continue
+        for pat, idx in ((r"Used (\d+) registers", 1), (r"(\d+) bytes smem", 2),
+                         (r"(\d+) bytes spill stores", 3)):
+            m = re.search(pat, line)
+            if m:
+                cur[idx] = int(m.group(1))
+    return r.returncode == 0, r.stderr.strip(), [tuple(k) for k in kernels]
+
+
+def cases(opts):
+    if opts.models:
+        for path in opts.models:
+            with open(path) as f:
+                yield os.path.basename(path), f.read(), None, None, None
+        return
+    sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+    if opts.suite_models:
+        import models
+        for name, make in models.MODELS.items():
+            if opts.k in name:
+                src, args, ref, tol = make()
+                yield name, src, args, ref, tol
+        return
+    import ops_numerics
+    for name, src, inputs, ref, tol in ops_numerics.CASES:
+        if opts.k in name:
+            yield name, src, inputs, ref, tol
+
+
+def run_ptxas(opts):
+    ptxas = find_ptxas()
+    if not ptxas:
+        print("SKIP ptxas: no CUDA ptxas found (CUDA_HOME, PATH, /usr/local/cuda*); "
+              "the PTX was not assembled")
+        return 0
+    failed = ran = 0
+    work = tempfile.mkdtemp(prefix="dlc-ptxas-")
+    try:
+        for name, src, _, _, _ in cases(opts):
+            ran += 1
+            try:
+                text = dlc.run_pipeline(src, "builtin.module(lower-to-nvvm{format=isa})")
+            except Exception as e:
+                failed += 1
+                print(f"FAIL {name}: compile: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+                continue
+            binaries = ptx_of(text)
+            if not binaries and "gpu.launch_func" not in text and "gpu.launch" not in text:
+                print(f"ok   {name}: no kernel (the program only copies or reshapes buffers)")
+                continue
+            if not binaries:
+                failed += 1
+                print(f"FAIL {name}: no gpu.binary in the lowered module")
+                continue
+            bad = None
+            report = []
+            for bname, ptx in binaries:
+                if opts.show_ptx_of and opts.show_ptx_of == name:
+                    print(ptx)
+                if re.search(r"\.extern\s+\.func.*__nv_", ptx):
+                    bad = f"{bname}: unresolved libdevice function (.extern __nv_*)"
+                    break
+                ok, msg, kernels = assemble(ptxas, ptx, work)
+                if not ok:
+                    bad = f"{bname}: ptxas: {msg.splitlines()[-1] if msg else 'failed'}"
+                    break
+                report += [f"{bname}: {k} regs={r} smem={s}" + (f" spill={sp}" if sp else "")
+                           for k, r, s, sp in kernels]
+            if bad:
+                failed += 1
+                print(f"FAIL {name}: {bad}")
+            else:
+                print(f"ok   {name}: {len(binaries)} kernels; " + "; ".join(report))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{ran - failed} of {ran} cases passed ptxas")
+    return 1 if failed or not ran else 0
+
+
+def driver_missing():
+    """The reason no CUDA driver can be used, or None."""
+    import ctypes
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        return None
+    except OSError as e:
+        return str(e)
+
+
+class _Done(Exception):
+    """Carries a device run's (got, want, note) to the shared comparison."""
+
+
+def run_emulate(opts):
+    device = opts.mode == "device"
+    if device and driver_missing():
+        print(f"SKIP device: no CUDA driver ({driver_missing()}); nothing ran on a GPU")
+        return 0
+    failed = ran = 0
+    for name, src, inputs, ref, tol in cases(opts):
+        if inputs is None:
+            continue
+        ran += 1
+        atol, rtol = tol
+        try:
+            if device:
+                got = dlc.compile(src, target="cuda")(*inputs)
+                want = np.asarray(ref(*[i.astype(np.float64) if i.dtype == np.float32 else i
+                                        for i in inputs]))
+                raise _Done(got, want, "")
+            tiled = dlc.run_pipeline(src, "builtin.module(lower-to-nvvm{stop-after=schedule})")
+            # Without a block forall (data movement done by tensor ops, a
+            # reduction to a scalar) dlc-gpu-map launches the bufferised
+            # code on one thread; the CPU runs the same code here.
+            note = "" if "#gpu.block" in tiled else " (no block forall: one-thread launch)"
+            got = dlc.compile(tiled)(*inputs)
+            want = np.asarray(ref(*[i.astype(np.float64) if i.dtype == np.float32 else i
+                                    for i in inputs]))
+        except _Done as d:
+            got, want, note = d.args
+        except Exception as e:
+            failed += 1
+            print(f"FAIL {name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            continue
+        if got.shape != want.shape:
+            failed += 1
+            print(f"FAIL {name}: shape {got.shape} != {want.shape}")
+            continue
+        if want.dtype.kind in "fc" or got.dtype.kind == "f":
+            err = np.abs(got.astype(np.float64) - want.astype(np.float64))
+            bound = atol + rtol * np.abs(want.astype(np.float64))
+            bad = ~(err <= bound) & ~(np.isnan(want) & np.isnan(got.astype(np.float64)))
+        else:
+            bad = got != want.astype(got.dtype)
+            err = bad.astype(float)
+        if bad.any():
+            failed += 1
+            print(f"FAIL {name}: max err {err.max():.3g}, {int(bad.sum())} of {bad.size} elements")
+        else:
+            print(f"ok   {name}: max err {err.max():.3g}{note}")
+    print(f"{ran - failed} of {ran} cases passed {'on the GPU' if device else 'emulation'}")
+    return 1 if failed or not ran else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["ptxas", "emulate", "device"])
+    ap.add_argument("-k", default="")
+    ap.add_argument("--show-ptx-of", default=None)
+    ap.add_argument("--models", dest="suite_models", action="store_true",
+                    help="the models of test/e2e/models.py instead of the op cases")
+    ap.add_argument("models", nargs="*")
+    opts = ap.parse_args()
+    return run_ptxas(opts) if opts.mode == "ptxas" else run_emulate(opts)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
