@@ -94,6 +94,21 @@ LogicalResult mlir::dlg::verifyTensorSizes(Operation *op) {
   return success();
 }
 
+LogicalResult mlir::dlg::verifyKnownAttributes(Operation *op) {
+  for (NamedAttribute a : op->getDiscardableAttrs()) {
+    StringRef name = a.getName().strref();
+    if (name.contains('.'))
+      continue; // another dialect's (dlc.sid, dlk.kind, ...)
+    ArrayRef<StringAttr> known = op->getName().getAttributeNames();
+    std::string list;
+    for (StringAttr k : known)
+      list += (list.empty() ? "" : ", ") + k.str();
+    return op->emitOpError() << "has no attribute '" << name << "' (its attributes: "
+                             << (list.empty() ? std::string("none") : list) << ")";
+  }
+  return success();
+}
+
 bool mlir::dlg::areCompatibleReturnTypes(TypeRange inferred,
                                          TypeRange declared) {
   if (inferred.size() != declared.size())

@@ -80,6 +80,19 @@ public:
   }
 };
 
+/// Every attribute of a dlg op is one of its own or a dialect-prefixed one
+/// ("dlc.sid"): a misspelt `keep_dims` would otherwise be kept as an
+/// unused discardable attribute and the op would silently use its default.
+LogicalResult verifyKnownAttributes(Operation *op);
+
+template <typename ConcreteType>
+class KnownAttributes : public OpTrait::TraitBase<ConcreteType, KnownAttributes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyKnownAttributes(op);
+  }
+};
+
 /// Verifies an op against its shape rule, at the op's location, and checks
 /// the declared result types against the inferred ones with one clear
 /// message (before InferTypeOpInterface's generic two-error report).

@@ -56,8 +56,15 @@ def Dlg_SizedTensors : NativeOpTrait<"SizedTensors"> {
   let cppNamespace = "::mlir::dlg";
 }
 
+// Every attribute is the op's own or dialect-prefixed (verifyKnownAttributes):
+// a misspelt attribute is an error, never a silently ignored one.
+def Dlg_KnownAttributes : NativeOpTrait<"KnownAttributes"> {
+  let cppNamespace = "::mlir::dlg";
+}
+
 class Dlg_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Dlg_Dialect, mnemonic, !listconcat([Pure, Dlg_SizedTensors], traits)>;
+    : Op<Dlg_Dialect, mnemonic,
+         !listconcat([Pure, Dlg_SizedTensors, Dlg_KnownAttributes], traits)>;
 
 // Result type inference from a C shape rule. The generic inferReturnTypes
 // first completes the op's properties (from the attribute dictionary when

@@ -615,3 +615,20 @@ func.func @f73(%a: tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>) {
   %0 = "dlg.softmax"(%a) : (tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>) -> tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>
   return
 }
+
+// -----
+
+// A misspelt attribute is an error, not an ignored one (keepdims stays false).
+func.func @misspelt_attribute(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dlg.reduce_sum' op has no attribute 'keep_dims' (its attributes: axes, keepdims)}}
+  %0 = dlg.reduce_sum %a {axes = array<i64: 1>, keep_dims = true} : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Other dialects' attributes (dlc.sid, dlk.kind, ...) pass through.
+func.func @prefixed_attribute(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  %0 = dlg.reduce_sum %a {axes = array<i64: 1>, dlc.note = "kept"} : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
