@@ -244,6 +244,16 @@ MlirValue dlcEmitReshape(DlcBuilder *b, MlirValue x, MlirType resultType) {
   int64_t n = 1;
   for (intptr_t i = 0; i < rank; ++i)
     n *= mlirShapedTypeGetDimSize(t, i);
+  int64_t dims[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < outRank; ++i)
+    dims[i] = mlirShapedTypeGetDimSize(resultType, i);
+  /* A 0-d tensor (a full reduction) expands to all-ones dims directly: it
+     cannot be "collapsed" to rank 1 first. */
+  if (rank == 0)
+    return result0(dlcBuildOpTyped(
+        b, "tensor.expand_shape", 1, &x, 1, &resultType,
+        DLC_ATTRS(dlcNamed(b->context, "reassociation", allInOne(b->context, 0)),
+                  dlcNamedI64Array(b->context, "static_output_shape", outRank, dims))));
   MlirValue flat = x;
   MlirType flatType = mlirRankedTensorTypeGet(1, &n, elt, mlirAttributeGetNull());
   if (rank != 1) {
@@ -253,9 +263,6 @@ MlirValue dlcEmitReshape(DlcBuilder *b, MlirValue x, MlirType resultType) {
   }
   if (outRank == 1)
     return flat;
-  int64_t dims[DLC_MAX_LOOPS];
-  for (intptr_t i = 0; i < outRank; ++i)
-    dims[i] = mlirShapedTypeGetDimSize(resultType, i);
   if (outRank == 0)
     return result0(dlcBuildOpTyped(
         b, "tensor.collapse_shape", 1, &flat, 1, &resultType,
