@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 from . import CompileError
-from .graph import Graph, Value
+from .graph import _DTYPES, Graph, Value, _elt_dtype
 
 try:
     import onnx as _onnx
@@ -33,15 +33,43 @@ except ImportError:  # pragma: no cover - onnx is an optional dependency
 
 
 class UnsupportedError(CompileError):
-    """An ONNX node dlc cannot express."""
+    """An ONNX node dlc cannot express: one line naming the node, its op
+    type, the model's opset and what is missing."""
 
-    def __init__(self, node, why):
+    def __init__(self, node, why, opset=None):
         name = node.name or (node.output[0] if node.output else "?")
-        super().__init__(f"ONNX node '{name}' ({node.op_type}): {why}", "")
+        at = f", opset {opset}" if opset else ""
+        super().__init__(f"ONNX node '{name}' ({node.op_type}{at}): {why}", "")
+        self.node, self.why, self.opset = node, why, opset
 
 
 class DynamicShapeError(UnsupportedError):
     """A shape computation needs the value of a dynamic input dimension."""
+
+
+class ValueDependentError(DynamicShapeError):
+    """A shape-like operand (Reshape's shape, Slice's starts, Split's sizes,
+    ...) is a graph input: dlc imports the graph again for each value of
+    `inputs` (their names), which then are constants."""
+
+    def __init__(self, node, why, inputs, opset=None):
+        super().__init__(node, why, opset)
+        self.inputs = sorted(inputs)
+
+
+# A graph input whose element type dlc lacks: an error at the first node that uses it.
+class _BadInput:
+    def __init__(self, name, elem_type):
+        self.name, self.elem_type = name, elem_type
+
+    def why(self):
+        t = _onnx.TensorProto.DataType.Name(self.elem_type) if _onnx else str(self.elem_type)
+        return f"input '{self.name}' has element type {t}, which dlg lacks"
+
+
+# Graph inputs of at most this many elements, integer or 0-d, can be shape-like
+# operands dlc specialises on.
+_VALUE_INPUT_ELEMENTS = 16
 
 
 # Slice end meaning "to the end of the dimension", whatever its size.
@@ -54,8 +82,13 @@ def _static(node, dims, what):
     return dims
 
 
-_ONNX_DTYPES = {1: np.float32, 2: np.uint8, 3: np.int8, 6: np.int32, 7: np.int64, 9: np.bool_,
-                10: np.float16, 11: np.float64}
+# ONNX element types dlg has: float32, int8, int32, int64, bool, float16 (not
+# float64, bfloat16, int16 or unsigned types: no silent conversion; a node
+# using them raises UnsupportedError).
+_ONNX_DTYPES = {1: np.float32, 3: np.int8, 6: np.int32, 7: np.int64, 9: np.bool_, 10: np.float16}
+# NumPy types of every ONNX element type, for constants folded here.
+_NP_DTYPES = {**_ONNX_DTYPES, 2: np.uint8, 4: np.uint16, 5: np.int16, 11: np.float64,
+              12: np.uint32, 13: np.uint64}
 
 
 def _attrs(node):
@@ -63,13 +96,16 @@ def _attrs(node):
 
 
 class _Importer:
-    def __init__(self, model, input_shapes=None):
+    def __init__(self, model, input_shapes=None, input_values=None):
         self.model = model
         self.input_shapes = list(input_shapes) if input_shapes is not None else None
+        self.input_values = dict(input_values or {})
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13)
         self.g = Graph("main")
         self.vals = {}      # name -> Value or np.ndarray (constant)
         self.materialized = {}
+        self.deps = {}      # name -> graph inputs it is computed from
+        self.value_inputs = set()  # graph inputs dlc may specialise on (small, shape-like)
 
     # --- values -----------------------------------------------------------
 
@@ -82,9 +118,26 @@ class _Importer:
         if isinstance(v, Value):
             return v
         if name not in self.materialized:
-            a = v.astype(np.float32) if v.dtype == np.float64 else v
-            self.materialized[name] = self.g.constant(a, name=name)
+            if v.dtype.type not in _ONNX_DTYPES.values():
+                raise UnsupportedError(node, f"'{name}' has element type {v.dtype}, which dlc "
+                                       "does not support") if node is not None else \
+                    CompileError(f"ONNX value '{name}': element type {v.dtype} is not supported", "")
+            self.materialized[name] = self.g.constant(v, name=name)
         return self.materialized[name]
+
+    def need_const(self, node, i, what):
+        """The value of input i, which dlc needs at compile time. A graph
+        input (or a value computed from small integer graph inputs only)
+        raises ValueDependentError: dlc then specialises on its value."""
+        name = node.input[i]
+        c = self.const(name)
+        if c is not None:
+            return c
+        deps = self.deps.get(name, set())
+        if deps and deps <= self.value_inputs:
+            raise ValueDependentError(node, f"{what} is a runtime value", deps)
+        raise UnsupportedError(node, f"{what} must be a constant (it is computed from "
+                               "tensors at run time)")
 
     def shape(self, name):
         v = self.vals[name]
@@ -105,46 +158,80 @@ class _Importer:
                     raise CompileError(f"ONNX input '{name}': shape {tuple(given)} does not "
                                        f"fit {tuple('?' if d < 0 else d for d in dims)}", "")
                 dims = given
-            dtype = _ONNX_DTYPES.get(elem_type)
-            if dtype is None:
-                raise CompileError(f"ONNX input '{name}': unsupported element type "
-                                   f"{elem_type}", "")
-            self.vals[name] = self.g.input(dims, dtype, name=name)
+            self.deps[name] = {name}
+            dtype = _NP_DTYPES.get(elem_type)
+            if all(d >= 0 for d in dims) and dtype is not None and \
+                    (len(dims) == 0 or (np.dtype(dtype).kind in "iu" and
+                                        int(np.prod(dims)) <= _VALUE_INPUT_ELEMENTS)):
+                self.value_inputs.add(name)
+            if name in self.input_values:
+                self.vals[name] = np.asarray(self.input_values[name])
+            elif elem_type not in _ONNX_DTYPES:
+                self.vals[name] = _BadInput(name, elem_type)
+            else:
+                self.vals[name] = self.g.input(dims, _ONNX_DTYPES[elem_type], name=name)
         for node in graph.node:
             self.node(node)
+        for o in graph.output:
+            if isinstance(self.vals.get(o.name), _BadInput):
+                raise CompileError(f"ONNX output '{o.name}': " + self.vals[o.name].why(), "")
         outs = [self.value(o.name) for o in graph.output]
         self.g.output(*outs)
         return self.g
 
     def node(self, node):
+        try:
+            self._node(node)
+        except UnsupportedError as e:
+            if e.opset is None:  # name the opset: one line says all
+                cls = type(e)
+                err = cls(e.node, e.why, e.inputs, self.opset) if cls is ValueDependentError \
+                    else cls(e.node, e.why, self.opset)
+                raise err from None
+            raise
+
+    def _node(self, node):
         fn = getattr(self, "op_" + node.op_type, None)
         folder = _FOLD.get(node.op_type)
         if node.domain not in ("", "ai.onnx") or (fn is None and folder is None):
             raise UnsupportedError(node, "op type is not supported")
         ins = list(node.input)
+        for i in ins:
+            if i and i not in self.vals:
+                raise UnsupportedError(node, f"input '{i}' is not defined before the node")
+            if i and isinstance(self.vals[i], _BadInput):
+                raise UnsupportedError(node, self.vals[i].why())
+        deps = set().union(*[self.deps.get(i, set()) for i in ins if i])
+        for o in node.output:
+            self.deps[o] = deps
         consts = [self.const(i) if i else None for i in ins]
         foldable = folder and all(c is not None for c, i in zip(consts, ins) if i)
         if fn is None and not foldable:
+            missing = set().union(*[self.deps.get(i, set()) for i, c in zip(ins, consts)
+                                    if i and c is None])
+            if missing and missing <= self.value_inputs:
+                raise ValueDependentError(node, "its inputs are runtime values", missing)
             raise UnsupportedError(node, "supported only on constant inputs (shape computations)")
         if foldable:
             out = folder(self, node, [c for c in consts], _attrs(node))
             # NumPy returns scalars (np.int64) for 0-d results: keep arrays
             outs = [np.asarray(o) for o in (out if isinstance(out, list) else [out])]
         else:
-            try:
-                out = fn(node, _attrs(node))
-            except CompileError as e:
-                if isinstance(e, UnsupportedError):
-                    raise
-                raise UnsupportedError(node, str(e)) from None
+            out = fn(node, _attrs(node))
             outs = out if isinstance(out, list) else [out]
+        if len(outs) < len([o for o in node.output if o]):
+            raise UnsupportedError(node, f"output '{node.output[len(outs)]}' is not supported")
         for name, v in zip(node.output, outs):
-            self.vals[name] = v
+            if name:
+                self.vals[name] = v
 
     # --- ops --------------------------------------------------------------
 
     def _x(self, node, i=0):
-        return self.value(node.input[i])
+        return self.value(node.input[i], node)
+
+    def _has(self, node, i):
+        return len(node.input) > i and bool(node.input[i])
 
     def _bin(op):
         def f(self, node, a):
@@ -152,8 +239,34 @@ class _Importer:
         return f
 
     op_Add, op_Sub, op_Mul = _bin("dlg.add"), _bin("dlg.sub"), _bin("dlg.mul")
-    op_Div, op_Pow, op_MatMul = _bin("dlg.div"), _bin("dlg.pow"), _bin("dlg.matmul")
-    op_Max, op_Min = _bin("dlg.max"), _bin("dlg.min")
+    op_Div, op_MatMul = _bin("dlg.div"), _bin("dlg.matmul")
+
+    def op_Pow(self, node, a):
+        x, y = self._x(node, 0), self._x(node, 1)
+        if _elt(x) != _elt(y):
+            if _elt(x) not in ("f32", "f16"):
+                raise UnsupportedError(node, f"Pow of a {_elt(x)} base by a {_elt(y)} exponent")
+            y = self.g.cast(y, _elt_np(x))  # integer exponents are exact in float
+        elif _elt(x) not in ("f32", "f16"):
+            raise UnsupportedError(node, f"Pow on {_elt(x)} (integer power)")
+        return self.g.pow(x, y, name=node.name)
+
+    # Variadic, broadcasting: a left fold over the inputs (one input: itself).
+    def _variadic(op, mean=False):
+        def f(self, node, a):
+            xs = [self._x(node, i) for i in range(len(node.input)) if node.input[i]]
+            if not xs:
+                raise UnsupportedError(node, "no inputs")
+            y = xs[0]
+            for x in xs[1:]:
+                y = self.g.op(op, y, x)
+            if mean:
+                y = self.g.div(y, self._scalar(y, float(len(xs))), name=node.name)
+            return y
+        return f
+
+    op_Max, op_Min = _variadic("dlg.max"), _variadic("dlg.min")
+    op_Sum, op_Mean = _variadic("dlg.add"), _variadic("dlg.add", mean=True)
     op_Equal, op_Greater, op_Less = _bin("dlg.equal"), _bin("dlg.greater"), _bin("dlg.less")
     op_GreaterOrEqual, op_LessOrEqual = _bin("dlg.greater_equal"), _bin("dlg.less_equal")
 
@@ -186,8 +299,8 @@ class _Importer:
     op_Abs = _un("dlg.abs")
 
     def _scalar(self, x, v):
-        dtype = np.float32 if "f32" in x.type else np.int64
-        return self.g.constant(np.array(v, dtype))
+        """A 0-d constant of x's element type."""
+        return self.g.constant(np.array(v, _elt_np(x)))
 
     def op_Reciprocal(self, node, a):
         x = self._x(node)
@@ -196,22 +309,52 @@ class _Importer:
     def op_Identity(self, node, a):
         return self.vals[node.input[0]]
 
-    op_Dropout = op_Identity
+    def op_Dropout(self, node, a):
+        """Inference: the identity, and an all-true mask. Training mode
+        (opset >= 12's training_mode input, or opset < 7's is_test = 0)
+        drops random elements: honoured only for ratio 0 (the identity);
+        otherwise an error, never the identity in disguise."""
+        training = False
+        if self.opset < 7:
+            training = not a.get("is_test", 0)
+        elif self._has(node, 2):
+            training = bool(self.need_const(node, 2, "training_mode"))
+        if training:
+            ratio = a.get("ratio", 0.5)
+            if self._has(node, 1):
+                ratio = float(self.need_const(node, 1, "ratio"))
+            if ratio != 0:
+                raise UnsupportedError(node, f"training-mode Dropout (ratio {ratio}) draws random "
+                                       "masks; dlc compiles inference only")
+        x = self.vals[node.input[0]]
+        outs = [x]
+        if len(node.output) > 1 and node.output[1]:
+            shape = x.shape
+            outs.append(np.ones(_static(node, shape, "Dropout's mask"), np.bool_))
+        return outs
 
     def op_Clip(self, node, a):
+        x = self._x(node)
         lo, hi = a.get("min", -np.inf), a.get("max", np.inf)
-        if len(node.input) > 1 and node.input[1]:
-            c = self.const(node.input[1])
-            if c is None:
-                raise UnsupportedError(node, "min must be a constant")
-            lo = float(c)
-        if len(node.input) > 2 and node.input[2]:
-            c = self.const(node.input[2])
-            if c is None:
-                raise UnsupportedError(node, "max must be a constant")
-            hi = float(c)
-        return self.g.clamp(self._x(node), min=float(max(lo, -3.4e38)), max=float(min(hi, 3.4e38)),
-                            name=node.name)
+        bounds = []  # runtime min/max: max(x, min) then min(., max), as ONNX orders them
+        for i, op in ((1, "dlg.max"), (2, "dlg.min")):
+            if self._has(node, i):
+                c = self.const(node.input[i])
+                if c is None:
+                    bounds.append((op, self._x(node, i)))
+                elif i == 1:
+                    lo = c.item()
+                else:
+                    hi = c.item()
+        if _elt(x) in ("f32", "f16") and np.isfinite(lo) and np.isfinite(hi):
+            x = self.g.clamp(x, min=float(lo), max=float(hi))
+        else:  # an infinite bound is no bound (clamping to +-FLT_MAX would change +-inf)
+            for op, v in (("dlg.max", lo), ("dlg.min", hi)):
+                if np.isfinite(v):
+                    x = self.g.op(op, x, self._scalar(x, v))
+        for op, v in bounds:
+            x = self.g.op(op, x, v)
+        return x
 
     def op_LeakyRelu(self, node, a):
         x = self._x(node)
@@ -281,10 +424,25 @@ class _Importer:
             if len(node.input) > i and node.input[i]:
                 ops.append(self._x(node, i))
                 seg[i] = 1
-        return self.g.layer_norm(*ops, axis=int(a.get("axis", -1)),
-                                 epsilon=float(a.get("epsilon", 1e-5)),
-                                 operandSegmentSizes=f"array<i32: {seg[0]}, {seg[1]}, {seg[2]}>",
-                                 name=node.name)
+        x = ops[0]
+        if a.get("stash_type", 1) != 1:
+            raise UnsupportedError(node, f"stash_type {a['stash_type']} (only float32 statistics)")
+        axis, eps = int(a.get("axis", -1)), float(a.get("epsilon", 1e-5))
+        y = self.g.layer_norm(*ops, axis=axis, epsilon=eps,
+                              operandSegmentSizes=f"array<i32: {seg[0]}, {seg[1]}, {seg[2]}>",
+                              name=node.name)
+        outs = [y]
+        if any(node.output[1:]):
+            # Mean and InvStdDev (shape [d0, ..., d(axis-1), 1, ..., 1]) composed
+            # from reductions: mean, then 1/sqrt(mean((x - mean)^2) + eps).
+            rank = len(x.shape)
+            axes = list(range(axis % rank, rank))
+            mean = self.g.reduce_mean(x, axes=axes, keepdims=True)
+            d = self.g.sub(x, mean)
+            var = self.g.reduce_mean(self.g.mul(d, d), axes=axes, keepdims=True)
+            inv = self.g.rsqrt(self.g.add(var, self._scalar(var, eps)))
+            outs += [mean, inv][:len(node.output) - 1]
+        return outs
 
     def op_InstanceNormalization(self, node, a):
         """layer_norm over the spatial dims [2, rank) of each (n, c), then the
@@ -306,17 +464,37 @@ class _Importer:
     def _pool(self, node, a, op):
         if a.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
             raise UnsupportedError(node, "auto_pad is not supported")
-        if a.get("ceil_mode", 0):
-            raise UnsupportedError(node, "ceil_mode=1 is not supported")
         if any(d != 1 for d in a.get("dilations", [1, 1])):
             raise UnsupportedError(node, "dilated pooling is not supported")
+        if a.get("storage_order", 0):
+            raise UnsupportedError(node, "storage_order=1 is not supported")
         k = list(a["kernel_shape"])
         if len(k) != 2:
             raise UnsupportedError(node, "only 2-D pooling is supported")
-        extra = {"count_include_pad": bool(a.get("count_include_pad", 0))} \
-            if op == "dlg.avg_pool2d" else {}
-        return self.g.op(op, self._x(node), kernel=k, strides=list(a.get("strides", [1, 1])),
-                         padding=list(a.get("pads", [0, 0, 0, 0])), name_hint=node.name, **extra)
+        x = self._x(node)
+        strides = list(a.get("strides", [1, 1]))
+        pads = list(a.get("pads", [0, 0, 0, 0]))
+        include_pad = bool(a.get("count_include_pad", 0))
+        if a.get("ceil_mode", 0):
+            # ceil_mode: more padding at the end of each spatial dim, as much
+            # as the extra output row needs. The extra cells are never in a
+            # max, nor counted in an average that excludes padding; a last
+            # window starting past the input and the begin padding is dropped
+            # (as ONNX and PyTorch do).
+            h = _static(node, x.shape[2:], "ceil_mode pooling")
+            for i in range(2):
+                span = h[i] + pads[i] + pads[i + 2] - k[i]
+                out = -(-span // strides[i]) + 1
+                if (out - 1) * strides[i] >= h[i] + pads[i]:
+                    out -= 1
+                extra = max(0, (out - 1) * strides[i] - span)
+                if extra and include_pad and op == "dlg.avg_pool2d":
+                    raise UnsupportedError(node, "ceil_mode=1 with count_include_pad=1 "
+                                           "(the extra cells are not counted)")
+                pads[i + 2] += extra
+        extra = {"count_include_pad": include_pad} if op == "dlg.avg_pool2d" else {}
+        return self.g.op(op, x, kernel=k, strides=strides, padding=pads, name_hint=node.name,
+                         **extra)
 
     def op_MaxPool(self, node, a):
         if len(node.output) > 1 and node.output[1]:
@@ -333,11 +511,8 @@ class _Importer:
         def f(self, node, a):
             x = self._x(node)
             axes = a.get("axes")
-            if axes is None and len(node.input) > 1 and node.input[1]:
-                c = self.const(node.input[1])
-                if c is None:
-                    raise UnsupportedError(node, "axes must be a constant")
-                axes = [int(v) for v in c]
+            if axes is None and self._has(node, 1):
+                axes = [int(v) for v in self.need_const(node, 1, "axes")]
             if not axes and a.get("noop_with_empty_axes", 0):
                 return x
             return self.g.op(op, x, axes=list(axes or []), keepdims=bool(a.get("keepdims", 1)),
@@ -357,9 +532,7 @@ class _Importer:
 
     def op_Reshape(self, node, a):
         x = self._x(node)
-        shape = self.const(node.input[1])
-        if shape is None:
-            raise UnsupportedError(node, "the target shape is not a constant after folding")
+        shape = self.need_const(node, 1, "the target shape")
         return self._reshape_to(node, x, _reshape_dims(x.shape, shape, a.get("allowzero", 0), node))
 
     def op_Flatten(self, node, a):
@@ -372,11 +545,8 @@ class _Importer:
     def _axes(self, node, a):
         if "axes" in a:
             return list(a["axes"])
-        if len(node.input) > 1 and node.input[1]:
-            c = self.const(node.input[1])
-            if c is None:
-                raise UnsupportedError(node, "axes must be a constant")
-            return [int(v) for v in c]
+        if self._has(node, 1):
+            return [int(v) for v in self.need_const(node, 1, "axes")]
         return None
 
     def op_Squeeze(self, node, a):
@@ -415,15 +585,27 @@ class _Importer:
     def op_Slice(self, node, a):
         x = self._x(node)
         rank = len(x.shape)
-        cs = [self.const(node.input[i]) if len(node.input) > i and node.input[i] else None
-              for i in range(1, 5)]
-        if cs[0] is None or cs[1] is None:
-            raise UnsupportedError(node, "starts and ends must be constants")
+        if self.opset < 10:  # starts, ends and axes are attributes
+            cs = [np.array(a["starts"]), np.array(a["ends"]),
+                  np.array(a["axes"]) if "axes" in a else None, None]
+        else:
+            cs = [self.need_const(node, i, what) if self._has(node, i) else None
+                  for i, what in ((1, "starts"), (2, "ends"), (3, "axes"), (4, "steps"))]
         axes = [int(v) % rank for v in cs[2]] if cs[2] is not None else list(range(len(cs[0])))
         steps = [int(v) for v in cs[3]] if cs[3] is not None else [1] * len(axes)
         st, en, sp = [0] * rank, [_END] * rank, [1] * rank
         for ax, s, e, p in zip(axes, cs[0], cs[1], steps):
+            if p == 0:
+                raise UnsupportedError(node, "a step of 0")
             st[ax], en[ax], sp[ax] = int(s), int(max(min(e, 2**62), -2**62)), p
+            dim = x.shape[ax]
+            if dim >= 0:  # ONNX clamps starts and ends like Python slices
+                st[ax], en[ax], _ = slice(st[ax], en[ax], p).indices(dim)
+                if len(range(st[ax], en[ax], p)) == 0:
+                    raise UnsupportedError(node, f"an empty slice of axis {ax} "
+                                           "(zero-size tensors)")
+                if en[ax] < 0:  # a negative step down to the first element
+                    en[ax] = -_END
         return self.g.slice(x, starts=st, ends=en, steps=sp, name=node.name)
 
     def op_Split(self, node, a):
@@ -431,11 +613,17 @@ class _Importer:
         rank = len(x.shape)
         axis = int(a.get("axis", 0)) % rank
         split = a.get("split")
-        if split is None and len(node.input) > 1 and node.input[1]:
-            split = self.const(node.input[1])
+        if split is None and self._has(node, 1):
+            split = self.need_const(node, 1, "the split sizes")
         n = len(node.output)
         if split is None:
-            split = [_static(node, [x.shape[axis]], "an even Split")[0] // n] * n
+            size = _static(node, [x.shape[axis]], "an even Split")[0]
+            if "num_outputs" in a or size % n:
+                raise UnsupportedError(node, f"splitting {size} into {n} parts unevenly")
+            split = [size // n] * n
+        if len(split) != n or sum(int(v) for v in split) != x.shape[axis]:
+            raise UnsupportedError(node, f"split sizes {list(split)} do not fit {n} outputs of "
+                                   f"a dim of {x.shape[axis]}")
         outs, off = [], 0
         for s in split:
             st = [off if i == axis else 0 for i in range(rank)]
@@ -446,33 +634,60 @@ class _Importer:
 
     def op_Expand(self, node, a):
         x = self._x(node)
-        shape = self.const(node.input[1])
-        if shape is None:
-            raise UnsupportedError(node, "the target shape is not a constant after folding")
+        shape = self.need_const(node, 1, "the target shape")
         out = np.broadcast_shapes(tuple(_static(node, x.shape, "Expand")),
                                   tuple(int(d) for d in shape))
-        zeros = self.g.constant(np.zeros(out, np.float32 if "f32" in x.type else np.int64))
-        return self.g.add(x, zeros, name=node.name)
+        if _elt(x) == "i1":
+            return self.g.where(x, self.g.constant(np.ones(out, np.bool_)),
+                                self.g.constant(np.zeros(out, np.bool_)), name=node.name)
+        if tuple(out) == tuple(x.shape):
+            return x
+        return self.g.add(x, self.g.constant(np.zeros(out, _elt_np(x))), name=node.name)
 
     def op_Where(self, node, a):
         return self.g.where(*[self._x(node, i) for i in range(3)], name=node.name)
 
-    def op_Cast(self, node, a):
-        dtype = _ONNX_DTYPES.get(a["to"])
+    def op_Cast(self, node, a, to=None):
+        to = a["to"] if to is None else to
+        dtype = _ONNX_DTYPES.get(to)
         if dtype is None:
-            raise UnsupportedError(node, f"cast to ONNX type {a['to']}")
-        return self.g.cast(self._x(node), dtype, name=node.name)
+            raise UnsupportedError(node, "cast to " + _type_name(to))
+        x = self._x(node)
+        if _elt_np(x) == np.dtype(dtype):
+            return x
+        return self.g.cast(x, dtype, name=node.name)
+
+    def op_CastLike(self, node, a):
+        like = self.vals[node.input[1]]
+        if isinstance(like, np.ndarray):
+            to = next((k for k, v in _NP_DTYPES.items() if np.dtype(v) == like.dtype), 0)
+        else:
+            to = next(k for k, v in _ONNX_DTYPES.items() if np.dtype(v) == _elt_np(like))
+        return self.op_Cast(node, a, to)
 
     def op_Pad(self, node, a):
-        if a.get("mode", b"constant") not in (b"constant", "constant"):
-            raise UnsupportedError(node, "only constant padding is supported")
-        pads = self.const(node.input[1]) if len(node.input) > 1 else np.array(a.get("pads"))
-        if pads is None:
-            raise UnsupportedError(node, "pads must be a constant")
-        value = 0.0
-        if len(node.input) > 2 and node.input[2]:
-            value = float(self.const(node.input[2]))
-        return self.g.pad(self._x(node), pads=[int(p) for p in pads], value=value, name=node.name)
+        mode = a.get("mode", b"constant")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if mode != "constant":
+            raise UnsupportedError(node, f"mode '{mode}' (only constant padding)")
+        x = self._x(node)
+        if self.opset < 11:  # pads and value are attributes
+            pads, value = np.array(a.get("pads", a.get("paddings", []))), a.get("value", 0.0)
+        else:
+            pads = self.need_const(node, 1, "pads")
+            value = self.need_const(node, 2, "the pad value").item() if self._has(node, 2) \
+                else 0
+        if self._has(node, 3):
+            raise UnsupportedError(node, "the axes input (opset 18)")
+        rank = len(x.shape)
+        if len(pads) != 2 * rank:
+            raise UnsupportedError(node, f"{len(pads)} pads for a rank-{rank} input")
+        if any(int(p) < 0 for p in pads):
+            raise UnsupportedError(node, "negative pads (cropping)")
+        if _elt(x) not in ("f32", "f16") and value != int(value):
+            raise UnsupportedError(node, f"pad value {value} for {_elt(x)}")
+        return self.g.pad(x, pads=[int(p) for p in pads],
+                          value=float(value), name=node.name)
 
     def op_Constant(self, node, a):
         for key in ("value", "value_float", "value_floats", "value_int", "value_ints"):
@@ -482,7 +697,32 @@ class _Importer:
         raise UnsupportedError(node, "unsupported Constant attribute")
 
     def op_Shape(self, node, a):
-        return np.array(_static(node, self.shape(node.input[0]), "Shape"), np.int64)
+        shape = _static(node, self.shape(node.input[0]), "Shape")
+        return _shape_slice(shape, a)
+
+    def op_Size(self, node, a):
+        return np.array(int(np.prod(_static(node, self.shape(node.input[0]), "Size"))), np.int64)
+
+
+def _type_name(elem_type):
+    try:
+        return _onnx.TensorProto.DataType.Name(elem_type)
+    except ValueError:
+        return f"element type {elem_type}"
+
+
+def _elt(v):
+    """The MLIR element type of a Value ('f32', 'i64', ...)."""
+    return _DTYPES[_elt_dtype(v)]
+
+
+def _elt_np(v):
+    return np.dtype(_elt_dtype(v))
+
+
+def _shape_slice(shape, a):
+    """Shape's output: dims [start, end) (opset 15), clamped like Python slices."""
+    return np.array(list(shape)[slice(a.get("start", 0), a.get("end"))], np.int64)
 
 
 def _reshape_dims(in_shape, shape, allowzero, node=None):
@@ -517,7 +757,8 @@ def _np_slice(imp, node, c, a):
 
 
 _FOLD = {
-    "Shape": lambda imp, n, c, a: np.array(c[0].shape, np.int64),
+    "Shape": lambda imp, n, c, a: _shape_slice(c[0].shape, a),
+    "Size": lambda imp, n, c, a: np.array(c[0].size, np.int64),
     "Gather": lambda imp, n, c, a: np.take(c[0], c[1], axis=a.get("axis", 0)),
     "Unsqueeze": lambda imp, n, c, a: np.expand_dims(
         c[0], tuple(a["axes"]) if "axes" in a else tuple(int(v) for v in c[1])),
@@ -543,7 +784,7 @@ _FOLD = {
     "ConstantOfShape": lambda imp, n, c, a: np.full(
         tuple(int(d) for d in c[0]), _nh.to_array(a["value"])[0] if "value" in a else 0.0,
         dtype=_nh.to_array(a["value"]).dtype if "value" in a else np.float32),
-    "Range": lambda imp, n, c, a: np.arange(c[0], c[1], c[2]),
+    "Range": lambda imp, n, c, a: np.arange(c[0], c[1], c[2], dtype=c[0].dtype),
     "Reshape": lambda imp, n, c, a: c[0].reshape(_reshape_dims(c[0].shape, c[1],
                                                                a.get("allowzero", 0))),
     "Slice": _np_slice,
@@ -568,18 +809,20 @@ def load(path_or_proto):
     return path_or_proto
 
 
-def import_graph(model, input_shapes=None):
+def import_graph(model, input_shapes=None, input_values=None):
     """An ONNX model (path or ModelProto) as a dlc.Graph; `input_shapes`
-    (one per graph input, in order) fixes dynamic input dims."""
+    (one per graph input, in order) fixes dynamic input dims; `input_values`
+    ({name: array}) makes those graph inputs constants (dropped from the
+    function's arguments): dlc specialises on shape-like inputs that way."""
     model = load(model)
     if not model.graph.node and not model.graph.output:
         raise CompileError("the ONNX model has an empty graph", "")
-    return _Importer(model, input_shapes).run()
+    return _Importer(model, input_shapes, input_values).run()
 
 
-def import_model(model, input_shapes=None):
+def import_model(model, input_shapes=None, input_values=None):
     """An ONNX model (path or ModelProto) as dlg MLIR text."""
-    return import_graph(model, input_shapes).mlir()
+    return import_graph(model, input_shapes, input_values).mlir()
 
 
 def _graph_inputs(model):
@@ -595,7 +838,7 @@ def _graph_inputs(model):
 
 def input_specs(model):
     """(name, shape with None for dynamic dims, dtype) of each graph input."""
-    return [(name, shape, np.dtype(_ONNX_DTYPES.get(elem, np.float32)))
+    return [(name, shape, np.dtype(_NP_DTYPES.get(elem, np.float32)))
             for name, shape, elem in _graph_inputs(load(model))]
 
 

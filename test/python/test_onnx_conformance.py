@@ -149,6 +149,9 @@ def worker():
     os.dup2(2, 1)
     sys.path.insert(0, os.path.join(ROOT, "python"))
     cases = collect()
+    import dlc.onnx  # noqa: F401  (a broken import stops the run, see _Worker)
+    results.write("ready\n")
+    results.flush()
     for line in sys.stdin:
         i = int(line)
         t = time.time()
@@ -166,7 +169,7 @@ class _Worker:
         self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=self.log, bufsize=0)
-        self.case, self.since, self.buf = None, None, b""
+        self.case, self.since, self.buf, self.ready = None, None, b"", False
 
     def give(self, i):
         self.case, self.since = i, time.time()
@@ -221,11 +224,18 @@ def run_all(indices, workers=WORKERS, time_limit=TIME_LIMIT, progress=None):
             chunk = os.read(w.p.stdout.fileno(), 65536)
             if not chunk:  # the worker died: the case it ran crashed it
                 code = w.p.wait()
+                if not w.ready:  # it could not even start: nothing can run
+                    for v in pool:
+                        v.kill()
+                    raise RuntimeError(f"a conformance worker failed to start: {w.tail()}")
                 retire(w, "CRASH", f"worker died (exit {code}): {w.tail()}"[:300])
                 continue
             w.buf += chunk
             while b"\n" in w.buf:
                 line, w.buf = w.buf.split(b"\n", 1)
+                if line == b"ready":
+                    w.ready = True
+                    continue
                 r = json.loads(line)
                 results[r.pop("i")] = r
                 if progress:
