@@ -36,8 +36,9 @@ MlirValue dlcEmitScalar(DlcBuilder *b, MlirType type, double v) {
     a = mlirFloatAttrDoubleGet(b->context, type, v);
   else if (mlirTypeIsAInteger(type) && mlirIntegerTypeGetWidth(type) == 1)
     a = mlirIntegerAttrGet(type, v != 0 ? -1 : 0);
-  else
-    a = mlirIntegerAttrGet(type, (int64_t)v);
+  else /* saturating: i64's highest (2^63 - 1) is 2^63 as a double, and the
+          plain conversion of 2^63 is undefined (INT64_MIN on x86) */
+    a = mlirIntegerAttrGet(type, v >= 0x1p63 ? INT64_MAX : v <= -0x1p63 ? INT64_MIN : (int64_t)v);
   return result0(dlcBuildOpTyped(b, "arith.constant", 0, NULL, 1, &type,
                                  DLC_ATTRS(dlcNamed(b->context, "value", a))));
 }

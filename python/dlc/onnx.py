@@ -105,6 +105,7 @@ class _Importer:
         self.vals = {}      # name -> Value or np.ndarray (constant)
         self.materialized = {}
         self.deps = {}      # name -> graph inputs it is computed from
+        self.producer = {}  # name -> the node that computed it
         self.value_inputs = set()  # graph inputs dlc may specialise on (small, shape-like)
 
     # --- values -----------------------------------------------------------
@@ -115,12 +116,13 @@ class _Importer:
 
     def value(self, name, node=None):
         v = self.vals[name]
+        node = node or self.producer.get(name)
         if isinstance(v, Value):
             return v
         if name not in self.materialized:
             if v.dtype.type not in _ONNX_DTYPES.values():
-                raise UnsupportedError(node, f"'{name}' has element type {v.dtype}, which dlc "
-                                       "does not support") if node is not None else \
+                raise UnsupportedError(node, f"'{name}' has element type {v.dtype}, which dlg "
+                                       "lacks", self.opset) if node is not None else \
                     CompileError(f"ONNX value '{name}': element type {v.dtype} is not supported", "")
             self.materialized[name] = self.g.constant(v, name=name)
         return self.materialized[name]
@@ -224,6 +226,7 @@ class _Importer:
         for name, v in zip(node.output, outs):
             if name:
                 self.vals[name] = v
+                self.producer[name] = node
 
     # --- ops --------------------------------------------------------------
 
@@ -507,20 +510,430 @@ class _Importer:
     def op_GlobalAveragePool(self, node, a):
         return self.g.reduce_mean(self._x(node), axes=[2, 3], keepdims=True, name=node.name)
 
-    def _reduce(op):
+    def _reduce(op, pre=None, post=None, floats=False):
+        """ONNX Reduce*: axes (attribute, or input from opset 13/18), keepdims,
+        noop_with_empty_axes; `pre`/`post` compose the L1/L2/Log* variants."""
         def f(self, node, a):
             x = self._x(node)
+            if floats and _elt(x) not in ("f32", "f16"):
+                raise UnsupportedError(node, f"{node.op_type} on {_elt(x)}")
             axes = a.get("axes")
             if axes is None and self._has(node, 1):
                 axes = [int(v) for v in self.need_const(node, 1, "axes")]
             if not axes and a.get("noop_with_empty_axes", 0):
-                return x
-            return self.g.op(op, x, axes=list(axes or []), keepdims=bool(a.get("keepdims", 1)),
-                             name_hint=node.name)
+                return x if pre is None else pre(self, x)  # ONNX applies the element-wise part
+            keep = bool(a.get("keepdims", 1))
+            if pre is not None:
+                x = pre(self, x)
+            y = self.g.op(op, x, axes=list(axes or []), keepdims=keep,
+                          name_hint=None if post else node.name)
+            return post(self, y) if post else y
         return f
 
     op_ReduceMean, op_ReduceSum = _reduce("dlg.reduce_mean"), _reduce("dlg.reduce_sum")
     op_ReduceMax, op_ReduceMin = _reduce("dlg.reduce_max"), _reduce("dlg.reduce_min")
+    op_ReduceL1 = _reduce("dlg.reduce_sum", pre=lambda self, x: self.g.abs(x))
+    op_ReduceSumSquare = _reduce("dlg.reduce_sum", pre=lambda self, x: self.g.mul(x, x))
+    op_ReduceL2 = _reduce("dlg.reduce_sum", pre=lambda self, x: self.g.mul(x, x),
+                          post=lambda self, y: self.g.sqrt(y), floats=True)
+    op_ReduceLogSum = _reduce("dlg.reduce_sum", post=lambda self, y: self.g.log(y), floats=True)
+
+    def op_ReduceLogSumExp(self, node, a):
+        """log(sum(exp(x - m))) + m with m the max over the axes (no overflow)."""
+        x = self._x(node)
+        if _elt(x) not in ("f32", "f16"):
+            raise UnsupportedError(node, f"ReduceLogSumExp on {_elt(x)}")
+        axes = a.get("axes")
+        if axes is None and self._has(node, 1):
+            axes = [int(v) for v in self.need_const(node, 1, "axes")]
+        if not axes and a.get("noop_with_empty_axes", 0):
+            return x
+        axes = list(axes or [])
+        m = self.g.reduce_max(x, axes=axes, keepdims=True)
+        s = self.g.reduce_sum(self.g.exp(self.g.sub(x, m)), axes=axes, keepdims=True)
+        y = self.g.add(self.g.log(s), m)
+        if not a.get("keepdims", 1):
+            rank = len(x.shape)
+            ax = {d % rank for d in axes} if axes else set(range(rank))
+            y = self._reshape_to(node, y, [d for i, d in enumerate(y.shape) if i not in ax])
+        return y
+
+    def op_GlobalMaxPool(self, node, a):
+        x = self._x(node)
+        return self.g.reduce_max(x, axes=list(range(2, len(x.shape))), keepdims=True,
+                                 name=node.name)
+
+    # --- element-wise compositions ------------------------------------------
+
+    def _float_x(self, node):
+        x = self._x(node)
+        if _elt(x) not in ("f32", "f16"):
+            raise UnsupportedError(node, f"{node.op_type} on {_elt(x)}")
+        return x
+
+    def _k(self, x, v):
+        return self._scalar(x, v)
+
+    def op_Elu(self, node, a):
+        x = self._float_x(node)
+        neg = self.g.mul(self._k(x, a.get("alpha", 1.0)), self.g.sub(self.g.exp(x), self._k(x, 1)))
+        return self.g.where(self.g.less(x, self._k(x, 0)), neg, x, name=node.name)
+
+    def op_Selu(self, node, a):
+        x = self._float_x(node)
+        alpha, gamma = a.get("alpha", 1.67326319217681884765625), a.get("gamma", 1.05070102214813232421875)
+        neg = self.g.mul(self._k(x, alpha), self.g.sub(self.g.exp(x), self._k(x, 1)))
+        y = self.g.where(self.g.less_equal(x, self._k(x, 0)), neg, x)
+        return self.g.mul(y, self._k(x, gamma), name=node.name)
+
+    def op_Celu(self, node, a):
+        x = self._float_x(node)
+        alpha = a.get("alpha", 1.0)
+        e = self.g.mul(self._k(x, alpha),
+                       self.g.sub(self.g.exp(self.g.div(x, self._k(x, alpha))), self._k(x, 1)))
+        return self.g.add(self.g.max(x, self._k(x, 0)), self.g.min(e, self._k(x, 0)),
+                          name=node.name)
+
+    def _softplus(self, x):
+        # log(1 + e^x) = max(x, 0) + log(1 + e^-|x|): no overflow
+        t = self.g.exp(self.g.neg(self.g.abs(x)))
+        return self.g.add(self.g.max(x, self._k(x, 0)), self.g.log(self.g.add(t, self._k(x, 1))))
+
+    def op_Softplus(self, node, a):
+        return self._softplus(self._float_x(node))
+
+    def op_Softsign(self, node, a):
+        x = self._float_x(node)
+        return self.g.div(x, self.g.add(self.g.abs(x), self._k(x, 1)), name=node.name)
+
+    def op_Mish(self, node, a):
+        x = self._float_x(node)
+        return self.g.mul(x, self.g.tanh(self._softplus(x)), name=node.name)
+
+    def op_ThresholdedRelu(self, node, a):
+        x = self._float_x(node)
+        return self.g.where(self.g.greater(x, self._k(x, a.get("alpha", 1.0))), x,
+                            self._k(x, 0), name=node.name)
+
+    def op_PRelu(self, node, a):
+        x = self._x(node)
+        s = self._x(node, 1)
+        return self.g.where(self.g.less(x, self._k(x, 0)), self.g.mul(x, s), x, name=node.name)
+
+    def op_Shrink(self, node, a):
+        x = self._x(node)
+        lambd, bias = a.get("lambd", 0.5), a.get("bias", 0.0)
+        if _elt(x) not in ("f32", "f16") and (lambd != int(lambd) or bias != int(bias)):
+            raise UnsupportedError(node, f"non-integral lambd/bias on {_elt(x)}")
+        lo = self.g.add(x, self._k(x, bias))
+        hi = self.g.sub(x, self._k(x, bias))
+        y = self.g.where(self.g.greater(x, self._k(x, lambd)), hi, self._k(x, 0))
+        return self.g.where(self.g.less(x, self._k(x, -lambd)), lo, y, name=node.name)
+
+    def op_Sign(self, node, a):
+        x = self._x(node)
+        y = self.g.where(self.g.less(x, self._k(x, 0)), self._k(x, -1), self._k(x, 0))
+        return self.g.where(self.g.greater(x, self._k(x, 0)), self._k(x, 1), y, name=node.name)
+
+    def op_IsNaN(self, node, a):
+        x = self._float_x(node)
+        return self.g.not_equal(x, x, name=node.name)
+
+    def op_IsInf(self, node, a):
+        x = self._float_x(node)
+        pos, neg = a.get("detect_positive", 1), a.get("detect_negative", 1)
+        inf = self._k(x, np.inf)
+        p = self.g.equal(x, inf)
+        n = self.g.equal(x, self.g.neg(inf))
+        if pos and neg:
+            return self.g.where(p, self._mask(True), n, name=node.name)
+        if pos:
+            return p
+        if neg:
+            return n
+        return self.g.constant(np.zeros(_static(node, x.shape, "IsInf"), np.bool_))
+
+    # Rounding: through int32 where |x| < 2^23 (f32 values from there on are
+    # integers, and inf/nan stay themselves).
+    def _round_base(self, node, x):
+        if _elt(x) != "f32":
+            raise UnsupportedError(node, f"{node.op_type} on {_elt(x)} (float32 only)")
+        t = self.g.cast(self.g.cast(x, np.int32), np.float32)  # toward zero
+        small = self.g.less(self.g.abs(x), self._k(x, 2.0 ** 23))
+        return t, small
+
+    def _floor(self, node, x):
+        t, small = self._round_base(node, x)
+        f = self.g.where(self.g.greater(t, x), self.g.sub(t, self._k(x, 1)), t)
+        return self.g.where(small, f, x)
+
+    def op_Floor(self, node, a):
+        return self._floor(node, self._x(node))
+
+    def op_Ceil(self, node, a):
+        x = self._x(node)
+        t, small = self._round_base(node, x)
+        c = self.g.where(self.g.less(t, x), self.g.add(t, self._k(x, 1)), t)
+        return self.g.where(small, c, x, name=node.name)
+
+    def op_Round(self, node, a):
+        """Half to even: floor, +1 above .5, and at .5 the even neighbour."""
+        x = self._x(node)
+        f = self._floor(node, x)
+        d = self.g.sub(x, f)
+        half = self._k(x, 0.5)
+        f1 = self.g.add(f, self._k(x, 1))
+        odd = self.g.not_equal(self.g.sub(f, self.g.mul(self._floor(node, self.g.mul(f, half)),
+                                                       self._k(x, 2))), self._k(x, 0))
+        at_half = self.g.where(odd, f1, f)
+        y = self.g.where(self.g.greater(d, half), f1, self.g.where(self.g.less(d, half), f, at_half))
+        return y
+
+    def op_Mod(self, node, a):
+        x, y = self._x(node, 0), self._x(node, 1)
+        if a.get("fmod", 0):
+            if _elt(x) != "f32":
+                raise UnsupportedError(node, f"fmod on {_elt(x)} (float32 only)")
+            q = self.g.div(x, y)
+            t = self.g.cast(self.g.cast(q, np.int32), np.float32)
+            return self.g.sub(x, self.g.mul(t, y), name=node.name)
+        if _elt(x) in ("f32", "f16"):
+            raise UnsupportedError(node, "fmod=0 on floats")
+        # integer: the remainder of the truncating division, moved to y's sign
+        r = self.g.sub(x, self.g.mul(self.g.div(x, y), y))
+        zero = self._k(x, 0)
+        rn, yn = self.g.less(r, zero), self.g.less(y, zero)
+        signs_differ = self.g.where(rn, self.g.where(yn, self._mask(False), self._mask(True)), yn)
+        fix = self.g.where(self.g.not_equal(r, zero), signs_differ, self._mask(False))
+        return self.g.where(fix, self.g.add(r, y), r, name=node.name)
+
+    # --- index-like compositions ----------------------------------------------
+
+    def _arange_on(self, n, axis, rank, dtype):
+        """arange(n) as a constant of `rank` dims, along `axis`."""
+        shape = [1] * rank
+        shape[axis] = n
+        return self.g.constant(np.arange(n, dtype=dtype).reshape(shape))
+
+    def _arg(self, node, a, reduce_op):
+        x = self._x(node)
+        rank = len(x.shape)
+        axis = int(a.get("axis", 0)) % rank
+        n = _static(node, [x.shape[axis]], "ArgMax/ArgMin's axis")[0]
+        m = self.g.op(reduce_op, x, axes=[axis], keepdims=True)
+        hit = self.g.equal(x, m)
+        idx = self._arange_on(n, axis, rank, np.int64)
+        keep = bool(a.get("keepdims", 1))
+        if a.get("select_last_index", 0):
+            i = self.g.where(hit, idx, self.g.constant(np.array(-1, np.int64)))
+            return self.g.reduce_max(i, axes=[axis], keepdims=keep, name=node.name)
+        i = self.g.where(hit, idx, self.g.constant(np.array(n, np.int64)))
+        return self.g.reduce_min(i, axes=[axis], keepdims=keep, name=node.name)
+
+    def op_ArgMax(self, node, a):
+        return self._arg(node, a, "dlg.reduce_max")
+
+    def op_ArgMin(self, node, a):
+        return self._arg(node, a, "dlg.reduce_min")
+
+    def op_Hardmax(self, node, a):
+        x = self._x(node)
+        rank = len(x.shape)
+        axis = a.get("axis", -1 if self.opset >= 13 else 1) % rank
+        if self.opset < 13 and axis != rank - 1:
+            raise UnsupportedError(node, "opset < 13 Hardmax over a non-last axis (flattening)")
+        am = self._arg(node, {"axis": axis, "keepdims": 1}, "dlg.reduce_max")
+        idx = self._arange_on(x.shape[axis], axis, rank, np.int64)
+        return self.g.where(self.g.equal(idx, am), self._k(x, 1), self._k(x, 0), name=node.name)
+
+    def op_Trilu(self, node, a):
+        x = self._x(node)
+        k = int(self.need_const(node, 1, "k")) if self._has(node, 1) else 0
+        m, n = _static(node, x.shape[-2:], "Trilu")
+        mask = (np.triu if a.get("upper", 1) else np.tril)(np.ones((m, n), np.bool_), k)
+        zero = self._mask(False) if _elt(x) == "i1" else self._k(x, 0)
+        return self.g.where(self.g.constant(mask), x, zero, name=node.name)
+
+    def op_EyeLike(self, node, a):
+        x = self.vals[node.input[0]]
+        shape = _static(node, x.shape, "EyeLike")
+        dtype = _NP_DTYPES.get(a["dtype"]) if "dtype" in a else \
+            (x.dtype if isinstance(x, np.ndarray) else _elt_np(x))
+        if dtype is None:
+            raise UnsupportedError(node, "dtype " + _type_name(a["dtype"]))
+        return np.eye(shape[0], shape[1], a.get("k", 0), dtype=dtype)
+
+    def _onehot_gather(self, node, data, idx, axis):
+        """out[.., i, ..] = data[.., idx[.., i, ..], ..] along `axis`, both of one
+        rank and the same dims elsewhere: a compare against arange over a new
+        dim and a sum (exact: one term is the value, the others 0)."""
+        rank = len(data.shape)
+        n = data.shape[axis]
+        dshape = list(data.shape)
+        ishape = list(idx.shape)
+        d = self._reshape_to(node, data, dshape[:axis] + [1] + dshape[axis:])
+        idx = self.g.where(self.g.less(idx, self._k(idx, 0)), self.g.add(idx, self._k(idx, n)), idx)
+        i = self._reshape_to(node, idx, ishape[:axis + 1] + [1] + ishape[axis + 1:])
+        hit = self.g.equal(i, self._arange_on(n, axis + 1, rank + 1, _elt_np(idx)))
+        zero = self._k(data, 0)
+        return self.g.reduce_sum(self.g.where(hit, d, zero), axes=[axis + 1], keepdims=False)
+
+    def op_GatherElements(self, node, a):
+        data, idx = self._x(node, 0), self._x(node, 1)
+        rank = len(data.shape)
+        axis = int(a.get("axis", 0)) % rank
+        if _elt(data) == "i1":
+            raise UnsupportedError(node, "bool data")
+        dshape = _static(node, data.shape, "GatherElements")
+        ishape = _static(node, idx.shape, "GatherElements")
+        if any(i > d for j, (i, d) in enumerate(zip(ishape, dshape)) if j != axis):
+            raise UnsupportedError(node, "indices larger than data off the axis")
+        if any(i != d for j, (i, d) in enumerate(zip(ishape, dshape)) if j != axis):
+            data = self.g.slice(data, starts=[0] * rank,
+                                ends=[d if j == axis else i for j, (i, d) in
+                                      enumerate(zip(ishape, dshape))], steps=[1] * rank)
+        return self._onehot_gather(node, data, idx, axis)
+
+    def op_CumSum(self, node, a):
+        """y[.., i, ..] = sum of x[.., j, ..] over j <= i (j < i exclusive; j >= i
+        reverse), as a masked sum over a new dim."""
+        x = self._x(node)
+        rank = len(x.shape)
+        axis = int(self.need_const(node, 1, "axis")) % rank
+        n = _static(node, [x.shape[axis]], "CumSum")[0]
+        i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+        rev, excl = a.get("reverse", 0), a.get("exclusive", 0)
+        mask = (j > i if excl else j >= i) if rev else (j < i if excl else j <= i)
+        shape = [1] * (rank + 1)
+        shape[axis], shape[axis + 1] = n, n
+        xs = list(x.shape)
+        xe = self._reshape_to(node, x, xs[:axis] + [1] + xs[axis:])
+        y = self.g.where(self.g.constant(mask.reshape(shape)), xe, self._k(x, 0))
+        return self.g.reduce_sum(y, axes=[axis + 1], keepdims=False, name=node.name)
+
+    def op_OneHot(self, node, a):
+        idx = self._x(node, 0)
+        depth = int(self.need_const(node, 1, "depth"))
+        values = self.need_const(node, 2, "values")
+        if values.dtype.type not in _ONNX_DTYPES.values():
+            raise UnsupportedError(node, f"values of {values.dtype}")
+        rank = len(idx.shape) + 1
+        axis = int(a.get("axis", -1)) % rank
+        if _elt(idx) in ("f32", "f16"):
+            idx = self.g.cast(idx, np.int64)  # ONNX truncates float indices
+        idx = self.g.where(self.g.less(idx, self._k(idx, 0)), self.g.add(idx, self._k(idx, depth)),
+                           idx)
+        ishape = list(idx.shape)
+        i = self._reshape_to(node, idx, ishape[:axis] + [1] + ishape[axis:])
+        hit = self.g.equal(i, self._arange_on(depth, axis, rank, _elt_np(idx)))
+        return self.g.where(hit, self.g.constant(values[1]), self.g.constant(values[0]),
+                            name=node.name)
+
+    def op_Tile(self, node, a):
+        """x [a, b] tiled [r, s]: broadcast as [r, a, s, b], then reshaped."""
+        x = self._x(node)
+        reps = [int(v) for v in self.need_const(node, 1, "repeats")]
+        xs = _static(node, x.shape, "Tile")
+        if len(reps) != len(xs) or any(r < 1 for r in reps):
+            raise UnsupportedError(node, f"repeats {reps} for a rank-{len(xs)} input")
+        inter = [v for d in xs for v in (1, d)]
+        big = [v for r, d in zip(reps, xs) for v in (r, d)]
+        xe = self._reshape_to(node, x, inter)
+        if _elt(x) == "i1":
+            y = self.g.where(xe, self.g.constant(np.ones(big, np.bool_)),
+                             self.g.constant(np.zeros(big, np.bool_)))
+        else:
+            y = self.g.add(xe, self.g.constant(np.zeros(big, _elt_np(x))))
+        return self._reshape_to(node, y, [r * d for r, d in zip(reps, xs)])
+
+    def op_DepthToSpace(self, node, a):
+        x = self._x(node)
+        n, c, h, w = _static(node, x.shape, "DepthToSpace")
+        b = int(a["blocksize"])
+        mode = a.get("mode", b"DCR")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if mode == "DCR":
+            y = self._reshape_to(node, x, [n, b, b, c // (b * b), h, w])
+            y = self.g.transpose(y, perm=[0, 3, 4, 1, 5, 2])
+        else:
+            y = self._reshape_to(node, x, [n, c // (b * b), b, b, h, w])
+            y = self.g.transpose(y, perm=[0, 1, 4, 2, 5, 3])
+        return self._reshape_to(node, y, [n, c // (b * b), h * b, w * b])
+
+    def op_SpaceToDepth(self, node, a):
+        x = self._x(node)
+        n, c, h, w = _static(node, x.shape, "SpaceToDepth")
+        b = int(a["blocksize"])
+        y = self._reshape_to(node, x, [n, c, h // b, b, w // b, b])
+        y = self.g.transpose(y, perm=[0, 3, 5, 1, 2, 4])
+        return self._reshape_to(node, y, [n, c * b * b, h // b, w // b])
+
+    def op_LRN(self, node, a):
+        """x / (bias + alpha / size * (sum of x^2 over the channel window))^beta."""
+        x = self._float_x(node)
+        size = int(a["size"])
+        alpha, beta, bias = a.get("alpha", 1e-4), a.get("beta", 0.75), a.get("bias", 1.0)
+        rank = len(x.shape)
+        c = x.shape[1]
+        lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
+        sq = self.g.pad(self.g.mul(x, x), pads=[0, lo] + [0] * (rank - 2) + [0, hi] +
+                        [0] * (rank - 2), value=0.0)
+        s = None
+        for k in range(size):
+            part = self.g.slice(sq, starts=[0, k] + [0] * (rank - 2),
+                                ends=[_END, k + c] + [_END] * (rank - 2), steps=[1] * rank)
+            s = part if s is None else self.g.add(s, part)
+        d = self.g.add(self.g.mul(s, self._k(x, alpha / size)), self._k(x, bias))
+        return self.g.div(x, self.g.pow(d, self._k(x, beta)), name=node.name)
+
+    # --- losses (inference form) -------------------------------------------------
+
+    def _nll(self, node, a, x, t, w):
+        """Negative log likelihood over x [N, C, d...] at targets t [N, d...]:
+        the target's class picked by a compare against arange(C) and a sum."""
+        rank = len(x.shape)
+        c = _static(node, [x.shape[1]], "the class count")[0]
+        ts = list(t.shape)
+        te = self._reshape_to(node, t, ts[:1] + [1] + ts[1:])
+        hit = self.g.equal(te, self._arange_on(c, 1, rank, _elt_np(t)))
+        zero = self._k(x, 0)
+        picked = self.g.reduce_sum(self.g.where(hit, x, zero), axes=[1], keepdims=False)
+        wt = None
+        if w is not None:
+            wb = self._reshape_to(node, w, [1, c] + [1] * (rank - 2))
+            wt = self.g.reduce_sum(self.g.where(hit, wb, zero), axes=[1], keepdims=False)
+        if "ignore_index" in a:
+            valid = self.g.not_equal(t, self._k(t, a["ignore_index"]))
+            wt = self.g.where(valid, wt if wt is not None else self._k(x, 1), zero)
+        loss = self.g.neg(picked)
+        if wt is not None:
+            loss = self.g.mul(loss, wt)
+        red = a.get("reduction", b"mean")
+        red = red.decode() if isinstance(red, bytes) else red
+        if red == "none":
+            return loss
+        total = self.g.reduce_sum(loss, axes=[], keepdims=False)
+        if red == "sum":
+            return total
+        if red != "mean":
+            raise UnsupportedError(node, f"reduction '{red}'")
+        if wt is None:
+            return self.g.div(total, self._k(x, float(np.prod(loss.shape))))
+        if wt.shape != loss.shape:  # ignore_index without weights: a 0-d 1 broadcast
+            wt = self.g.add(wt, self.g.constant(np.zeros(loss.shape, _elt_np(x))))
+        return self.g.div(total, self.g.reduce_sum(wt, axes=[], keepdims=False))
+
+    def op_NegativeLogLikelihoodLoss(self, node, a):
+        x = self._float_x(node)
+        w = self._x(node, 2) if self._has(node, 2) else None
+        return self._nll(node, a, x, self._x(node, 1), w)
+
+    def op_SoftmaxCrossEntropyLoss(self, node, a):
+        x = self._float_x(node)
+        logp = self.g.log_softmax(x, axis=1)
+        w = self._x(node, 2) if self._has(node, 2) else None
+        loss = self._nll(node, a, logp, self._x(node, 1), w)
+        return [loss, logp]
 
     def op_Transpose(self, node, a):
         x = self._x(node)

@@ -176,3 +176,15 @@ func.func @reduce_all_keepdims(%x: tensor<3x2x2xf32>) -> tensor<1x1x1xf32> {
   %0 = dlg.reduce_max %x {axes = array<i64>, keepdims = true} : tensor<3x2x2xf32> -> tensor<1x1x1xf32>
   return %0 : tensor<1x1x1xf32>
 }
+
+// -----
+
+// An i64 min-reduction starts from INT64_MAX (the double 2^63 used to be
+// converted to INT64_MIN: every result was INT64_MIN).
+// CHECK-LABEL: func.func @reduce_min_i64
+// CHECK: arith.constant 9223372036854775807 : i64
+// CHECK: arith.minsi
+func.func @reduce_min_i64(%x: tensor<3x4xi64>) -> tensor<3xi64> {
+  %0 = dlg.reduce_min %x {axes = array<i64: 1>, keepdims = false} : tensor<3x4xi64> -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
