@@ -40,9 +40,9 @@ def Dlg_Dialect : Dialect {
 // Types
 //===----------------------------------------------------------------------===//
 
-def Dlg_Tensor : RankedTensorOf<[F32, F16, BF16, I8, I32, I64, I1]>;
-def Dlg_NumTensor : RankedTensorOf<[F32, F16, BF16, I8, I32, I64]>;
-def Dlg_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def Dlg_Tensor : RankedTensorOf<[F32, F64, F16, BF16, I8, I32, I64, I1]>;
+def Dlg_NumTensor : RankedTensorOf<[F32, F64, F16, BF16, I8, I32, I64]>;
+def Dlg_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
 def Dlg_MaskTensor : RankedTensorOf<[I1]>;
 def Dlg_IndexTensor : RankedTensorOf<[I32, I64]>;
 

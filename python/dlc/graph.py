@@ -233,8 +233,6 @@ class Graph:
     def constant(self, array, name=None):
         # (np.ascontiguousarray makes a 0-d array 1-d: keep the shape)
         a = np.ascontiguousarray(array).reshape(np.shape(array))
-        if a.dtype == np.float64:
-            a = a.astype(np.float32)
         t = self._parse_type(tensor_type(a.shape, a.dtype))
         lib = self._lib
         if a.dtype == np.bool_:  # i1 raw buffers are bit-packed; go through ints

@@ -57,6 +57,9 @@ class ValueDependentError(DynamicShapeError):
         self.inputs = sorted(inputs)
 
 
+_FLOATS = ("f32", "f64", "f16", "bf16")
+
+
 # A graph input whose element type dlc lacks: an error at the first node that uses it.
 class _BadInput:
     def __init__(self, name, elem_type):
@@ -82,10 +85,11 @@ def _static(node, dims, what):
     return dims
 
 
-# ONNX element types dlg has: float32, int8, int32, int64, bool, float16 (not
-# float64, bfloat16, int16 or unsigned types: no silent conversion; a node
+# ONNX element types dlg has: float32, float64, int8, int32, int64, bool, float16
+# (not bfloat16, int16 or unsigned types: no silent conversion; a node
 # using them raises UnsupportedError).
-_ONNX_DTYPES = {1: np.float32, 3: np.int8, 6: np.int32, 7: np.int64, 9: np.bool_, 10: np.float16}
+_ONNX_DTYPES = {1: np.float32, 3: np.int8, 6: np.int32, 7: np.int64, 9: np.bool_, 10: np.float16,
+                11: np.float64}
 # NumPy types of every ONNX element type, for constants folded here.
 _NP_DTYPES = {**_ONNX_DTYPES, 2: np.uint8, 4: np.uint16, 5: np.int16, 11: np.float64,
               12: np.uint32, 13: np.uint64}
@@ -247,10 +251,10 @@ class _Importer:
     def op_Pow(self, node, a):
         x, y = self._x(node, 0), self._x(node, 1)
         if _elt(x) != _elt(y):
-            if _elt(x) not in ("f32", "f16"):
+            if _elt(x) not in _FLOATS:
                 raise UnsupportedError(node, f"Pow of a {_elt(x)} base by a {_elt(y)} exponent")
             y = self.g.cast(y, _elt_np(x))  # integer exponents are exact in float
-        elif _elt(x) not in ("f32", "f16"):
+        elif _elt(x) not in _FLOATS:
             raise UnsupportedError(node, f"Pow on {_elt(x)} (integer power)")
         return self.g.pow(x, y, name=node.name)
 
@@ -349,7 +353,7 @@ class _Importer:
                     lo = c.item()
                 else:
                     hi = c.item()
-        if _elt(x) in ("f32", "f16") and np.isfinite(lo) and np.isfinite(hi):
+        if _elt(x) in _FLOATS and np.isfinite(lo) and np.isfinite(hi):
             x = self.g.clamp(x, min=float(lo), max=float(hi))
         else:  # an infinite bound is no bound (clamping to +-FLT_MAX would change +-inf)
             for op, v in (("dlg.max", lo), ("dlg.min", hi)):
@@ -515,7 +519,7 @@ class _Importer:
         noop_with_empty_axes; `pre`/`post` compose the L1/L2/Log* variants."""
         def f(self, node, a):
             x = self._x(node)
-            if floats and _elt(x) not in ("f32", "f16"):
+            if floats and _elt(x) not in _FLOATS:
                 raise UnsupportedError(node, f"{node.op_type} on {_elt(x)}")
             axes = a.get("axes")
             if axes is None and self._has(node, 1):
@@ -541,7 +545,7 @@ class _Importer:
     def op_ReduceLogSumExp(self, node, a):
         """log(sum(exp(x - m))) + m with m the max over the axes (no overflow)."""
         x = self._x(node)
-        if _elt(x) not in ("f32", "f16"):
+        if _elt(x) not in _FLOATS:
             raise UnsupportedError(node, f"ReduceLogSumExp on {_elt(x)}")
         axes = a.get("axes")
         if axes is None and self._has(node, 1):
@@ -567,7 +571,7 @@ class _Importer:
 
     def _float_x(self, node):
         x = self._x(node)
-        if _elt(x) not in ("f32", "f16"):
+        if _elt(x) not in _FLOATS:
             raise UnsupportedError(node, f"{node.op_type} on {_elt(x)}")
         return x
 
@@ -623,7 +627,7 @@ class _Importer:
     def op_Shrink(self, node, a):
         x = self._x(node)
         lambd, bias = a.get("lambd", 0.5), a.get("bias", 0.0)
-        if _elt(x) not in ("f32", "f16") and (lambd != int(lambd) or bias != int(bias)):
+        if _elt(x) not in _FLOATS and (lambd != int(lambd) or bias != int(bias)):
             raise UnsupportedError(node, f"non-integral lambd/bias on {_elt(x)}")
         lo = self.g.add(x, self._k(x, bias))
         hi = self.g.sub(x, self._k(x, bias))
@@ -653,14 +657,21 @@ class _Importer:
             return n
         return self.g.constant(np.zeros(_static(node, x.shape, "IsInf"), np.bool_))
 
-    # Rounding: through int32 where |x| < 2^23 (f32 values from there on are
-    # integers, and inf/nan stay themselves).
-    def _round_base(self, node, x):
-        if _elt(x) != "f32":
-            raise UnsupportedError(node, f"{node.op_type} on {_elt(x)} (float32 only)")
-        t = self.g.cast(self.g.cast(x, np.int32), np.float32)  # toward zero
-        small = self.g.less(self.g.abs(x), self._k(x, 2.0 ** 23))
+    # Rounding: through int32 (int64) where |x| < 2^23 (2^52): f32 (f64) values
+    # from there on are integers, and inf/nan stay themselves.
+    _TRUNC = {"f32": (np.int32, 2.0 ** 23), "f64": (np.int64, 2.0 ** 52)}
+
+    def _trunc(self, node, x):
+        """(x rounded toward zero where |x| is below the bound, that mask)."""
+        if _elt(x) not in self._TRUNC:
+            raise UnsupportedError(node, f"{node.op_type} on {_elt(x)} (float32/float64 only)")
+        it, bound = self._TRUNC[_elt(x)]
+        t = self.g.cast(self.g.cast(x, it), _elt_np(x))  # toward zero
+        small = self.g.less(self.g.abs(x), self._k(x, bound))
         return t, small
+
+    def _round_base(self, node, x):
+        return self._trunc(node, x)
 
     def _floor(self, node, x):
         t, small = self._round_base(node, x)
@@ -691,16 +702,15 @@ class _Importer:
 
     def op_Mod(self, node, a):
         x, y = self._x(node, 0), self._x(node, 1)
-        if a.get("fmod", 0):
-            if _elt(x) != "f32":
-                raise UnsupportedError(node, f"fmod on {_elt(x)} (float32 only)")
-            q = self.g.div(x, y)
-            t = self.g.cast(self.g.cast(q, np.int32), np.float32)
-            return self.g.sub(x, self.g.mul(t, y), name=node.name)
-        if _elt(x) in ("f32", "f16"):
-            raise UnsupportedError(node, "fmod=0 on floats")
-        # integer: the remainder of the truncating division, moved to y's sign
+        if _elt(x) in _FLOATS:
+            # x - trunc(x / y) * y is not exact (the quotient and the product
+            # round): no float Mod rather than a wrong remainder
+            raise UnsupportedError(node, f"floating-point Mod (fmod) on {_elt(x)}")
+        # integer: the remainder of the truncating division (fmod=1: x's sign),
+        # moved to y's sign (fmod=0)
         r = self.g.sub(x, self.g.mul(self.g.div(x, y), y))
+        if a.get("fmod", 0):
+            return r
         zero = self._k(x, 0)
         rn, yn = self.g.less(r, zero), self.g.less(y, zero)
         signs_differ = self.g.where(rn, self.g.where(yn, self._mask(False), self._mask(True)), yn)
@@ -1097,16 +1107,18 @@ class _Importer:
             raise UnsupportedError(node, f"{len(pads)} pads for a rank-{rank} input")
         if any(int(p) < 0 for p in pads):
             raise UnsupportedError(node, "negative pads (cropping)")
-        if _elt(x) not in ("f32", "f16") and value != int(value):
+        if _elt(x) not in _FLOATS and value != int(value):
             raise UnsupportedError(node, f"pad value {value} for {_elt(x)}")
         return self.g.pad(x, pads=[int(p) for p in pads],
                           value=float(value), name=node.name)
 
     def op_Constant(self, node, a):
-        for key in ("value", "value_float", "value_floats", "value_int", "value_ints"):
+        for key, dtype in (("value", None), ("value_float", np.float32),
+                           ("value_floats", np.float32), ("value_int", np.int64),
+                           ("value_ints", np.int64)):
             if key in a:
                 v = a[key]
-                return _nh.to_array(v) if key == "value" else np.array(v)
+                return _nh.to_array(v) if key == "value" else np.array(v, dtype)
         raise UnsupportedError(node, "unsupported Constant attribute")
 
     def op_Shape(self, node, a):

@@ -186,6 +186,16 @@ func.func @data_movement(%x: tensor<2x3x4xf32>, %y: tensor<2x5x4xf32>, %e: tenso
   return %5 : tensor<4x7x16xf32>
 }
 
+// float64 tensors (ONNX DOUBLE) are dlg tensors too.
+// CHECK-LABEL: func.func @f64
+// CHECK: dlg.exp %{{.*}} : tensor<2x3xf64>
+// CHECK: dlg.reduce_sum %{{.*}} {axes = array<i64: 1>} : tensor<2x3xf64> -> tensor<2xf64>
+func.func @f64(%x: tensor<2x3xf64>) -> tensor<2xf64> {
+  %0 = dlg.exp %x : tensor<2x3xf64>
+  %1 = dlg.reduce_sum %0 {axes = array<i64: 1>, keepdims = false} : tensor<2x3xf64> -> tensor<2xf64>
+  return %1 : tensor<2xf64>
+}
+
 // The generic form is the public contract: every attribute is a property.
 // GENERIC: "dlg.matmul"(%{{.*}}, %{{.*}}) <{transpose_a = false, transpose_b = false}>
 // GENERIC: "dlg.conv2d"(%{{.*}}, %{{.*}}, %{{.*}}) <{dilations = array<i64: 1, 1>, groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}>
