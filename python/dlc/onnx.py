@@ -70,8 +70,8 @@ class _BadInput:
         return f"input '{self.name}' has element type {t}, which dlg lacks"
 
 
-# Graph inputs of at most this many elements, integer or 0-d, can be shape-like
-# operands dlc specialises on.
+# Graph inputs of at most this many elements can be shape-like operands dlc
+# specialises on (only where an op needs a constant: need_const).
 _VALUE_INPUT_ELEMENTS = 16
 
 
@@ -167,8 +167,7 @@ class _Importer:
             self.deps[name] = {name}
             dtype = _NP_DTYPES.get(elem_type)
             if all(d >= 0 for d in dims) and dtype is not None and \
-                    (len(dims) == 0 or (np.dtype(dtype).kind in "iu" and
-                                        int(np.prod(dims)) <= _VALUE_INPUT_ELEMENTS)):
+                    int(np.prod(dims)) <= _VALUE_INPUT_ELEMENTS:
                 self.value_inputs.add(name)
             if name in self.input_values:
                 self.vals[name] = np.asarray(self.input_values[name])
@@ -896,6 +895,79 @@ class _Importer:
         d = self.g.add(self.g.mul(s, self._k(x, alpha / size)), self._k(x, bias))
         return self.g.div(x, self.g.pow(d, self._k(x, beta)), name=node.name)
 
+    # --- Resize: separable, one constant interpolation matrix per resized axis ---
+
+    def op_Resize(self, node, a):
+        """Each resized axis is a matrix product with a constant [out, in]
+        interpolation matrix built here with ONNX's rules (coordinate
+        transformation, neighbour choice with edge padding, cubic
+        coefficients, exclude_outside); nearest is a gather (exact for every
+        type). Scales/sizes/roi must be constants (graph inputs: specialised)."""
+        x = self._x(node)
+        rank = len(x.shape)
+        shape = _static(node, x.shape, "Resize")
+        s = lambda k: a.get(k, b"").decode() if isinstance(a.get(k, b""), bytes) else a.get(k, "")
+        mode = s("mode") or "nearest"
+        ctm = s("coordinate_transformation_mode") or ("asymmetric" if self.opset < 11
+                                                       else "half_pixel")
+        nearest_mode = s("nearest_mode") or "round_prefer_floor"
+        if mode not in ("nearest", "linear", "cubic"):
+            raise UnsupportedError(node, f"mode '{mode}'")
+        if ctm not in ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                       "tf_crop_and_resize"):
+            raise UnsupportedError(node, f"coordinate_transformation_mode '{ctm}'")
+        if a.get("antialias", 0) or "axes" in a or "keep_aspect_ratio_policy" in a:
+            raise UnsupportedError(node, "antialias/axes/keep_aspect_ratio_policy (opset 18)")
+        if self.opset < 11:
+            scales, sizes, roi = self.need_const(node, 1, "scales"), None, None
+        else:
+            roi = self.need_const(node, 1, "roi") if self._has(node, 1) else None
+            scales = self.need_const(node, 2, "scales") if self._has(node, 2) else None
+            sizes = self.need_const(node, 3, "sizes") if self._has(node, 3) else None
+            if scales is not None and scales.size == 0:
+                scales = None
+        if sizes is not None and sizes.size:
+            out = [int(v) for v in sizes]
+            scales = [o / i for o, i in zip(out, shape)]
+        elif scales is not None:
+            scales = [float(v) for v in scales]
+            out = [int(sc * i) for sc, i in zip(scales, shape)]
+        else:
+            raise UnsupportedError(node, "neither scales nor sizes")
+        if len(out) != rank or any(o < 1 for o in out):
+            raise UnsupportedError(node, f"output size {out} for a rank-{rank} input")
+        if ctm == "tf_crop_and_resize" and (roi is None or roi.size != 2 * rank):
+            raise UnsupportedError(node, "tf_crop_and_resize without a roi of 2 x rank values")
+        if mode != "nearest" and _elt(x) not in _FLOATS:
+            raise UnsupportedError(node, f"{mode} interpolation of {_elt(x)}")
+        outside = np.zeros(out, np.bool_)  # tf_crop_and_resize: extrapolated cells
+        y = x
+        for ax in range(rank):
+            if out[ax] == shape[ax] and scales[ax] == 1 and ctm != "tf_crop_and_resize":
+                continue
+            w, off = _resize_matrix(shape[ax], out[ax], scales[ax], mode, ctm, nearest_mode,
+                                    a.get("cubic_coeff_a", -0.75), a.get("exclude_outside", 0),
+                                    None if roi is None else (float(roi[ax]),
+                                                              float(roi[ax + rank])))
+            if off.any():
+                o = [1] * rank
+                o[ax] = out[ax]
+                outside = outside | off.reshape(o)
+            if w.shape[0] == w.shape[1] and np.array_equal(w, np.eye(len(w))):
+                continue
+            if mode == "nearest":
+                y = self.g.gather(y, self.g.constant(w.argmax(1).astype(np.int64)), axis=ax)
+                continue
+            perm = [i for i in range(rank) if i != ax] + [ax]
+            inv = list(np.argsort(perm))
+            t = self.g.transpose(y, perm=perm) if ax != rank - 1 else y
+            t = self.g.matmul(t, self.g.constant(w.T.astype(_elt_np(x))))
+            y = self.g.transpose(t, perm=inv) if ax != rank - 1 else t
+        if outside.any():
+            y = self.g.where(self.g.constant(outside),
+                             self._k(x, a.get("extrapolation_value", 0.0)), y)
+        return y
+
     # --- losses (inference form) -------------------------------------------------
 
     def _nll(self, node, a, x, t, w):
@@ -1143,6 +1215,61 @@ def _elt(v):
 
 def _elt_np(v):
     return np.dtype(_elt_dtype(v))
+
+
+def _resize_matrix(n_in, n_out, scale, mode, ctm, nearest_mode, cubic_a, exclude, roi):
+    """ONNX Resize along one axis as a [n_out, n_in] matrix, and which
+    outputs are outside the input (tf_crop_and_resize's extrapolation)."""
+    w = np.zeros((n_out, n_in))
+    outside = np.zeros(n_out, np.bool_)
+    width = scale * n_in
+    for x in range(n_out):
+        if ctm == "align_corners":
+            xo = 0.0 if width == 1 else x * (n_in - 1) / (width - 1)
+        elif ctm == "asymmetric":
+            xo = x / scale
+        elif ctm == "tf_crop_and_resize":
+            lo, hi = roi
+            xo = (hi - lo) * (n_in - 1) / 2 if width == 1 else \
+                x * (hi - lo) * (n_in - 1) / (width - 1)
+            xo += lo * (n_in - 1)
+            if xo < 0 or xo > n_in - 1:
+                outside[x] = True
+                continue
+        elif ctm == "pytorch_half_pixel":
+            xo = -0.5 if width == 1 else (x + 0.5) / scale - 0.5
+        else:  # half_pixel
+            xo = (x + 0.5) / scale - 0.5
+        xo = float(xo)
+        ratio = 1.0 if xo.is_integer() else xo - np.floor(xo)
+        if mode == "nearest":
+            if xo.is_integer():
+                c = [0.0, 1.0]
+            else:
+                c = {"round_prefer_floor": [ratio <= 0.5, ratio > 0.5],
+                     "round_prefer_ceil": [ratio < 0.5, ratio >= 0.5],
+                     "floor": [1, 0], "ceil": [0, 1]}[nearest_mode]
+        elif mode == "linear":
+            c = [1 - ratio, ratio]
+        else:
+            A, r = cubic_a, ratio
+            c = [((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A,
+                 ((A + 2) * r - (A + 3)) * r * r + 1,
+                 ((A + 2) * (1 - r) - (A + 3)) * (1 - r) * (1 - r) + 1,
+                 ((A * ((1 - r) + 1) - 5 * A) * ((1 - r) + 1) + 8 * A) * ((1 - r) + 1) - 4 * A]
+        c = np.array(c, np.float64)
+        k = len(c)
+        pad = -(-k // 2)
+        # the k nearest indices of the edge-padded axis, the smaller first on ties
+        xp = xo + pad
+        idx = sorted(sorted(range(n_in + 2 * pad), key=lambda i: (abs(xp - i), i))[:k])
+        idx = np.array(idx) - pad
+        if exclude:
+            c[(idx < 0) | (idx >= n_in)] = 0
+            c /= c.sum()
+        for i, cv in zip(idx, c):
+            w[x, min(max(i, 0), n_in - 1)] += cv
+    return w, outside
 
 
 def _shape_slice(shape, a):

@@ -283,3 +283,23 @@ def test_float64_onnx_constant_keeps_its_type():
     y, = run(m, x)
     assert y.dtype == np.float64
     np.testing.assert_array_equal(y, x + 1 / 3)
+
+
+@pytest.mark.parametrize("kw", [dict(scale_factor=2, mode="nearest"),
+                                dict(size=(5, 9), mode="nearest"),
+                                dict(scale_factor=2, mode="bilinear", align_corners=False),
+                                dict(size=(3, 4), mode="bilinear", align_corners=True),
+                                dict(scale_factor=2, mode="bicubic", align_corners=False)])
+def test_resize_from_pytorch(kw):
+    """F.interpolate exported by PyTorch (Resize, opset 13) against PyTorch."""
+    torch = pytest.importorskip("torch")
+    import io
+    x = torch.randn(1, 2, 4, 6)
+
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.interpolate(x, **kw)
+    f = io.BytesIO()
+    torch.onnx.export(M(), (x,), f, opset_version=13)
+    y = dlc.compile(onnx.load_from_string(f.getvalue()))(x.numpy())
+    np.testing.assert_allclose(y, M()(x).numpy(), rtol=1e-5, atol=1e-5)
