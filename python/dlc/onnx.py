@@ -391,19 +391,63 @@ class _Importer:
     def op_LogSoftmax(self, node, a):
         return self.op_Softmax(node, a, "dlg.log_softmax")
 
+    def _spatial(self, node, a, x, kernel):
+        """(strides, dilations, pads as [begins..., ends...]) of a conv or
+        pool over x's spatial dims, auto_pad (SAME_UPPER/SAME_LOWER/VALID)
+        resolved from the static input size."""
+        n = len(kernel)
+        strides = [int(v) for v in a.get("strides", [1] * n)]
+        dil = [int(v) for v in a.get("dilations", [1] * n)]
+        auto = a.get("auto_pad", b"NOTSET")
+        auto = auto.decode() if isinstance(auto, bytes) else auto
+        if auto in ("NOTSET", ""):
+            pads = [int(v) for v in a.get("pads", [0] * (2 * n))]
+        elif auto == "VALID":
+            pads = [0] * (2 * n)
+        elif auto in ("SAME_UPPER", "SAME_LOWER"):
+            size = _static(node, x.shape[2:], "auto_pad")
+            begin, end = [], []
+            for i in range(n):
+                out = -(-size[i] // strides[i])
+                total = max((out - 1) * strides[i] + (kernel[i] - 1) * dil[i] + 1 - size[i], 0)
+                lo = total // 2 if auto == "SAME_UPPER" else total - total // 2
+                begin.append(lo)
+                end.append(total - lo)
+            pads = begin + end
+        else:
+            raise UnsupportedError(node, f"auto_pad '{auto}'")
+        return strides, dil, pads
+
+    def _as_2d(self, node, x, what):
+        """A 1-D (N, C, L) operand as (N, C, 1, L); 2-D as is; else an error."""
+        rank = len(x.shape)
+        if rank == 4:
+            return x
+        if rank == 3:
+            return self._reshape_to(node, x, [x.shape[0], x.shape[1], 1, x.shape[2]])
+        raise UnsupportedError(node, f"{rank - 2}-D {what} (1-D and 2-D only)")
+
+    @staticmethod
+    def _params_2d(strides, dil, pads):
+        if len(strides) == 2:
+            return strides, dil, pads
+        return [1] + strides, [1] + dil, [0, pads[0], 0, pads[1]]
+
     def op_Conv(self, node, a):
-        if a.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
-            raise UnsupportedError(node, "auto_pad is not supported; export with explicit pads")
-        w = self.shape(node.input[1]) if node.input[1] in self.vals else None
-        if w is None or len(w) != 4:
-            raise UnsupportedError(node, "only 2-D convolutions are supported")
-        pads = list(a.get("pads", [0, 0, 0, 0]))
-        ops = [self._x(node, 0), self._x(node, 1)]
-        if len(node.input) > 2 and node.input[2]:
+        x = self._x(node, 0)
+        w = self._x(node, 1)
+        if len(w.shape) not in (3, 4) or len(x.shape) != len(w.shape):
+            raise UnsupportedError(node, f"{len(w.shape) - 2}-D convolution (1-D and 2-D only)")
+        kernel = list(a.get("kernel_shape", w.shape[2:]))
+        strides, dil, pads = self._params_2d(*self._spatial(node, a, x, kernel))
+        ops = [self._as_2d(node, x, "convolution"), self._as_2d(node, w, "convolution")]
+        if self._has(node, 2):
             ops.append(self._x(node, 2))
-        return self.g.op("dlg.conv2d", *ops, strides=list(a.get("strides", [1, 1])),
-                         padding=pads, dilations=list(a.get("dilations", [1, 1])),
-                         groups=int(a.get("group", 1)), name_hint=node.name)
+        y = self.g.op("dlg.conv2d", *ops, strides=strides, padding=pads, dilations=dil,
+                      groups=int(a.get("group", 1)), name_hint=node.name)
+        if len(x.shape) == 3:
+            y = self._reshape_to(node, y, [y.shape[0], y.shape[1], y.shape[3]])
+        return y
 
     def op_Gemm(self, node, a):
         y = self.g.matmul(self._x(node, 0), self._x(node, 1), transpose_a=bool(a.get("transA", 0)),
@@ -468,18 +512,19 @@ class _Importer:
         return y
 
     def _pool(self, node, a, op):
-        if a.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
-            raise UnsupportedError(node, "auto_pad is not supported")
-        if any(d != 1 for d in a.get("dilations", [1, 1])):
-            raise UnsupportedError(node, "dilated pooling is not supported")
         if a.get("storage_order", 0):
             raise UnsupportedError(node, "storage_order=1 is not supported")
-        k = list(a["kernel_shape"])
-        if len(k) != 2:
-            raise UnsupportedError(node, "only 2-D pooling is supported")
+        k = [int(v) for v in a["kernel_shape"]]
         x = self._x(node)
-        strides = list(a.get("strides", [1, 1]))
-        pads = list(a.get("pads", [0, 0, 0, 0]))
+        if len(k) not in (1, 2) or len(x.shape) != len(k) + 2:
+            raise UnsupportedError(node, f"{len(k)}-D pooling (1-D and 2-D only)")
+        strides, dil, pads = self._spatial(node, a, x, k)
+        if any(d != 1 for d in dil):
+            raise UnsupportedError(node, f"dilations {dil} (dilated pooling)")
+        one_d = len(k) == 1
+        strides, _, pads = self._params_2d(strides, dil, pads)
+        k = [1] + k if one_d else k
+        x2 = self._as_2d(node, x, "pooling")
         include_pad = bool(a.get("count_include_pad", 0))
         if a.get("ceil_mode", 0):
             # ceil_mode: more padding at the end of each spatial dim, as much
@@ -487,7 +532,7 @@ class _Importer:
             # max, nor counted in an average that excludes padding; a last
             # window starting past the input and the begin padding is dropped
             # (as ONNX and PyTorch do).
-            h = _static(node, x.shape[2:], "ceil_mode pooling")
+            h = _static(node, x2.shape[2:], "ceil_mode pooling")
             for i in range(2):
                 span = h[i] + pads[i] + pads[i + 2] - k[i]
                 out = -(-span // strides[i]) + 1
@@ -499,8 +544,11 @@ class _Importer:
                                            "(the extra cells are not counted)")
                 pads[i + 2] += extra
         extra = {"count_include_pad": include_pad} if op == "dlg.avg_pool2d" else {}
-        return self.g.op(op, x, kernel=k, strides=strides, padding=pads, name_hint=node.name,
-                         **extra)
+        y = self.g.op(op, x2, kernel=k, strides=strides, padding=pads, name_hint=node.name,
+                      **extra)
+        if one_d:
+            y = self._reshape_to(node, y, [y.shape[0], y.shape[1], y.shape[3]])
+        return y
 
     def op_MaxPool(self, node, a):
         if len(node.output) > 1 and node.output[1]:
