@@ -449,6 +449,78 @@ class _Importer:
             y = self._reshape_to(node, y, [y.shape[0], y.shape[1], y.shape[3]])
         return y
 
+    def op_ConvTranspose(self, node, a):
+        """The gradient of a convolution, composed: zeros inserted between
+        input cells (reshape, pad, reshape, slice), then a stride-1
+        convolution with the kernel flipped and its in/out channels swapped
+        per group, padded (or cropped) by (k - 1) * dilation - pads."""
+        x, w = self._x(node, 0), self._x(node, 1)
+        if len(w.shape) not in (3, 4) or len(x.shape) != len(w.shape):
+            raise UnsupportedError(node, f"{len(w.shape) - 2}-D ConvTranspose (1-D and 2-D only)")
+        one_d = len(x.shape) == 3
+        n = len(x.shape) - 2
+        size = list(_static(node, x.shape[2:], "ConvTranspose"))
+        g = int(a.get("group", 1))
+        cin, cout_g = w.shape[0], w.shape[1]
+        k = [int(v) for v in a.get("kernel_shape", w.shape[2:])]
+        s = [int(v) for v in a.get("strides", [1] * n)]
+        d = [int(v) for v in a.get("dilations", [1] * n)]
+        op = [int(v) for v in a.get("output_padding", [0] * n)]
+        pads = [int(v) for v in a.get("pads", [0] * (2 * n))]
+        auto = a.get("auto_pad", b"NOTSET")
+        auto = auto.decode() if isinstance(auto, bytes) else auto
+        full = [s[i] * (size[i] - 1) + op[i] + (k[i] - 1) * d[i] + 1 for i in range(n)]
+        if "output_shape" in a or auto in ("SAME_UPPER", "SAME_LOWER"):
+            shape = [int(v) for v in a["output_shape"]][-n:] if "output_shape" in a else \
+                [size[i] * s[i] for i in range(n)]
+            # ONNX's rule; a negative total (an output_shape past the full
+            # output) is extra zeros at the end
+            total = [full[i] - shape[i] for i in range(n)]
+            half = [max(t, 0) // 2 for t in total]
+            if auto == "SAME_UPPER":
+                pads = half + [t - h for t, h in zip(total, half)]
+            else:
+                pads = [max(t, 0) - h for t, h in zip(total, half)] + \
+                    [h + min(t, 0) for t, h in zip(total, half)]
+        elif auto not in ("NOTSET", "VALID", ""):
+            raise UnsupportedError(node, f"auto_pad '{auto}'")
+        if one_d:
+            x = self._reshape_to(node, x, [x.shape[0], x.shape[1], 1, size[0]])
+            w = self._reshape_to(node, w, [cin, cout_g, 1, k[0]])
+            size, k, s, d, op = [1] + size, [1] + k, [1] + s, [1] + d, [0] + op
+            pads = [0, pads[0], 0, pads[1]]
+        nb, c = x.shape[0], x.shape[1]
+        h, wd = size
+        # 1. zeros between the input cells
+        if s != [1, 1]:
+            x = self._reshape_to(node, x, [nb, c, h, 1, wd, 1])
+            x = self.g.pad(x, pads=[0, 0, 0, 0, 0, 0, 0, 0, 0, s[0] - 1, 0, s[1] - 1], value=0.0)
+            x = self._reshape_to(node, x, [nb, c, h * s[0], wd * s[1]])
+            x = self.g.slice(x, starts=[0, 0, 0, 0],
+                             ends=[_END, _END, (h - 1) * s[0] + 1, (wd - 1) * s[1] + 1],
+                             steps=[1, 1, 1, 1])
+        # 2. the kernel: flipped, [Cin, Cout/g] per group swapped to [Cout, Cin/g]
+        w = self.g.slice(w, starts=[0, 0, -1, -1], ends=[_END, _END, -_END, -_END],
+                         steps=[1, 1, -1, -1])
+        w = self._reshape_to(node, w, [g, cin // g, cout_g] + k)
+        w = self.g.transpose(w, perm=[0, 2, 1, 3, 4])
+        w = self._reshape_to(node, w, [g * cout_g, cin // g] + k)
+        # 3. padding (k - 1) * d - pads (and output_padding at the end); negative: crop
+        lo = [(k[i] - 1) * d[i] - pads[i] for i in range(2)]
+        hi = [(k[i] - 1) * d[i] - pads[i + 2] + op[i] for i in range(2)]
+        if any(v < 0 for v in lo + hi):
+            hh, ww = x.shape[2], x.shape[3]
+            x = self.g.slice(x, starts=[0, 0, max(0, -lo[0]), max(0, -lo[1])],
+                             ends=[_END, _END, hh - max(0, -hi[0]), ww - max(0, -hi[1])],
+                             steps=[1, 1, 1, 1])
+            lo, hi = [max(0, v) for v in lo], [max(0, v) for v in hi]
+        ops = [x, w] + ([self._x(node, 2)] if self._has(node, 2) else [])
+        y = self.g.op("dlg.conv2d", *ops, strides=[1, 1], padding=lo + hi, dilations=d,
+                      groups=g, name_hint=node.name)
+        if one_d:
+            y = self._reshape_to(node, y, [y.shape[0], y.shape[1], y.shape[3]])
+        return y
+
     def op_Gemm(self, node, a):
         y = self.g.matmul(self._x(node, 0), self._x(node, 1), transpose_a=bool(a.get("transA", 0)),
                           transpose_b=bool(a.get("transB", 0)), name=node.name)

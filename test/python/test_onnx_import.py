@@ -303,3 +303,23 @@ def test_resize_from_pytorch(kw):
     torch.onnx.export(M(), (x,), f, opset_version=13)
     y = dlc.compile(onnx.load_from_string(f.getvalue()))(x.numpy())
     np.testing.assert_allclose(y, M()(x).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kw", [dict(stride=2, padding=1, output_padding=1),
+                                dict(stride=3, padding=0, dilation=2, groups=2),
+                                dict(stride=1, padding=2, groups=4),
+                                dict(stride=2, padding=0, one_d=True)])
+def test_conv_transpose_from_pytorch(kw):
+    """nn.ConvTranspose2d/1d (strides, pads, output_padding, dilations, groups)."""
+    torch = pytest.importorskip("torch")
+    import io
+    kw = dict(kw)
+    one_d = kw.pop("one_d", False)
+    torch.manual_seed(0)
+    m = (torch.nn.ConvTranspose1d if one_d else torch.nn.ConvTranspose2d)(4, 8, 3, **kw).eval()
+    x = torch.randn(2, 4, 5) if one_d else torch.randn(2, 4, 5, 6)
+    f = io.BytesIO()
+    torch.onnx.export(m, (x,), f, opset_version=13)
+    y = dlc.compile(onnx.load_from_string(f.getvalue()))(x.numpy())
+    with torch.no_grad():
+        np.testing.assert_allclose(y, m(x).numpy(), rtol=1e-4, atol=1e-5)
