@@ -535,9 +535,32 @@ class _Importer:
 
     def op_BatchNormalization(self, node, a):
         if a.get("training_mode", 0):
-            raise UnsupportedError(node, "training-mode batch normalization")
+            return self._batch_norm_training(node, a)
         return self.g.batch_norm(*[self._x(node, i) for i in range(5)],
                                  epsilon=float(a.get("epsilon", 1e-5)), name=node.name)
+
+    def _batch_norm_training(self, node, a):
+        """training_mode=1 (opset 14+): normalised by the batch statistics
+        (deterministic); running mean/var = input * momentum + batch *
+        (1 - momentum), the batch variance being the population one."""
+        x, sc, bi, mean_in, var_in = [self._x(node, i) for i in range(5)]
+        rank = len(x.shape)
+        axes = [0] + list(range(2, rank))
+        eps, mom = float(a.get("epsilon", 1e-5)), float(a.get("momentum", 0.9))
+        mean = self.g.reduce_mean(x, axes=axes, keepdims=True)
+        d = self.g.sub(x, mean)
+        var = self.g.reduce_mean(self.g.mul(d, d), axes=axes, keepdims=True)
+        chan = [x.shape[1]] + [1] * (rank - 2)
+        y = self.g.mul(self.g.mul(d, self.g.rsqrt(self.g.add(var, self._k(x, eps)))),
+                       self._reshape_to(node, sc, chan))
+        y = self.g.add(y, self._reshape_to(node, bi, chan))
+        c = [x.shape[1]]
+        outs = [y]
+        for stat, run in ((mean, mean_in), (var, var_in)):
+            cur = self._reshape_to(node, stat, c)
+            outs.append(self.g.add(self.g.mul(run, self._k(x, mom)),
+                                   self.g.mul(cur, self._k(x, 1 - mom))))
+        return outs[:max(1, len(node.output))]
 
     def op_LayerNormalization(self, node, a):
         ops = [self._x(node, 0)]
@@ -1088,6 +1111,68 @@ class _Importer:
                              self._k(x, a.get("extrapolation_value", 0.0)), y)
         return y
 
+    def op_ReduceProd(self, node, a):
+        """A left fold of multiplications over slices of each reduced axis
+        (no dlg product reduction); axes of at most 64 elements."""
+        x = self._x(node)
+        rank = len(x.shape)
+        axes = a.get("axes")
+        if axes is None and self._has(node, 1):
+            axes = [int(v) for v in self.need_const(node, 1, "axes")]
+        if not axes and a.get("noop_with_empty_axes", 0):
+            return x
+        axes = sorted({d % rank for d in axes} if axes else range(rank))
+        shape = _static(node, x.shape, "ReduceProd")
+        if any(shape[d] > 64 for d in axes):
+            raise UnsupportedError(node, "ReduceProd over an axis of more than 64 elements")
+        y = x
+        for d in axes:
+            acc = None
+            for i in range(shape[d]):
+                st = [i if j == d else 0 for j in range(rank)]
+                en = [i + 1 if j == d else _END for j in range(rank)]
+                part = self.g.slice(y, starts=st, ends=en, steps=[1] * rank)
+                acc = part if acc is None else self.g.mul(acc, part)
+            y = acc
+        if not a.get("keepdims", 1):
+            y = self._reshape_to(node, y, [n for i, n in enumerate(shape) if i not in axes])
+        return y
+
+    def op_MeanVarianceNormalization(self, node, a):
+        x = self._float_x(node)
+        axes = list(a.get("axes", [0, 2, 3]))
+        mean = self.g.reduce_mean(x, axes=axes, keepdims=True)
+        d = self.g.sub(x, mean)
+        var = self.g.reduce_mean(self.g.mul(d, d), axes=axes, keepdims=True)
+        return self.g.div(d, self.g.sqrt(var), name=node.name)
+
+    def op_Upsample(self, node, a):
+        """Opset 7-9 Upsample: Resize with asymmetric coordinates."""
+        mode = a.get("mode", b"nearest")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        scales = np.array(a["scales"], np.float32) if "scales" in a else \
+            self.need_const(node, 1, "scales")
+        if mode not in ("nearest", "linear"):
+            raise UnsupportedError(node, f"mode '{mode}'")
+        x = self._x(node)
+        shape = _static(node, x.shape, "Upsample")
+        y = x
+        for ax, sc in enumerate(scales):
+            out = int(sc * shape[ax])
+            if out == shape[ax] and sc == 1:
+                continue
+            w, _ = _resize_matrix(shape[ax], out, float(sc), mode, "asymmetric", "floor",
+                                  -0.75, 0, None)
+            if mode == "nearest":
+                y = self.g.gather(y, self.g.constant(w.argmax(1).astype(np.int64)), axis=ax)
+            else:
+                rank = len(shape)
+                perm = [i for i in range(rank) if i != ax] + [ax]
+                t = self.g.transpose(y, perm=perm)
+                t = self.g.matmul(t, self.g.constant(w.T.astype(_elt_np(x))))
+                y = self.g.transpose(t, perm=list(np.argsort(perm)))
+        return y
+
     # --- losses (inference form) -------------------------------------------------
 
     def _nll(self, node, a, x, t, w):
@@ -1283,8 +1368,8 @@ class _Importer:
     def op_Pad(self, node, a):
         mode = a.get("mode", b"constant")
         mode = mode.decode() if isinstance(mode, bytes) else mode
-        if mode != "constant":
-            raise UnsupportedError(node, f"mode '{mode}' (only constant padding)")
+        if mode not in ("constant", "edge", "reflect"):
+            raise UnsupportedError(node, f"mode '{mode}'")
         x = self._x(node)
         if self.opset < 11:  # pads and value are attributes
             pads, value = np.array(a.get("pads", a.get("paddings", []))), a.get("value", 0.0)
@@ -1301,8 +1386,41 @@ class _Importer:
             raise UnsupportedError(node, "negative pads (cropping)")
         if _elt(x) not in _FLOATS and value != int(value):
             raise UnsupportedError(node, f"pad value {value} for {_elt(x)}")
+        if mode != "constant":
+            return self._pad_copy(node, x, [int(p) for p in pads], mode)
         return self.g.pad(x, pads=[int(p) for p in pads],
                           value=float(value), name=node.name)
+
+    def _pad_copy(self, node, x, pads, mode):
+        """edge / reflect padding: per axis, a concat of slices of x (reflect:
+        a reversed slice without the border cell; edge: the border repeated)."""
+        rank = len(x.shape)
+        shape = list(_static(node, x.shape, "Pad"))
+        for d in range(rank):
+            lo, hi = pads[d], pads[d + rank]
+            if not lo and not hi:
+                continue
+            n = shape[d]
+            if mode == "reflect" and (lo >= n or hi >= n):
+                raise UnsupportedError(node, f"reflect padding of {max(lo, hi)} on a dim of {n}")
+
+            def cut(s, e, step):
+                st = [s if j == d else 0 for j in range(rank)]
+                en = [e if j == d else _END for j in range(rank)]
+                return self.g.slice(x, starts=st, ends=en,
+                                    steps=[step if j == d else 1 for j in range(rank)])
+            parts = []
+            if lo:
+                parts += [cut(lo, 0, -1)] if mode == "reflect" else [cut(0, 1, 1)] * lo
+            parts.append(x)
+            if hi:
+                # (an end of -1 would wrap to the last cell: -_END is "before 0")
+                parts += [cut(n - 2, n - 2 - hi if hi < n - 1 else -_END, -1)] \
+                    if mode == "reflect" else \
+                    [cut(n - 1, n, 1)] * hi
+            x = self.g.concat(*parts, axis=d)
+            shape[d] += lo + hi
+        return x
 
     def op_Constant(self, node, a):
         for key, dtype in (("value", None), ("value_float", np.float32),
@@ -1467,7 +1585,22 @@ _FOLD = {
     "Sqrt": lambda imp, n, c, a: np.sqrt(c[0]),
     "Neg": lambda imp, n, c, a: -c[0],
     "Expand": lambda imp, n, c, a: c[0] * np.ones(tuple(int(d) for d in c[1]), c[0].dtype),
+    # window functions: their only input is the size (specialised on when an input)
+    "HannWindow": lambda imp, n, c, a: _window(c[0], a, [0.5, -0.5]),
+    "HammingWindow": lambda imp, n, c, a: _window(c[0], a, [25 / 46, -21 / 46]),
+    "BlackmanWindow": lambda imp, n, c, a: _window(c[0], a, [0.42, -0.5, 0.08]),
+    "Cos": lambda imp, n, c, a: np.cos(c[0]),
+    "Sin": lambda imp, n, c, a: np.sin(c[0]),
 }
+
+
+def _window(size, a, coeffs):
+    """sum_k coeffs[k] * cos(2 pi k n / N), N = size (periodic) or size - 1."""
+    size = int(size)
+    big_n = size if a.get("periodic", 1) else size - 1
+    t = 2 * np.pi * np.arange(size) / big_n
+    w = sum(ck * np.cos(k * t) for k, ck in enumerate(coeffs))
+    return w.astype(_NP_DTYPES.get(a.get("output_datatype", 1), np.float32))
 
 
 def load(path_or_proto):

@@ -81,10 +81,19 @@ def test_pad_opset6_value():
     np.testing.assert_array_equal(y, np.pad(x, ((0, 1), (1, 2)), constant_values=1.5))
 
 
-def test_pad_reflect_is_an_error():
-    m = model([helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 1, 2], mode="reflect")],
+@pytest.mark.parametrize("mode", ["reflect", "edge"])
+def test_pad_reflect_edge(mode):
+    x = rand(3, 4)
+    m = model([helper.make_node("Pad", ["x"], ["y"], pads=[2, 1, 1, 3], mode=mode)],
+              [("x", F, x.shape)], [("y", F, None)], opset=6)
+    y, = run(m, x)
+    np.testing.assert_array_equal(y, np.pad(x, ((2, 1), (1, 3)), mode=mode))
+
+
+def test_pad_wrap_is_an_error():
+    m = model([helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 1, 2], mode="wrap")],
               [("x", F, [2, 3])], [("y", F, None)], opset=6)
-    with pytest.raises(dlc.onnx.UnsupportedError, match=r"\(Pad, opset 6\): mode 'reflect'"):
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"\(Pad, opset 6\): mode 'wrap'"):
         dlc.compile(m)
 
 
