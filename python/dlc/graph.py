@@ -296,7 +296,8 @@ for _op in ("add", "sub", "mul", "div", "max", "min", "pow", "matmul", "where", 
             "silu", "gelu", "clamp", "conv2d", "max_pool2d", "avg_pool2d", "batch_norm",
             "layer_norm", "rms_norm", "softmax", "log_softmax", "reduce_sum", "reduce_mean",
             "reduce_max", "reduce_min", "transpose", "slice", "gather", "pad", "equal",
-            "not_equal", "less", "less_equal", "greater", "greater_equal"):
+            "not_equal", "less", "less_equal", "greater", "greater_equal", "sin", "cos", "tan",
+            "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"):
     setattr(Graph, _op, (lambda opname: lambda self, *xs, name=None, **attrs:
                          self.op(opname, *xs, name_hint=name, **attrs))("dlg." + _op))
 

@@ -303,6 +303,10 @@ class _Importer:
     op_Erf, op_Tanh, op_Sigmoid, op_Relu = _un("dlg.erf"), _un("dlg.tanh"), _un("dlg.sigmoid"), \
         _un("dlg.relu")
     op_Abs = _un("dlg.abs")
+    op_Sin, op_Cos, op_Tan = _un("dlg.sin"), _un("dlg.cos"), _un("dlg.tan")
+    op_Asin, op_Acos, op_Atan = _un("dlg.asin"), _un("dlg.acos"), _un("dlg.atan")
+    op_Sinh, op_Cosh, op_Asinh = _un("dlg.sinh"), _un("dlg.cosh"), _un("dlg.asinh")
+    op_Acosh, op_Atanh = _un("dlg.acosh"), _un("dlg.atanh")
 
     def _scalar(self, x, v):
         """A 0-d constant of x's element type."""

@@ -615,3 +615,12 @@ func.func @f73(%a: tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>) {
   %0 = "dlg.softmax"(%a) : (tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>) -> tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>
   return
 }
+
+// -----
+
+// the trigonometric functions take float tensors only
+func.func @trig_int(%a: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = dlg.sin %a : tensor<4xi32>
+  return
+}
