@@ -1623,10 +1623,35 @@ def import_graph(model, input_shapes=None, input_values=None):
     (one per graph input, in order) fixes dynamic input dims; `input_values`
     ({name: array}) makes those graph inputs constants (dropped from the
     function's arguments): dlc specialises on shape-like inputs that way."""
-    model = load(model)
+    model = _native_opset(load(model))
     if not model.graph.node and not model.graph.output:
         raise CompileError("the ONNX model has an empty graph", "")
     return _Importer(model, input_shapes, input_values).run()
+
+
+# The default-domain opsets the importer handles natively (the newest is
+# python3-onnx 1.12's); others are converted with onnx.version_converter.
+OPSET_RANGE = (7, 17)
+
+
+class UnsupportedOpsetError(CompileError):
+    """A model whose opset dlc neither imports nor can convert."""
+
+
+def _native_opset(model):
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    lo, hi = OPSET_RANGE
+    if opset is None or lo <= opset <= hi:
+        return model
+    target = lo if opset < lo else hi
+    try:
+        from onnx import version_converter
+        return version_converter.convert_version(model, target)
+    except Exception as e:  # the converter raises RuntimeError with its assertion text
+        why = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+        raise UnsupportedOpsetError(
+            f"ONNX opset {opset} is outside dlc's native range {lo}-{hi} and "
+            f"onnx.version_converter cannot convert it to {target}: {why}", "") from None
 
 
 def import_model(model, input_shapes=None, input_values=None):

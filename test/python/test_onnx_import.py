@@ -332,3 +332,23 @@ def test_conv_transpose_from_pytorch(kw):
     y = dlc.compile(onnx.load_from_string(f.getvalue()))(x.numpy())
     with torch.no_grad():
         np.testing.assert_allclose(y, m(x).numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_old_opset_is_converted():
+    """Opset 5 (below dlc's native 7-17) goes through onnx.version_converter."""
+    x = rand(2, 3)
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Reshape", ["r", "shape"], ["y"])]
+    m = model(nodes, [("x", F, x.shape)], [("y", F, None)], opset=5,
+              inits=[("shape", np.array([3, 2], np.int64))])
+    y, = run(m, x)
+    np.testing.assert_array_equal(y, np.maximum(x, 0).reshape(3, 2))
+
+
+def test_unknown_opset_is_a_clear_error():
+    m = model([helper.make_node("Relu", ["x"], ["y"])], [("x", F, [2])], [("y", F, None)],
+              opset=19)
+    with pytest.raises(dlc.onnx.UnsupportedOpsetError,
+                       match=r"ONNX opset 19 is outside dlc's native range 7-17 and "
+                             r"onnx.version_converter cannot convert it to 17"):
+        dlc.compile(m)
