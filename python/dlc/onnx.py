@@ -1177,6 +1177,106 @@ class _Importer:
                 y = self.g.transpose(t, perm=list(np.argsort(perm)))
         return y
 
+    # --- scatter / gather_nd as compositions -----------------------------------
+
+    def _nonneg(self, idx, n):
+        return self.g.where(self.g.less(idx, self._k(idx, 0)), self.g.add(idx, self._k(idx, n)),
+                            idx)
+
+    def _scatter(self, node, data, contrib, hit_any, reduction):
+        if reduction == "none":
+            return self.g.where(hit_any, contrib, data, name=node.name)
+        if reduction == "add":
+            return self.g.add(data, contrib, name=node.name)
+        raise UnsupportedError(node, f"reduction '{reduction}'")
+
+    def op_ScatterElements(self, node, a):
+        """out = data with updates written at indices along axis: a compare of
+        the indices against arange(dim) over a new dim, then a masked sum
+        (duplicate indices: undefined for reduction none, summed for add)."""
+        data, idx, upd = self._x(node, 0), self._x(node, 1), self._x(node, 2)
+        rank = len(data.shape)
+        axis = int(a.get("axis", 0)) % rank
+        red = a.get("reduction", b"none")
+        red = red.decode() if isinstance(red, bytes) else red
+        dshape = _static(node, data.shape, "ScatterElements")
+        ishape = _static(node, idx.shape, "ScatterElements")
+        if any(i != d for j, (i, d) in enumerate(zip(ishape, dshape)) if j != axis):
+            raise UnsupportedError(node, "indices smaller than data off the axis")
+        if _elt(data) == "i1":
+            raise UnsupportedError(node, "bool data")
+        n = dshape[axis]
+        idx = self._nonneg(idx, n)
+        ie = self._reshape_to(node, idx, list(ishape[:axis + 1]) + [1] + list(ishape[axis + 1:]))
+        ue = self._reshape_to(node, upd, list(ishape[:axis + 1]) + [1] + list(ishape[axis + 1:]))
+        hit = self.g.equal(ie, self._arange_on(n, axis + 1, rank + 1, _elt_np(idx)))
+        contrib = self.g.reduce_sum(self.g.where(hit, ue, self._k(data, 0)), axes=[axis],
+                                    keepdims=False)
+        count = self.g.reduce_sum(self.g.where(hit, self.g.constant(np.array(1, np.int32)),
+                                               self.g.constant(np.array(0, np.int32))),
+                                  axes=[axis], keepdims=False)
+        hit_any = self.g.greater(count, self.g.constant(np.array(0, np.int32)))
+        return self._scatter(node, data, contrib, hit_any, red)
+
+    op_Scatter = op_ScatterElements
+
+    def _linear_index(self, node, data, idx, batch_dims):
+        """indices [..., k] into data's dims [batch_dims, batch_dims + k) as
+        one linear index (batch coordinates folded in), and the flat length."""
+        dshape = _static(node, data.shape, node.op_type)
+        ishape = _static(node, idx.shape, node.op_type)
+        k = ishape[-1]
+        b = batch_dims
+        if b and list(ishape[:b]) != list(dshape[:b]):
+            raise UnsupportedError(node, "batch dims of data and indices differ")
+        dims = dshape[b:b + k]
+        lin = None
+        stride = 1
+        for j in reversed(range(k)):
+            r = len(ishape)
+            c = self.g.slice(idx, starts=[0] * (r - 1) + [j], ends=[_END] * (r - 1) + [j + 1],
+                             steps=[1] * r)
+            c = self._reshape_to(node, c, list(ishape[:-1]))
+            c = self.g.mul(self._nonneg(c, dims[j]), self._k(c, stride))
+            lin = c if lin is None else self.g.add(lin, c)
+            stride *= dims[j]
+        flat = int(np.prod(dims)) if k else 1
+        if lin is None:
+            lin = self.g.constant(np.zeros(ishape[:-1], _elt_np(idx)))
+        if b:
+            bsz = int(np.prod(dshape[:b]))
+            bidx = np.arange(bsz).reshape(list(dshape[:b]) + [1] * (len(ishape) - 1 - b))
+            lin = self.g.add(lin, self.g.constant((bidx * flat).astype(_elt_np(idx))))
+            flat *= bsz
+        rest = list(dshape[b + k:])
+        return lin, flat, rest
+
+    def op_GatherND(self, node, a):
+        data, idx = self._x(node, 0), self._x(node, 1)
+        b = int(a.get("batch_dims", 0))
+        lin, flat, rest = self._linear_index(node, data, idx, b)
+        df = self._reshape_to(node, data, [flat] + rest)
+        return self.g.gather(df, lin, axis=0, name=node.name)
+
+    def op_ScatterND(self, node, a):
+        data, idx, upd = self._x(node, 0), self._x(node, 1), self._x(node, 2)
+        red = a.get("reduction", b"none")
+        red = red.decode() if isinstance(red, bytes) else red
+        if _elt(data) == "i1":
+            raise UnsupportedError(node, "bool data")
+        lin, flat, rest = self._linear_index(node, data, idx, 0)
+        m = int(np.prod(lin.shape))
+        li = self._reshape_to(node, lin, [m, 1] + [1] * len(rest))
+        hit = self.g.equal(li, self._arange_on(flat, 1, 2 + len(rest), _elt_np(lin)))
+        ue = self._reshape_to(node, upd, [m, 1] + rest)
+        contrib = self.g.reduce_sum(self.g.where(hit, ue, self._k(data, 0)), axes=[0],
+                                    keepdims=False)
+        one, zero = self.g.constant(np.array(1, np.int32)), self.g.constant(np.array(0, np.int32))
+        count = self.g.reduce_sum(self.g.where(hit, one, zero), axes=[0], keepdims=False)
+        df = self._reshape_to(node, data, [flat] + rest)
+        out = self._scatter(node, df, contrib, self.g.greater(count, zero), red)
+        return self._reshape_to(node, out, list(data.shape))
+
     # --- losses (inference form) -------------------------------------------------
 
     def _nll(self, node, a, x, t, w):
