@@ -1277,6 +1277,148 @@ class _Importer:
         out = self._scatter(node, df, contrib, self.g.greater(count, zero), red)
         return self._reshape_to(node, out, list(data.shape))
 
+    # --- RNN / GRU / LSTM: unrolled over the static sequence length ------------
+
+    def _rnn(self, node, a, kind):
+        """One cell per time step (and direction), composed of matmuls and
+        element-wise ops; sequence_lens masks the steps past each batch
+        row's length (Y is 0 there, Y_h/Y_c keep the last valid state).
+        Default activations only; clip and input_forget are errors."""
+        for bad in ("activation_alpha", "activation_beta", "clip"):
+            if bad in a:
+                raise UnsupportedError(node, f"the '{bad}' attribute")
+        if a.get("input_forget", 0):
+            raise UnsupportedError(node, "input_forget=1")
+        direction = a.get("direction", b"forward")
+        direction = direction.decode() if isinstance(direction, bytes) else direction
+        default = {"RNN": ["tanh"], "GRU": ["sigmoid", "tanh"],
+                   "LSTM": ["sigmoid", "tanh", "tanh"]}[kind]
+        if "activations" in a:
+            acts = [v.decode().lower() if isinstance(v, bytes) else v.lower()
+                    for v in a["activations"]]
+            if acts != default * (2 if direction == "bidirectional" else 1):
+                raise UnsupportedError(node, f"activations {acts} (only the defaults)")
+        layout = int(a.get("layout", 0))
+        x = self._float_x(node)
+        if layout:
+            x = self.g.transpose(x, perm=[1, 0, 2])
+        t_len, bsz, _ = _static(node, x.shape, node.op_type)
+        w, r = self._x(node, 1), self._x(node, 2)
+        hid = int(a["hidden_size"]) if "hidden_size" in a else r.shape[-1]
+        gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[kind]
+        ndir = 2 if direction == "bidirectional" else 1
+        opt = lambda i: self._x(node, i) if self._has(node, i) else None
+        bias, seq, h0 = opt(3), opt(4), opt(5)
+        c0, peep = (opt(6), opt(7)) if kind == "LSTM" else (None, None)
+        zero = self._k(x, 0)
+
+        def pick(v, d, lo, hi):  # v[d, lo:hi] as 2-D (or 1-D)
+            rank = len(v.shape)
+            s = self.g.slice(v, starts=[d, lo] + [0] * (rank - 2),
+                             ends=[d + 1, hi] + [_END] * (rank - 2), steps=[1] * rank)
+            return self._reshape_to(node, s, list(s.shape[1:]))
+
+        def state0(v, d):
+            if v is None:
+                return self.g.constant(np.zeros((bsz, hid), _elt_np(x)))
+            return self._reshape_to(node, self.g.slice(v, starts=[d, 0, 0],
+                                                       ends=[d + 1, _END, _END],
+                                                       steps=[1, 1, 1]), [bsz, hid])
+        steps = []
+        for t in range(t_len):
+            xt = self.g.slice(x, starts=[t, 0, 0], ends=[t + 1, _END, _END], steps=[1, 1, 1])
+            steps.append(self._reshape_to(node, xt, [bsz, x.shape[2]]))
+        if seq is not None:
+            seq_col = self._reshape_to(node, seq, [bsz, 1])
+        ys, hs, cs = [], [], []
+        for d in range(ndir):
+            reverse = direction == "reverse" or d == 1
+            wg = [pick(w, d, g * hid, (g + 1) * hid) for g in range(gates)]
+            rg = [pick(r, d, g * hid, (g + 1) * hid) for g in range(gates)]
+            wb = [pick(bias, d, g * hid, (g + 1) * hid) if bias is not None else None
+                  for g in range(gates)]
+            rb = [pick(bias, d, (gates + g) * hid, (gates + g + 1) * hid)
+                  if bias is not None else None for g in range(gates)]
+            pp = [pick(peep, d, g * hid, (g + 1) * hid) for g in range(3)] \
+                if peep is not None else None
+            h, c = state0(h0, d), state0(c0, d)
+            out = [None] * t_len
+
+            def lin(xt, g, hh, with_rb=True):
+                y = self.g.add(self.g.matmul(xt, wg[g], transpose_b=True),
+                               self.g.matmul(hh, rg[g], transpose_b=True))
+                for bb in (wb[g], rb[g] if with_rb else None):
+                    if bb is not None:
+                        y = self.g.add(y, bb)
+                return y
+            for t in (reversed(range(t_len)) if reverse else range(t_len)):
+                xt = steps[t]
+                if kind == "RNN":
+                    hn, cn = self.g.tanh(lin(xt, 0, h)), None
+                elif kind == "GRU":
+                    z = self.g.sigmoid(lin(xt, 0, h))
+                    rr = self.g.sigmoid(lin(xt, 1, h))
+                    if a.get("linear_before_reset", 0):
+                        hr = self.g.matmul(h, rg[2], transpose_b=True)
+                        if rb[2] is not None:
+                            hr = self.g.add(hr, rb[2])
+                        pre = self.g.add(self.g.matmul(xt, wg[2], transpose_b=True),
+                                         self.g.mul(rr, hr))
+                        if wb[2] is not None:
+                            pre = self.g.add(pre, wb[2])
+                    else:
+                        pre = lin(xt, 2, self.g.mul(rr, h))
+                    hh = self.g.tanh(pre)
+                    hn = self.g.add(self.g.mul(self.g.sub(self._k(x, 1), z), hh),
+                                    self.g.mul(z, h))
+                    cn = None
+                else:  # LSTM, gates i, o, f, c
+                    gi, go, gf, gc = [lin(xt, g, h) for g in range(4)]
+                    if pp is not None:
+                        gi = self.g.add(gi, self.g.mul(pp[0], c))
+                        gf = self.g.add(gf, self.g.mul(pp[2], c))
+                    cn = self.g.add(self.g.mul(self.g.sigmoid(gf), c),
+                                    self.g.mul(self.g.sigmoid(gi), self.g.tanh(gc)))
+                    if pp is not None:
+                        go = self.g.add(go, self.g.mul(pp[1], cn))
+                    hn = self.g.mul(self.g.sigmoid(go), self.g.tanh(cn))
+                if seq is not None:
+                    valid = self.g.less(self._k(seq, t), seq_col)
+                    out[t] = self.g.where(valid, hn, zero)
+                    h = self.g.where(valid, hn, h)
+                    if cn is not None:
+                        c = self.g.where(valid, cn, c)
+                else:
+                    out[t], h = hn, hn
+                    if cn is not None:
+                        c = cn
+            ys.append(out)
+            hs.append(h)
+            cs.append(c)
+        # Y [T, D, B, H] (layout 1: [B, T, D, H]); Y_h, Y_c [D, B, H] ([B, D, H])
+        y = self.g.concat(*[self._reshape_to(node, ys[d][t], [1, 1, bsz, hid])
+                            for t in range(t_len) for d in range(ndir)], axis=0) \
+            if t_len * ndir > 1 else self._reshape_to(node, ys[0][0], [1, 1, bsz, hid])
+        y = self._reshape_to(node, y, [t_len, ndir, bsz, hid])
+        stack = lambda vs: self._reshape_to(node, vs[0], [1, bsz, hid]) if len(vs) == 1 else \
+            self.g.concat(*[self._reshape_to(node, v, [1, bsz, hid]) for v in vs], axis=0)
+        yh = stack(hs)
+        yc = stack(cs) if kind == "LSTM" else None
+        if layout:
+            y = self.g.transpose(y, perm=[2, 0, 1, 3])
+            yh = self.g.transpose(yh, perm=[1, 0, 2])
+            yc = self.g.transpose(yc, perm=[1, 0, 2]) if yc is not None else None
+        return [y, yh] + ([yc] if yc is not None else [])
+
+    def op_RNN(self, node, a):
+        return self._rnn(node, a, "RNN")
+
+    def op_GRU(self, node, a):
+        return self._rnn(node, a, "GRU")
+
+    def op_LSTM(self, node, a):
+        return self._rnn(node, a, "LSTM")
+
     # --- losses (inference form) -------------------------------------------------
 
     def _nll(self, node, a, x, t, w):

@@ -352,3 +352,31 @@ def test_unknown_opset_is_a_clear_error():
                        match=r"ONNX opset 19 is outside dlc's native range 7-17 and "
                              r"onnx.version_converter cannot convert it to 17"):
         dlc.compile(m)
+
+
+@pytest.mark.parametrize("cell,bidirectional", [("LSTM", False), ("LSTM", True), ("GRU", True),
+                                                ("RNN", False)])
+def test_recurrent_language_model_from_pytorch(cell, bidirectional):
+    """An embedding + 2-layer LSTM/GRU/RNN + linear language model (random
+    weights) exported by PyTorch, unrolled over its 7 steps, against PyTorch."""
+    torch = pytest.importorskip("torch")
+    import io
+    torch.manual_seed(0)
+
+    class LM(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.Embedding(50, 16)
+            self.rnn = getattr(torch.nn, cell)(16, 24, num_layers=2, bidirectional=bidirectional)
+            self.out = torch.nn.Linear(48 if bidirectional else 24, 50)
+
+        def forward(self, tokens):
+            y, _ = self.rnn(self.emb(tokens))
+            return torch.log_softmax(self.out(y), -1)
+    m = LM().eval()
+    tokens = torch.randint(0, 50, (7, 3))
+    f = io.BytesIO()
+    torch.onnx.export(m, (tokens,), f, opset_version=13)
+    y = dlc.compile(onnx.load_from_string(f.getvalue()))(tokens.numpy())
+    with torch.no_grad():
+        np.testing.assert_allclose(y, m(tokens).numpy(), rtol=1e-4, atol=1e-4)
