@@ -249,13 +249,15 @@ class _Importer:
 
     def op_Pow(self, node, a):
         x, y = self._x(node, 0), self._x(node, 1)
-        if _elt(x) != _elt(y):
-            if _elt(x) not in _FLOATS:
-                raise UnsupportedError(node, f"Pow of a {_elt(x)} base by a {_elt(y)} exponent")
-            y = self.g.cast(y, _elt_np(x))  # integer exponents are exact in float
-        elif _elt(x) not in _FLOATS:
-            raise UnsupportedError(node, f"Pow on {_elt(x)} (integer power)")
-        return self.g.pow(x, y, name=node.name)
+        if _elt(x) in _FLOATS or _elt(y) not in _FLOATS:
+            if _elt(x) != _elt(y):  # the exponent in the base's type: exact for
+                y = self.g.cast(y, _elt_np(x))  # integer exponents of a float
+            return self.g.pow(x, y, name=node.name)
+        # an integer base by a float exponent: in float64, truncated back
+        # (as ONNX's reference computes it)
+        p = self.g.pow(self.g.cast(x, np.float64),
+                       self.g.cast(y, np.float64) if _elt(y) != "f64" else y)
+        return self.g.cast(p, _elt_np(x), name=node.name)
 
     # Variadic, broadcasting: a left fold over the inputs (one input: itself).
     def _variadic(op, mean=False):

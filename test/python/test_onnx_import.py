@@ -380,3 +380,35 @@ def test_recurrent_language_model_from_pytorch(cell, bidirectional):
     y = dlc.compile(onnx.load_from_string(f.getvalue()))(tokens.numpy())
     with torch.no_grad():
         np.testing.assert_allclose(y, m(tokens).numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_integer_pow():
+    """dlg.pow on integers (math.ipowi) failed to lower; it now goes through
+    convert-math-to-funcs (exponentiation by squaring, vectors scalarised)."""
+    a = (np.arange(37, dtype=np.int64) % 7 - 3).reshape(1, 37)
+    b = (np.arange(37, dtype=np.int64) % 5).reshape(1, 37)
+    m = model([helper.make_node("Pow", ["a", "b"], ["y"])],
+              [("a", TensorProto.INT64, a.shape), ("b", TensorProto.INT64, b.shape)],
+              [("y", TensorProto.INT64, None)], opset=15)
+    y, = run(m, a, b)
+    np.testing.assert_array_equal(y, a ** b)
+    m = model([helper.make_node("Pow", ["a", "b"], ["y"])],
+              [("a", TensorProto.INT32, a.shape), ("b", F, b.shape)],
+              [("y", TensorProto.INT32, None)], opset=15)
+    a = np.abs(a)  # (a negative base to a fractional power is NaN: no integer)
+    y, = run(m, a.astype(np.int32), b.astype(np.float32) / 2)
+    np.testing.assert_array_equal(y, np.power(a, b / 2).astype(np.int32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_pow_special_cases(dtype):
+    """dlg.pow on floats was expanded to exp(y * log(x)): 0^0, a negative
+    base to an integer power and 0^2 came out NaN or 1e-38. It is libm's pow now."""
+    a = np.array([0, -2, -2, 2, 0, 3, -0.5, 1e-3], dtype)
+    b = np.array([0, 3, 2, 0.5, 2, -1, -3, 0.25], dtype)
+    m = model([helper.make_node("Pow", ["a", "b"], ["y"])],
+              [("a", F if dtype == np.float32 else TensorProto.DOUBLE, a.shape),
+               ("b", F if dtype == np.float32 else TensorProto.DOUBLE, b.shape)],
+              [("y", F if dtype == np.float32 else TensorProto.DOUBLE, None)], opset=15)
+    y, = run(m, a, b)
+    np.testing.assert_allclose(y, np.power(a, b), rtol=1e-6 if dtype == np.float32 else 1e-14)
