@@ -100,11 +100,13 @@ def _attrs(node):
 
 
 class _Importer:
-    def __init__(self, model, input_shapes=None, input_values=None):
+    def __init__(self, model, input_shapes=None, input_values=None, source_opset=None):
         self.model = model
         self.input_shapes = list(input_shapes) if input_shapes is not None else None
         self.input_values = dict(input_values or {})
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13)
+        self.opset_label = self.opset if source_opset in (None, self.opset) else \
+            f"{self.opset}, converted from {source_opset}"
         self.g = Graph("main")
         self.vals = {}      # name -> Value or np.ndarray (constant)
         self.materialized = {}
@@ -126,7 +128,7 @@ class _Importer:
         if name not in self.materialized:
             if v.dtype.type not in _ONNX_DTYPES.values():
                 raise UnsupportedError(node, f"'{name}' has element type {v.dtype}, which dlg "
-                                       "lacks", self.opset) if node is not None else \
+                                       "lacks", self.opset_label) if node is not None else \
                     CompileError(f"ONNX value '{name}': element type {v.dtype} is not supported", "")
             self.materialized[name] = self.g.constant(v, name=name)
         return self.materialized[name]
@@ -190,8 +192,8 @@ class _Importer:
         except UnsupportedError as e:
             if e.opset is None:  # name the opset: one line says all
                 cls = type(e)
-                err = cls(e.node, e.why, e.inputs, self.opset) if cls is ValueDependentError \
-                    else cls(e.node, e.why, self.opset)
+                err = cls(e.node, e.why, e.inputs, self.opset_label) \
+                    if cls is ValueDependentError else cls(e.node, e.why, self.opset_label)
                 raise err from None
             raise
 
@@ -1421,6 +1423,39 @@ class _Importer:
     def op_LSTM(self, node, a):
         return self._rnn(node, a, "LSTM")
 
+    def op_TopK(self, node, a):
+        """The k largest (smallest) along axis, sorted, ties to the lower
+        index: each element's rank counted by comparing all pairs along the
+        axis ([.., n, n, ..]), then a one-hot pick of ranks 0..k-1 (values and
+        int64 indices). O(n^2) per row: axes of at most 4096."""
+        x = self._x(node)
+        rank = len(x.shape)
+        axis = int(a.get("axis", -1)) % rank
+        k = int(np.asarray(self.need_const(node, 1, "k")).reshape(-1)[0])
+        shape = list(_static(node, x.shape, "TopK"))
+        n = shape[axis]
+        if not 0 < k <= n:
+            raise UnsupportedError(node, f"k = {k} for an axis of {n}")
+        if n > 4096:
+            raise UnsupportedError(node, f"TopK over an axis of {n} (more than 4096)")
+        xi = self._reshape_to(node, x, shape[:axis + 1] + [1] + shape[axis + 1:])
+        xj = self._reshape_to(node, x, shape[:axis] + [1] + shape[axis:])
+        before = self.g.greater(xj, xi) if a.get("largest", 1) else self.g.less(xj, xi)
+        lower = np.arange(n)[None, :] < np.arange(n)[:, None]  # j < i
+        lshape = [1] * (rank + 1)
+        lshape[axis], lshape[axis + 1] = n, n
+        tie = self.g.where(self.g.equal(xj, xi), self.g.constant(lower.reshape(lshape)),
+                           self._mask(False))
+        one, zero = self.g.constant(np.array(1, np.int64)), self.g.constant(np.array(0, np.int64))
+        ahead = self.g.where(self.g.where(before, self._mask(True), tie), one, zero)
+        rk = self.g.reduce_sum(ahead, axes=[axis + 1], keepdims=True)  # [.., n, 1, ..]
+        hit = self.g.equal(rk, self._arange_on(k, axis + 1, rank + 1, np.int64))
+        vals = self.g.reduce_sum(self.g.where(hit, xi, self._k(x, 0)), axes=[axis],
+                                 keepdims=False)
+        idx = self.g.reduce_sum(self.g.where(hit, self._arange_on(n, axis, rank + 1, np.int64),
+                                             zero), axes=[axis], keepdims=False)
+        return [vals, idx]
+
     # --- losses (inference form) -------------------------------------------------
 
     def _nll(self, node, a, x, t, w):
@@ -1867,10 +1902,12 @@ def import_graph(model, input_shapes=None, input_values=None):
     (one per graph input, in order) fixes dynamic input dims; `input_values`
     ({name: array}) makes those graph inputs constants (dropped from the
     function's arguments): dlc specialises on shape-like inputs that way."""
-    model = _native_opset(load(model))
+    model = load(model)
+    source = _opset(model)
+    model = _native_opset(model)
     if not model.graph.node and not model.graph.output:
         raise CompileError("the ONNX model has an empty graph", "")
-    return _Importer(model, input_shapes, input_values).run()
+    return _Importer(model, input_shapes, input_values, source).run()
 
 
 # The default-domain opsets the importer handles natively (the newest is
@@ -1882,8 +1919,12 @@ class UnsupportedOpsetError(CompileError):
     """A model whose opset dlc neither imports nor can convert."""
 
 
+def _opset(model):
+    return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+
+
 def _native_opset(model):
-    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    opset = _opset(model)
     lo, hi = OPSET_RANGE
     if opset is None or lo <= opset <= hi:
         return model

@@ -93,7 +93,7 @@ def test_pad_reflect_edge(mode):
 def test_pad_wrap_is_an_error():
     m = model([helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 1, 2], mode="wrap")],
               [("x", F, [2, 3])], [("y", F, None)], opset=6)
-    with pytest.raises(dlc.onnx.UnsupportedError, match=r"\(Pad, opset 6\): mode 'wrap'"):
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"\(Pad, opset 7, converted from 6\): mode 'wrap'"):
         dlc.compile(m)
 
 
@@ -412,3 +412,13 @@ def test_float_pow_special_cases(dtype):
               [("y", F if dtype == np.float32 else TensorProto.DOUBLE, None)], opset=15)
     y, = run(m, a, b)
     np.testing.assert_allclose(y, np.power(a, b), rtol=1e-6 if dtype == np.float32 else 1e-14)
+
+
+def test_topk_ties_to_lower_index():
+    x = np.array([[3, 1, 3, 2, -1], [0, 0, 5, 0, 5]], np.float32)
+    m = model([helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1)],
+              [("x", F, x.shape)], [("v", F, None), ("i", TensorProto.INT64, None)],
+              opset=11, inits=[("k", np.array([3], np.int64))])
+    v, i = run(m, x)
+    np.testing.assert_array_equal(i, [[0, 2, 3], [2, 4, 0]])
+    np.testing.assert_array_equal(v, [[3, 3, 2], [5, 5, 0]])
