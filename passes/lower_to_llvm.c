@@ -117,7 +117,8 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
            "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
            "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg,func.func(convert-linalg-to-loops),%s"
            "canonicalize,lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},convert-scf-to-cf,"
-           "func.func(math-expand-ops,dlc-expand-exp),"
+           "func.func(math-expand-ops{ops=ctlz,sinh,cosh,tanh,asinh,acosh,atanh,tan,fma,ceil,exp2,round,roundeven,rsqrt},"
+           "dlc-expand-exp),convert-math-to-funcs{convert-ctlz=false},"
            "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
            "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,"
            "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",

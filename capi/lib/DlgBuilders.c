@@ -44,6 +44,17 @@ DLC_UNARY(Erf, "dlg.erf")
 DLC_UNARY(Sigmoid, "dlg.sigmoid")
 DLC_UNARY(Relu, "dlg.relu")
 DLC_UNARY(Silu, "dlg.silu")
+DLC_UNARY(Sin, "dlg.sin")
+DLC_UNARY(Cos, "dlg.cos")
+DLC_UNARY(Tan, "dlg.tan")
+DLC_UNARY(Asin, "dlg.asin")
+DLC_UNARY(Acos, "dlg.acos")
+DLC_UNARY(Atan, "dlg.atan")
+DLC_UNARY(Sinh, "dlg.sinh")
+DLC_UNARY(Cosh, "dlg.cosh")
+DLC_UNARY(Asinh, "dlg.asinh")
+DLC_UNARY(Acosh, "dlg.acosh")
+DLC_UNARY(Atanh, "dlg.atanh")
 
 MlirValue mlirDlgBuildConstant(DlcB b, MlirAttribute value) {
   return dlcBuildValue(b, "dlg.constant", 0, NULL,

@@ -40,9 +40,9 @@ def Dlg_Dialect : Dialect {
 // Types
 //===----------------------------------------------------------------------===//
 
-def Dlg_Tensor : RankedTensorOf<[F32, F16, BF16, I8, I32, I64, I1]>;
-def Dlg_NumTensor : RankedTensorOf<[F32, F16, BF16, I8, I32, I64]>;
-def Dlg_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def Dlg_Tensor : RankedTensorOf<[F32, F64, F16, BF16, I8, I32, I64, I1]>;
+def Dlg_NumTensor : RankedTensorOf<[F32, F64, F16, BF16, I8, I32, I64]>;
+def Dlg_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
 def Dlg_MaskTensor : RankedTensorOf<[I1]>;
 def Dlg_IndexTensor : RankedTensorOf<[I32, I64]>;
 
@@ -244,6 +244,18 @@ def Dlg_TanhOp : Dlg_UnaryOp<"tanh", Dlg_FloatTensor, "tanh(x)">;
 def Dlg_ErfOp : Dlg_UnaryOp<"erf", Dlg_FloatTensor, "erf(x)">;
 def Dlg_SigmoidOp : Dlg_UnaryOp<"sigmoid", Dlg_FloatTensor, "1 / (1 + e^-x)">;
 def Dlg_SiluOp : Dlg_UnaryOp<"silu", Dlg_FloatTensor, "x * sigmoid(x)">;
+// Trigonometric and hyperbolic functions (ONNX Sin ... Atanh): libm's.
+def Dlg_SinOp : Dlg_UnaryOp<"sin", Dlg_FloatTensor, "sin(x)">;
+def Dlg_CosOp : Dlg_UnaryOp<"cos", Dlg_FloatTensor, "cos(x)">;
+def Dlg_TanOp : Dlg_UnaryOp<"tan", Dlg_FloatTensor, "tan(x)">;
+def Dlg_AsinOp : Dlg_UnaryOp<"asin", Dlg_FloatTensor, "asin(x)">;
+def Dlg_AcosOp : Dlg_UnaryOp<"acos", Dlg_FloatTensor, "acos(x)">;
+def Dlg_AtanOp : Dlg_UnaryOp<"atan", Dlg_FloatTensor, "atan(x)">;
+def Dlg_SinhOp : Dlg_UnaryOp<"sinh", Dlg_FloatTensor, "sinh(x)">;
+def Dlg_CoshOp : Dlg_UnaryOp<"cosh", Dlg_FloatTensor, "cosh(x)">;
+def Dlg_AsinhOp : Dlg_UnaryOp<"asinh", Dlg_FloatTensor, "asinh(x)">;
+def Dlg_AcoshOp : Dlg_UnaryOp<"acosh", Dlg_FloatTensor, "acosh(x)">;
+def Dlg_AtanhOp : Dlg_UnaryOp<"atanh", Dlg_FloatTensor, "atanh(x)">;
 
 def Dlg_GeluOp : Dlg_UnaryOp<"gelu", Dlg_FloatTensor, "x * Phi(x)"> {
   let description = [{

@@ -87,6 +87,7 @@ typedef enum Elementwise {
   E_NEG, E_ABS, E_RELU, E_CLAMP,                               /* any type */
   E_EXP, E_LOG, E_SQRT, E_RSQRT, E_TANH, E_ERF, E_SIGMOID, E_SILU,
   E_GELU,                                                      /* float only */
+  E_SIN, E_COS, E_TAN, E_ASIN, E_ACOS, E_ATAN, E_SINH, E_COSH, E_ASINH, E_ACOSH, E_ATANH,
   E_COUNT
 } Elementwise;
 
@@ -94,7 +95,8 @@ static const char *const kElementwise[E_COUNT] = {
     "dlg.add", "dlg.sub", "dlg.mul", "dlg.div", "dlg.max", "dlg.min",
     "dlg.pow", "dlg.neg", "dlg.abs", "dlg.relu", "dlg.clamp", "dlg.exp",
     "dlg.log", "dlg.sqrt", "dlg.rsqrt", "dlg.tanh", "dlg.erf", "dlg.sigmoid",
-    "dlg.silu", "dlg.gelu"};
+    "dlg.silu", "dlg.gelu", "dlg.sin", "dlg.cos", "dlg.tan", "dlg.asin", "dlg.acos",
+    "dlg.atan", "dlg.sinh", "dlg.cosh", "dlg.asinh", "dlg.acosh", "dlg.atanh"};
 
 static int elementwiseKind(MlirOperation op) {
   for (int k = 0; k < E_COUNT; ++k)
@@ -126,6 +128,17 @@ static double floatOp(int k, double a, double b, MlirOperation op) {
   case E_ERF: return erf(a);
   case E_SIGMOID: return sigmoid(a);
   case E_SILU: return a * sigmoid(a);
+  case E_SIN: return sin(a);
+  case E_COS: return cos(a);
+  case E_TAN: return tan(a);
+  case E_ASIN: return asin(a);
+  case E_ACOS: return acos(a);
+  case E_ATAN: return atan(a);
+  case E_SINH: return sinh(a);
+  case E_COSH: return cosh(a);
+  case E_ASINH: return asinh(a);
+  case E_ACOSH: return acosh(a);
+  case E_ATANH: return atanh(a);
   default: /* E_GELU */
     if (isGeluTanh(op))
       return 0.5 * a *

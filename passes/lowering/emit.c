@@ -36,8 +36,9 @@ MlirValue dlcEmitScalar(DlcBuilder *b, MlirType type, double v) {
     a = mlirFloatAttrDoubleGet(b->context, type, v);
   else if (mlirTypeIsAInteger(type) && mlirIntegerTypeGetWidth(type) == 1)
     a = mlirIntegerAttrGet(type, v != 0 ? -1 : 0);
-  else
-    a = mlirIntegerAttrGet(type, (int64_t)v);
+  else /* saturating: i64's highest (2^63 - 1) is 2^63 as a double, and the
+          plain conversion of 2^63 is undefined (INT64_MIN on x86) */
+    a = mlirIntegerAttrGet(type, v >= 0x1p63 ? INT64_MAX : v <= -0x1p63 ? INT64_MIN : (int64_t)v);
   return result0(dlcBuildOpTyped(b, "arith.constant", 0, NULL, 1, &type,
                                  DLC_ATTRS(dlcNamed(b->context, "value", a))));
 }
@@ -244,6 +245,16 @@ MlirValue dlcEmitReshape(DlcBuilder *b, MlirValue x, MlirType resultType) {
   int64_t n = 1;
   for (intptr_t i = 0; i < rank; ++i)
     n *= mlirShapedTypeGetDimSize(t, i);
+  int64_t dims[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < outRank; ++i)
+    dims[i] = mlirShapedTypeGetDimSize(resultType, i);
+  /* A 0-d tensor (a full reduction) expands to all-ones dims directly: it
+     cannot be "collapsed" to rank 1 first. */
+  if (rank == 0)
+    return result0(dlcBuildOpTyped(
+        b, "tensor.expand_shape", 1, &x, 1, &resultType,
+        DLC_ATTRS(dlcNamed(b->context, "reassociation", allInOne(b->context, 0)),
+                  dlcNamedI64Array(b->context, "static_output_shape", outRank, dims))));
   MlirValue flat = x;
   MlirType flatType = mlirRankedTensorTypeGet(1, &n, elt, mlirAttributeGetNull());
   if (rank != 1) {
@@ -253,9 +264,6 @@ MlirValue dlcEmitReshape(DlcBuilder *b, MlirValue x, MlirType resultType) {
   }
   if (outRank == 1)
     return flat;
-  int64_t dims[DLC_MAX_LOOPS];
-  for (intptr_t i = 0; i < outRank; ++i)
-    dims[i] = mlirShapedTypeGetDimSize(resultType, i);
   if (outRank == 0)
     return result0(dlcBuildOpTyped(
         b, "tensor.collapse_shape", 1, &flat, 1, &resultType,

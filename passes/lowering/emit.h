@@ -115,6 +115,9 @@ int dlcCompareKind(MlirStringRef name);
 
 /* Whether `name` is an elementwise dlg op (dlcEmitElementwise handles it). */
 bool dlcIsElementwiseName(MlirStringRef name);
+/* The math dialect op of a float unary dlg op that is exactly one (dlg.sin
+   -> math.sin, ...), or NULL (math_unary.c). */
+const char *dlcMathUnaryOp(MlirStringRef name);
 
 /* Scalar arithmetic in `args`' type. */
 MlirValue dlcArith(DlcBuilder *b, const char *floatOp, const char *intOp,

@@ -155,7 +155,7 @@ bool dlcIsElementwiseName(MlirStringRef name) {
   for (size_t i = 0; i < sizeof kElementwise / sizeof kElementwise[0]; ++i)
     if (is(name, kElementwise[i]))
       return true;
-  return false;
+  return dlcMathUnaryOp(name) != NULL;
 }
 
 MlirValue dlcEmitElementwise(DlcBuilder *b, MlirOperation op, const MlirValue *a,
@@ -163,6 +163,8 @@ MlirValue dlcEmitElementwise(DlcBuilder *b, MlirOperation op, const MlirValue *a
   MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
   MlirValue x = a[0];
   bool fl = dlcIsFloat(mlirValueGetType(x));
+  const char *math = dlcMathUnaryOp(n);
+  if (math) return dlcUnary(b, math, x);
   if (is(n, "dlg.add")) return add(b, a[0], a[1]);
   if (is(n, "dlg.sub")) return dlcArith(b, "arith.subf", "arith.subi", a[0], a[1]);
   if (is(n, "dlg.mul")) return mul(b, a[0], a[1]);

@@ -341,48 +341,76 @@ class Module:
 class PerShapeModule:
     """An ONNX model whose shape computations (Shape -> Gather -> Reshape, as
     PyTorch exports `x.view(x.size(0), -1)`) need the value of a dynamic
-    input dim: imported and compiled again for each set of input shapes at
-    its first use, the last 8 kept. Runs like a Module."""
+    input dim, or whose shape-like operands (Reshape's shape, Slice's starts,
+    ...) are small graph inputs: imported and compiled again for each set of
+    input shapes (and values of those inputs) at its first use, the last 8
+    kept. Runs like a Module."""
 
     CACHE = 8
 
     def __init__(self, model, name, **options):
         from . import onnx as _onnx
         self._model, self._name, self._options = _onnx.load(model), name, options
-        self.inputs = [(shape, dtype) for _, shape, dtype in _onnx.input_specs(self._model)]
+        specs = _onnx.input_specs(self._model)
+        self._names = [n for n, _, _ in specs]
+        self.inputs = [(shape, dtype) for _, shape, dtype in specs]
         self.dynamic = True
-        self._modules = {}  # input shapes -> Module, in use order
+        self.value_inputs = set()  # input names specialised on by value
+        self._modules = {}  # (input shapes, values) -> Module, in use order
         self._lock = threading.Lock()  # the cache is shared by calling threads
 
-    def module(self, *shapes):
-        """The Module compiled for inputs of these shapes."""
+    def module(self, *shapes, values=None):
+        """The Module compiled for inputs of these shapes (and `values`,
+        {name: array}, of the inputs dlc specialises on)."""
         from . import onnx as _onnx
-        key = tuple(tuple(int(d) for d in s) for s in shapes)
+        values = values or {}
+        shapes = tuple(tuple(int(d) for d in s) for s in shapes)
+        key = (shapes, tuple((n, values[n].dtype.str, values[n].tobytes())
+                             for n in sorted(values)))
         with self._lock:
             m = self._modules.pop(key, None)
             if m is None:
-                text = _onnx.import_model(self._model, input_shapes=key)
+                text = _onnx.import_model(self._model, input_shapes=shapes, input_values=values)
                 m = Module(text, name=self._name, **self._options)
                 if len(self._modules) >= self.CACHE:
                     self._modules.pop(next(iter(self._modules)))
             self._modules[key] = m
         return m
 
+    def _module_for(self, arrays):
+        from . import onnx as _onnx
+        while True:
+            values = {n: a for n, a in zip(self._names, arrays) if n in self.value_inputs}
+            try:
+                return self.module(*[a.shape for a in arrays], values=values)
+            except _onnx.ValueDependentError as e:
+                if set(e.inputs) <= self.value_inputs:
+                    raise
+                self.value_inputs |= set(e.inputs)
+
     def run(self, *arrays, out=None):
         arrays = _check_inputs(arrays, self.inputs)
-        return self.module(*[a.shape for a in arrays]).run(*arrays, out=out)
+        m = self._module_for(arrays)
+        rest = [a for n, a in zip(self._names, arrays) if n not in self.value_inputs]
+        return m.run(*rest, out=out)
 
     def __call__(self, *arrays):
         outs = self.run(*arrays)
         return outs[0] if len(outs) == 1 else outs
 
     def output_specs(self, *input_specs):
+        if self.value_inputs:
+            raise ValueError("the model's shapes depend on the values of inputs "
+                             f"{sorted(self.value_inputs)}, not only on input shapes")
         return self.module(*[shape for shape, _ in input_specs]).outputs
 
     def profile(self, *arrays, runs=10, trace=None):
-        """Module.profile of the module for these inputs' shapes."""
+        """Module.profile of the module for these inputs (their shapes, and
+        the values of the inputs it specialises on)."""
         arrays = _check_inputs(arrays, self.inputs)
-        return self.module(*[a.shape for a in arrays]).profile(*arrays, runs=runs, trace=trace)
+        m = self._module_for(arrays)
+        rest = [a for n, a in zip(self._names, arrays) if n not in self.value_inputs]
+        return m.profile(*rest, runs=runs, trace=trace)
 
     def ir(self, stage="dlg"):
         """The IR of the most recently used input shapes."""

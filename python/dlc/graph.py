@@ -13,6 +13,7 @@ a CompileError naming the op (its location is the name you pass):
 """
 
 import ctypes
+import struct
 
 import numpy as np
 
@@ -96,12 +97,25 @@ def _attr_text(v):
     if isinstance(v, (int, np.integer)):
         return f"{int(v)} : i64"
     if isinstance(v, (float, np.floating)):
-        return f"{float(v)!r} : f64".replace("inf", "0x7FF0000000000000")
+        return f"{float_literal(v)} : f64"
     if isinstance(v, (list, tuple)):
         return "array<i64" + (": " + ", ".join(str(int(x)) for x in v) if len(v) else "") + ">"
     if isinstance(v, str):
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
     raise TypeError(f"unsupported attribute value {v!r}")
+
+
+def float_literal(v):
+    """A float as an MLIR float literal that round-trips: repr's shortest
+    digits with a decimal point always before any exponent ('1e-05' is not an
+    MLIR float, '1.0e-05' is); inf and nan as the f64 bit pattern in hex."""
+    v = float(v)
+    if v != v or v in (float("inf"), float("-inf")):
+        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", v))[0]
+    mant, e, exp = repr(v).partition("e")
+    if "." not in mant:
+        mant += ".0"
+    return mant + (e + exp if e else "")
 
 
 class Value:
@@ -217,9 +231,8 @@ class Graph:
         return Value(self, self._lib.mlirBlockAddArgument(self._block, t, self._loc(name)))
 
     def constant(self, array, name=None):
-        a = np.ascontiguousarray(array)
-        if a.dtype == np.float64:
-            a = a.astype(np.float32)
+        # (np.ascontiguousarray makes a 0-d array 1-d: keep the shape)
+        a = np.ascontiguousarray(array).reshape(np.shape(array))
         t = self._parse_type(tensor_type(a.shape, a.dtype))
         lib = self._lib
         if a.dtype == np.bool_:  # i1 raw buffers are bit-packed; go through ints
@@ -283,7 +296,8 @@ for _op in ("add", "sub", "mul", "div", "max", "min", "pow", "matmul", "where", 
             "silu", "gelu", "clamp", "conv2d", "max_pool2d", "avg_pool2d", "batch_norm",
             "layer_norm", "rms_norm", "softmax", "log_softmax", "reduce_sum", "reduce_mean",
             "reduce_max", "reduce_min", "transpose", "slice", "gather", "pad", "equal",
-            "not_equal", "less", "less_equal", "greater", "greater_equal"):
+            "not_equal", "less", "less_equal", "greater", "greater_equal", "sin", "cos", "tan",
+            "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"):
     setattr(Graph, _op, (lambda opname: lambda self, *xs, name=None, **attrs:
                          self.op(opname, *xs, name_hint=name, **attrs))("dlg." + _op))
 

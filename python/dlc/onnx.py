@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 from . import CompileError, onnx_check
-from .graph import Graph, Value
+from .graph import _DTYPES, Graph, Value, _elt_dtype
 
 try:
     import onnx as _onnx
@@ -33,15 +33,46 @@ except ImportError:  # pragma: no cover - onnx is an optional dependency
 
 
 class UnsupportedError(CompileError):
-    """An ONNX node dlc cannot express."""
+    """An ONNX node dlc cannot express: one line naming the node, its op
+    type, the model's opset and what is missing."""
 
-    def __init__(self, node, why):
+    def __init__(self, node, why, opset=None):
         name = node.name or (node.output[0] if node.output else "?")
-        super().__init__(f"ONNX node '{name}' ({node.op_type}): {why}", "")
+        at = f", opset {opset}" if opset else ""
+        super().__init__(f"ONNX node '{name}' ({node.op_type}{at}): {why}", "")
+        self.node, self.why, self.opset = node, why, opset
 
 
 class DynamicShapeError(UnsupportedError):
     """A shape computation needs the value of a dynamic input dimension."""
+
+
+class ValueDependentError(DynamicShapeError):
+    """A shape-like operand (Reshape's shape, Slice's starts, Split's sizes,
+    ...) is a graph input: dlc imports the graph again for each value of
+    `inputs` (their names), which then are constants."""
+
+    def __init__(self, node, why, inputs, opset=None):
+        super().__init__(node, why, opset)
+        self.inputs = sorted(inputs)
+
+
+_FLOATS = ("f32", "f64", "f16", "bf16")
+
+
+# A graph input whose element type dlc lacks: an error at the first node that uses it.
+class _BadInput:
+    def __init__(self, name, elem_type):
+        self.name, self.elem_type = name, elem_type
+
+    def why(self):
+        t = _onnx.TensorProto.DataType.Name(self.elem_type) if _onnx else str(self.elem_type)
+        return f"input '{self.name}' has element type {t}, which dlg lacks"
+
+
+# Graph inputs of at most this many elements can be shape-like operands dlc
+# specialises on (only where an op needs a constant: need_const).
+_VALUE_INPUT_ELEMENTS = 16
 
 
 # Slice end meaning "to the end of the dimension", whatever its size.
@@ -54,8 +85,14 @@ def _static(node, dims, what):
     return dims
 
 
-_ONNX_DTYPES = {1: np.float32, 2: np.uint8, 3: np.int8, 6: np.int32, 7: np.int64, 9: np.bool_,
-                10: np.float16, 11: np.float64}
+# ONNX element types dlg has: float32, float64, int8, int32, int64, bool, float16
+# (not bfloat16, int16 or unsigned types: no silent conversion; a node
+# using them raises UnsupportedError).
+_ONNX_DTYPES = {1: np.float32, 3: np.int8, 6: np.int32, 7: np.int64, 9: np.bool_, 10: np.float16,
+                11: np.float64}
+# NumPy types of every ONNX element type, for constants folded here.
+_NP_DTYPES = {**_ONNX_DTYPES, 2: np.uint8, 4: np.uint16, 5: np.int16, 11: np.float64,
+              12: np.uint32, 13: np.uint64}
 
 
 def _attrs(node):
@@ -63,13 +100,19 @@ def _attrs(node):
 
 
 class _Importer:
-    def __init__(self, model, input_shapes=None):
+    def __init__(self, model, input_shapes=None, input_values=None, source_opset=None):
         self.model = model
         self.input_shapes = list(input_shapes) if input_shapes is not None else None
+        self.input_values = dict(input_values or {})
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13)
+        self.opset_label = self.opset if source_opset in (None, self.opset) else \
+            f"{self.opset}, converted from {source_opset}"
         self.g = Graph("main")
         self.vals = {}      # name -> Value or np.ndarray (constant)
         self.materialized = {}
+        self.deps = {}      # name -> graph inputs it is computed from
+        self.producer = {}  # name -> the node that computed it
+        self.value_inputs = set()  # graph inputs dlc may specialise on (small, shape-like)
 
     # --- values -----------------------------------------------------------
 
@@ -79,12 +122,30 @@ class _Importer:
 
     def value(self, name, node=None):
         v = self.vals[name]
+        node = node or self.producer.get(name)
         if isinstance(v, Value):
             return v
         if name not in self.materialized:
-            a = v.astype(np.float32) if v.dtype == np.float64 else v
-            self.materialized[name] = self.g.constant(a, name=name)
+            if v.dtype.type not in _ONNX_DTYPES.values():
+                raise UnsupportedError(node, f"'{name}' has element type {v.dtype}, which dlg "
+                                       "lacks", self.opset_label) if node is not None else \
+                    CompileError(f"ONNX value '{name}': element type {v.dtype} is not supported", "")
+            self.materialized[name] = self.g.constant(v, name=name)
         return self.materialized[name]
+
+    def need_const(self, node, i, what):
+        """The value of input i, which dlc needs at compile time. A graph
+        input (or a value computed from small integer graph inputs only)
+        raises ValueDependentError: dlc then specialises on its value."""
+        name = node.input[i]
+        c = self.const(name)
+        if c is not None:
+            return c
+        deps = self.deps.get(name, set())
+        if deps and deps <= self.value_inputs:
+            raise ValueDependentError(node, f"{what} is a runtime value", deps)
+        raise UnsupportedError(node, f"{what} must be a constant (it is computed from "
+                               "tensors at run time)")
 
     def shape(self, name):
         v = self.vals[name]
@@ -105,47 +166,81 @@ class _Importer:
                     raise CompileError(f"ONNX input '{name}': shape {tuple(given)} does not "
                                        f"fit {tuple('?' if d < 0 else d for d in dims)}", "")
                 dims = given
-            dtype = _ONNX_DTYPES.get(elem_type)
-            if dtype is None:
-                raise CompileError(f"ONNX input '{name}': unsupported element type "
-                                   f"{elem_type}", "")
-            self.vals[name] = self.g.input(dims, dtype, name=name)
+            self.deps[name] = {name}
+            dtype = _NP_DTYPES.get(elem_type)
+            if all(d >= 0 for d in dims) and dtype is not None and \
+                    int(np.prod(dims)) <= _VALUE_INPUT_ELEMENTS:
+                self.value_inputs.add(name)
+            if name in self.input_values:
+                self.vals[name] = np.asarray(self.input_values[name])
+            elif elem_type not in _ONNX_DTYPES:
+                self.vals[name] = _BadInput(name, elem_type)
+            else:
+                self.vals[name] = self.g.input(dims, _ONNX_DTYPES[elem_type], name=name)
         for node in graph.node:
             with onnx_check.node_errors(node):  # any other exception: CompileError naming node
                 self.node(node)
+        for o in graph.output:
+            if isinstance(self.vals.get(o.name), _BadInput):
+                raise CompileError(f"ONNX output '{o.name}': " + self.vals[o.name].why(), "")
         outs = [self.value(o.name) for o in graph.output]
         self.g.output(*outs)
         return self.g
 
     def node(self, node):
+        try:
+            self._node(node)
+        except UnsupportedError as e:
+            if e.opset is None:  # name the opset: one line says all
+                cls = type(e)
+                err = cls(e.node, e.why, e.inputs, self.opset_label) \
+                    if cls is ValueDependentError else cls(e.node, e.why, self.opset_label)
+                raise err from None
+            raise
+
+    def _node(self, node):
         fn = getattr(self, "op_" + node.op_type, None)
         folder = _FOLD.get(node.op_type)
         if node.domain not in ("", "ai.onnx") or (fn is None and folder is None):
             raise UnsupportedError(node, "op type is not supported")
         ins = list(node.input)
+        for i in ins:
+            if i and i not in self.vals:
+                raise UnsupportedError(node, f"input '{i}' is not defined before the node")
+            if i and isinstance(self.vals[i], _BadInput):
+                raise UnsupportedError(node, self.vals[i].why())
+        deps = set().union(*[self.deps.get(i, set()) for i in ins if i])
+        for o in node.output:
+            self.deps[o] = deps
         consts = [self.const(i) if i else None for i in ins]
         foldable = folder and all(c is not None for c, i in zip(consts, ins) if i)
         if fn is None and not foldable:
+            missing = set().union(*[self.deps.get(i, set()) for i, c in zip(ins, consts)
+                                    if i and c is None])
+            if missing and missing <= self.value_inputs:
+                raise ValueDependentError(node, "its inputs are runtime values", missing)
             raise UnsupportedError(node, "supported only on constant inputs (shape computations)")
         if foldable:
             out = folder(self, node, [c for c in consts], _attrs(node))
             # NumPy returns scalars (np.int64) for 0-d results: keep arrays
             outs = [np.asarray(o) for o in (out if isinstance(out, list) else [out])]
         else:
-            try:
-                out = fn(node, _attrs(node))
-            except CompileError as e:
-                if isinstance(e, UnsupportedError):
-                    raise
-                raise UnsupportedError(node, str(e)) from None
+            out = fn(node, _attrs(node))
             outs = out if isinstance(out, list) else [out]
+        if len(outs) < len([o for o in node.output if o]):
+            raise UnsupportedError(node, f"output '{node.output[len(outs)]}' is not supported")
         for name, v in zip(node.output, outs):
-            self.vals[name] = v
+            if name:
+                self.vals[name] = v
+                self.producer[name] = node
 
     # --- ops --------------------------------------------------------------
 
     def _x(self, node, i=0):
-        return self.value(node.input[i])
+        return self.value(node.input[i], node)
+
+    def _has(self, node, i):
+        return len(node.input) > i and bool(node.input[i])
 
     def _bin(op):
         def f(self, node, a):
@@ -153,8 +248,36 @@ class _Importer:
         return f
 
     op_Add, op_Sub, op_Mul = _bin("dlg.add"), _bin("dlg.sub"), _bin("dlg.mul")
-    op_Div, op_Pow, op_MatMul = _bin("dlg.div"), _bin("dlg.pow"), _bin("dlg.matmul")
-    op_Max, op_Min = _bin("dlg.max"), _bin("dlg.min")
+    op_Div, op_MatMul = _bin("dlg.div"), _bin("dlg.matmul")
+
+    def op_Pow(self, node, a):
+        x, y = self._x(node, 0), self._x(node, 1)
+        if _elt(x) in _FLOATS or _elt(y) not in _FLOATS:
+            if _elt(x) != _elt(y):  # the exponent in the base's type: exact for
+                y = self.g.cast(y, _elt_np(x))  # integer exponents of a float
+            return self.g.pow(x, y, name=node.name)
+        # an integer base by a float exponent: in float64, truncated back
+        # (as ONNX's reference computes it)
+        p = self.g.pow(self.g.cast(x, np.float64),
+                       self.g.cast(y, np.float64) if _elt(y) != "f64" else y)
+        return self.g.cast(p, _elt_np(x), name=node.name)
+
+    # Variadic, broadcasting: a left fold over the inputs (one input: itself).
+    def _variadic(op, mean=False):
+        def f(self, node, a):
+            xs = [self._x(node, i) for i in range(len(node.input)) if node.input[i]]
+            if not xs:
+                raise UnsupportedError(node, "no inputs")
+            y = xs[0]
+            for x in xs[1:]:
+                y = self.g.op(op, y, x)
+            if mean:
+                y = self.g.div(y, self._scalar(y, float(len(xs))), name=node.name)
+            return y
+        return f
+
+    op_Max, op_Min = _variadic("dlg.max"), _variadic("dlg.min")
+    op_Sum, op_Mean = _variadic("dlg.add"), _variadic("dlg.add", mean=True)
     op_Equal, op_Greater, op_Less = _bin("dlg.equal"), _bin("dlg.greater"), _bin("dlg.less")
     op_GreaterOrEqual, op_LessOrEqual = _bin("dlg.greater_equal"), _bin("dlg.less_equal")
 
@@ -185,10 +308,14 @@ class _Importer:
     op_Erf, op_Tanh, op_Sigmoid, op_Relu = _un("dlg.erf"), _un("dlg.tanh"), _un("dlg.sigmoid"), \
         _un("dlg.relu")
     op_Abs = _un("dlg.abs")
+    op_Sin, op_Cos, op_Tan = _un("dlg.sin"), _un("dlg.cos"), _un("dlg.tan")
+    op_Asin, op_Acos, op_Atan = _un("dlg.asin"), _un("dlg.acos"), _un("dlg.atan")
+    op_Sinh, op_Cosh, op_Asinh = _un("dlg.sinh"), _un("dlg.cosh"), _un("dlg.asinh")
+    op_Acosh, op_Atanh = _un("dlg.acosh"), _un("dlg.atanh")
 
     def _scalar(self, x, v):
-        dtype = np.float32 if "f32" in x.type else np.int64
-        return self.g.constant(np.array(v, dtype))
+        """A 0-d constant of x's element type."""
+        return self.g.constant(np.array(v, _elt_np(x)))
 
     def op_Reciprocal(self, node, a):
         x = self._x(node)
@@ -197,22 +324,52 @@ class _Importer:
     def op_Identity(self, node, a):
         return self.vals[node.input[0]]
 
-    op_Dropout = op_Identity
+    def op_Dropout(self, node, a):
+        """Inference: the identity, and an all-true mask. Training mode
+        (opset >= 12's training_mode input, or opset < 7's is_test = 0)
+        drops random elements: honoured only for ratio 0 (the identity);
+        otherwise an error, never the identity in disguise."""
+        training = False
+        if self.opset < 7:
+            training = not a.get("is_test", 0)
+        elif self._has(node, 2):
+            training = bool(self.need_const(node, 2, "training_mode"))
+        if training:
+            ratio = a.get("ratio", 0.5)
+            if self._has(node, 1):
+                ratio = float(self.need_const(node, 1, "ratio"))
+            if ratio != 0:
+                raise UnsupportedError(node, f"training-mode Dropout (ratio {ratio}) draws random "
+                                       "masks; dlc compiles inference only")
+        x = self.vals[node.input[0]]
+        outs = [x]
+        if len(node.output) > 1 and node.output[1]:
+            shape = x.shape
+            outs.append(np.ones(_static(node, shape, "Dropout's mask"), np.bool_))
+        return outs
 
     def op_Clip(self, node, a):
+        x = self._x(node)
         lo, hi = a.get("min", -np.inf), a.get("max", np.inf)
-        if len(node.input) > 1 and node.input[1]:
-            c = self.const(node.input[1])
-            if c is None:
-                raise UnsupportedError(node, "min must be a constant")
-            lo = float(c)
-        if len(node.input) > 2 and node.input[2]:
-            c = self.const(node.input[2])
-            if c is None:
-                raise UnsupportedError(node, "max must be a constant")
-            hi = float(c)
-        return self.g.clamp(self._x(node), min=float(max(lo, -3.4e38)), max=float(min(hi, 3.4e38)),
-                            name=node.name)
+        bounds = []  # runtime min/max: max(x, min) then min(., max), as ONNX orders them
+        for i, op in ((1, "dlg.max"), (2, "dlg.min")):
+            if self._has(node, i):
+                c = self.const(node.input[i])
+                if c is None:
+                    bounds.append((op, self._x(node, i)))
+                elif i == 1:
+                    lo = c.item()
+                else:
+                    hi = c.item()
+        if _elt(x) in _FLOATS and np.isfinite(lo) and np.isfinite(hi):
+            x = self.g.clamp(x, min=float(lo), max=float(hi))
+        else:  # an infinite bound is no bound (clamping to +-FLT_MAX would change +-inf)
+            for op, v in (("dlg.max", lo), ("dlg.min", hi)):
+                if np.isfinite(v):
+                    x = self.g.op(op, x, self._scalar(x, v))
+        for op, v in bounds:
+            x = self.g.op(op, x, v)
+        return x
 
     def op_LeakyRelu(self, node, a):
         x = self._x(node)
@@ -243,19 +400,135 @@ class _Importer:
     def op_LogSoftmax(self, node, a):
         return self.op_Softmax(node, a, "dlg.log_softmax")
 
+    def _spatial(self, node, a, x, kernel):
+        """(strides, dilations, pads as [begins..., ends...]) of a conv or
+        pool over x's spatial dims, auto_pad (SAME_UPPER/SAME_LOWER/VALID)
+        resolved from the static input size."""
+        n = len(kernel)
+        strides = [int(v) for v in a.get("strides", [1] * n)]
+        dil = [int(v) for v in a.get("dilations", [1] * n)]
+        auto = a.get("auto_pad", b"NOTSET")
+        auto = auto.decode() if isinstance(auto, bytes) else auto
+        if auto in ("NOTSET", ""):
+            pads = [int(v) for v in a.get("pads", [0] * (2 * n))]
+        elif auto == "VALID":
+            pads = [0] * (2 * n)
+        elif auto in ("SAME_UPPER", "SAME_LOWER"):
+            size = _static(node, x.shape[2:], "auto_pad")
+            begin, end = [], []
+            for i in range(n):
+                out = -(-size[i] // strides[i])
+                total = max((out - 1) * strides[i] + (kernel[i] - 1) * dil[i] + 1 - size[i], 0)
+                lo = total // 2 if auto == "SAME_UPPER" else total - total // 2
+                begin.append(lo)
+                end.append(total - lo)
+            pads = begin + end
+        else:
+            raise UnsupportedError(node, f"auto_pad '{auto}'")
+        return strides, dil, pads
+
+    def _as_2d(self, node, x, what):
+        """A 1-D (N, C, L) operand as (N, C, 1, L); 2-D as is; else an error."""
+        rank = len(x.shape)
+        if rank == 4:
+            return x
+        if rank == 3:
+            return self._reshape_to(node, x, [x.shape[0], x.shape[1], 1, x.shape[2]])
+        raise UnsupportedError(node, f"{rank - 2}-D {what} (1-D and 2-D only)")
+
+    @staticmethod
+    def _params_2d(strides, dil, pads):
+        if len(strides) == 2:
+            return strides, dil, pads
+        return [1] + strides, [1] + dil, [0, pads[0], 0, pads[1]]
+
     def op_Conv(self, node, a):
-        if a.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
-            raise UnsupportedError(node, "auto_pad is not supported; export with explicit pads")
-        w = self.shape(node.input[1]) if node.input[1] in self.vals else None
-        if w is None or len(w) != 4:
-            raise UnsupportedError(node, "only 2-D convolutions are supported")
-        pads = list(a.get("pads", [0, 0, 0, 0]))
-        ops = [self._x(node, 0), self._x(node, 1)]
-        if len(node.input) > 2 and node.input[2]:
+        x = self._x(node, 0)
+        w = self._x(node, 1)
+        if len(w.shape) not in (3, 4) or len(x.shape) != len(w.shape):
+            raise UnsupportedError(node, f"{len(w.shape) - 2}-D convolution (1-D and 2-D only)")
+        kernel = list(a.get("kernel_shape", w.shape[2:]))
+        strides, dil, pads = self._params_2d(*self._spatial(node, a, x, kernel))
+        ops = [self._as_2d(node, x, "convolution"), self._as_2d(node, w, "convolution")]
+        if self._has(node, 2):
             ops.append(self._x(node, 2))
-        return self.g.op("dlg.conv2d", *ops, strides=list(a.get("strides", [1, 1])),
-                         padding=pads, dilations=list(a.get("dilations", [1, 1])),
-                         groups=int(a.get("group", 1)), name_hint=node.name)
+        y = self.g.op("dlg.conv2d", *ops, strides=strides, padding=pads, dilations=dil,
+                      groups=int(a.get("group", 1)), name_hint=node.name)
+        if len(x.shape) == 3:
+            y = self._reshape_to(node, y, [y.shape[0], y.shape[1], y.shape[3]])
+        return y
+
+    def op_ConvTranspose(self, node, a):
+        """The gradient of a convolution, composed: zeros inserted between
+        input cells (reshape, pad, reshape, slice), then a stride-1
+        convolution with the kernel flipped and its in/out channels swapped
+        per group, padded (or cropped) by (k - 1) * dilation - pads."""
+        x, w = self._x(node, 0), self._x(node, 1)
+        if len(w.shape) not in (3, 4) or len(x.shape) != len(w.shape):
+            raise UnsupportedError(node, f"{len(w.shape) - 2}-D ConvTranspose (1-D and 2-D only)")
+        one_d = len(x.shape) == 3
+        n = len(x.shape) - 2
+        size = list(_static(node, x.shape[2:], "ConvTranspose"))
+        g = int(a.get("group", 1))
+        cin, cout_g = w.shape[0], w.shape[1]
+        k = [int(v) for v in a.get("kernel_shape", w.shape[2:])]
+        s = [int(v) for v in a.get("strides", [1] * n)]
+        d = [int(v) for v in a.get("dilations", [1] * n)]
+        op = [int(v) for v in a.get("output_padding", [0] * n)]
+        pads = [int(v) for v in a.get("pads", [0] * (2 * n))]
+        auto = a.get("auto_pad", b"NOTSET")
+        auto = auto.decode() if isinstance(auto, bytes) else auto
+        full = [s[i] * (size[i] - 1) + op[i] + (k[i] - 1) * d[i] + 1 for i in range(n)]
+        if "output_shape" in a or auto in ("SAME_UPPER", "SAME_LOWER"):
+            shape = [int(v) for v in a["output_shape"]][-n:] if "output_shape" in a else \
+                [size[i] * s[i] for i in range(n)]
+            # ONNX's rule; a negative total (an output_shape past the full
+            # output) is extra zeros at the end
+            total = [full[i] - shape[i] for i in range(n)]
+            half = [max(t, 0) // 2 for t in total]
+            if auto == "SAME_UPPER":
+                pads = half + [t - h for t, h in zip(total, half)]
+            else:
+                pads = [max(t, 0) - h for t, h in zip(total, half)] + \
+                    [h + min(t, 0) for t, h in zip(total, half)]
+        elif auto not in ("NOTSET", "VALID", ""):
+            raise UnsupportedError(node, f"auto_pad '{auto}'")
+        if one_d:
+            x = self._reshape_to(node, x, [x.shape[0], x.shape[1], 1, size[0]])
+            w = self._reshape_to(node, w, [cin, cout_g, 1, k[0]])
+            size, k, s, d, op = [1] + size, [1] + k, [1] + s, [1] + d, [0] + op
+            pads = [0, pads[0], 0, pads[1]]
+        nb, c = x.shape[0], x.shape[1]
+        h, wd = size
+        # 1. zeros between the input cells
+        if s != [1, 1]:
+            x = self._reshape_to(node, x, [nb, c, h, 1, wd, 1])
+            x = self.g.pad(x, pads=[0, 0, 0, 0, 0, 0, 0, 0, 0, s[0] - 1, 0, s[1] - 1], value=0.0)
+            x = self._reshape_to(node, x, [nb, c, h * s[0], wd * s[1]])
+            x = self.g.slice(x, starts=[0, 0, 0, 0],
+                             ends=[_END, _END, (h - 1) * s[0] + 1, (wd - 1) * s[1] + 1],
+                             steps=[1, 1, 1, 1])
+        # 2. the kernel: flipped, [Cin, Cout/g] per group swapped to [Cout, Cin/g]
+        w = self.g.slice(w, starts=[0, 0, -1, -1], ends=[_END, _END, -_END, -_END],
+                         steps=[1, 1, -1, -1])
+        w = self._reshape_to(node, w, [g, cin // g, cout_g] + k)
+        w = self.g.transpose(w, perm=[0, 2, 1, 3, 4])
+        w = self._reshape_to(node, w, [g * cout_g, cin // g] + k)
+        # 3. padding (k - 1) * d - pads (and output_padding at the end); negative: crop
+        lo = [(k[i] - 1) * d[i] - pads[i] for i in range(2)]
+        hi = [(k[i] - 1) * d[i] - pads[i + 2] + op[i] for i in range(2)]
+        if any(v < 0 for v in lo + hi):
+            hh, ww = x.shape[2], x.shape[3]
+            x = self.g.slice(x, starts=[0, 0, max(0, -lo[0]), max(0, -lo[1])],
+                             ends=[_END, _END, hh - max(0, -hi[0]), ww - max(0, -hi[1])],
+                             steps=[1, 1, 1, 1])
+            lo, hi = [max(0, v) for v in lo], [max(0, v) for v in hi]
+        ops = [x, w] + ([self._x(node, 2)] if self._has(node, 2) else [])
+        y = self.g.op("dlg.conv2d", *ops, strides=[1, 1], padding=lo + hi, dilations=d,
+                      groups=g, name_hint=node.name)
+        if one_d:
+            y = self._reshape_to(node, y, [y.shape[0], y.shape[1], y.shape[3]])
+        return y
 
     def op_Gemm(self, node, a):
         y = self.g.matmul(self._x(node, 0), self._x(node, 1), transpose_a=bool(a.get("transA", 0)),
@@ -271,9 +544,32 @@ class _Importer:
 
     def op_BatchNormalization(self, node, a):
         if a.get("training_mode", 0):
-            raise UnsupportedError(node, "training-mode batch normalization")
+            return self._batch_norm_training(node, a)
         return self.g.batch_norm(*[self._x(node, i) for i in range(5)],
                                  epsilon=float(a.get("epsilon", 1e-5)), name=node.name)
+
+    def _batch_norm_training(self, node, a):
+        """training_mode=1 (opset 14+): normalised by the batch statistics
+        (deterministic); running mean/var = input * momentum + batch *
+        (1 - momentum), the batch variance being the population one."""
+        x, sc, bi, mean_in, var_in = [self._x(node, i) for i in range(5)]
+        rank = len(x.shape)
+        axes = [0] + list(range(2, rank))
+        eps, mom = float(a.get("epsilon", 1e-5)), float(a.get("momentum", 0.9))
+        mean = self.g.reduce_mean(x, axes=axes, keepdims=True)
+        d = self.g.sub(x, mean)
+        var = self.g.reduce_mean(self.g.mul(d, d), axes=axes, keepdims=True)
+        chan = [x.shape[1]] + [1] * (rank - 2)
+        y = self.g.mul(self.g.mul(d, self.g.rsqrt(self.g.add(var, self._k(x, eps)))),
+                       self._reshape_to(node, sc, chan))
+        y = self.g.add(y, self._reshape_to(node, bi, chan))
+        c = [x.shape[1]]
+        outs = [y]
+        for stat, run in ((mean, mean_in), (var, var_in)):
+            cur = self._reshape_to(node, stat, c)
+            outs.append(self.g.add(self.g.mul(run, self._k(x, mom)),
+                                   self.g.mul(cur, self._k(x, 1 - mom))))
+        return outs[:max(1, len(node.output))]
 
     def op_LayerNormalization(self, node, a):
         ops = [self._x(node, 0)]
@@ -282,10 +578,25 @@ class _Importer:
             if len(node.input) > i and node.input[i]:
                 ops.append(self._x(node, i))
                 seg[i] = 1
-        return self.g.layer_norm(*ops, axis=int(a.get("axis", -1)),
-                                 epsilon=float(a.get("epsilon", 1e-5)),
-                                 operandSegmentSizes=f"array<i32: {seg[0]}, {seg[1]}, {seg[2]}>",
-                                 name=node.name)
+        x = ops[0]
+        if a.get("stash_type", 1) != 1:
+            raise UnsupportedError(node, f"stash_type {a['stash_type']} (only float32 statistics)")
+        axis, eps = int(a.get("axis", -1)), float(a.get("epsilon", 1e-5))
+        y = self.g.layer_norm(*ops, axis=axis, epsilon=eps,
+                              operandSegmentSizes=f"array<i32: {seg[0]}, {seg[1]}, {seg[2]}>",
+                              name=node.name)
+        outs = [y]
+        if any(node.output[1:]):
+            # Mean and InvStdDev (shape [d0, ..., d(axis-1), 1, ..., 1]) composed
+            # from reductions: mean, then 1/sqrt(mean((x - mean)^2) + eps).
+            rank = len(x.shape)
+            axes = list(range(axis % rank, rank))
+            mean = self.g.reduce_mean(x, axes=axes, keepdims=True)
+            d = self.g.sub(x, mean)
+            var = self.g.reduce_mean(self.g.mul(d, d), axes=axes, keepdims=True)
+            inv = self.g.rsqrt(self.g.add(var, self._scalar(var, eps)))
+            outs += [mean, inv][:len(node.output) - 1]
+        return outs
 
     def op_InstanceNormalization(self, node, a):
         """layer_norm over the spatial dims [2, rank) of each (n, c), then the
@@ -305,19 +616,43 @@ class _Importer:
         return y
 
     def _pool(self, node, a, op):
-        if a.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
-            raise UnsupportedError(node, "auto_pad is not supported")
+        if a.get("storage_order", 0):
+            raise UnsupportedError(node, "storage_order=1 is not supported")
+        k = [int(v) for v in a["kernel_shape"]]
+        x = self._x(node)
+        if len(k) not in (1, 2) or len(x.shape) != len(k) + 2:
+            raise UnsupportedError(node, f"{len(k)}-D pooling (1-D and 2-D only)")
+        strides, dil, pads = self._spatial(node, a, x, k)
+        if any(d != 1 for d in dil):
+            raise UnsupportedError(node, f"dilations {dil} (dilated pooling)")
+        one_d = len(k) == 1
+        strides, _, pads = self._params_2d(strides, dil, pads)
+        k = [1] + k if one_d else k
+        x2 = self._as_2d(node, x, "pooling")
+        include_pad = bool(a.get("count_include_pad", 0))
         if a.get("ceil_mode", 0):
-            raise UnsupportedError(node, "ceil_mode=1 is not supported")
-        if any(d != 1 for d in a.get("dilations", [1, 1])):
-            raise UnsupportedError(node, "dilated pooling is not supported")
-        k = list(a["kernel_shape"])
-        if len(k) != 2:
-            raise UnsupportedError(node, "only 2-D pooling is supported")
-        extra = {"count_include_pad": bool(a.get("count_include_pad", 0))} \
-            if op == "dlg.avg_pool2d" else {}
-        return self.g.op(op, self._x(node), kernel=k, strides=list(a.get("strides", [1, 1])),
-                         padding=list(a.get("pads", [0, 0, 0, 0])), name_hint=node.name, **extra)
+            # ceil_mode: more padding at the end of each spatial dim, as much
+            # as the extra output row needs. The extra cells are never in a
+            # max, nor counted in an average that excludes padding; a last
+            # window starting past the input and the begin padding is dropped
+            # (as ONNX and PyTorch do).
+            h = _static(node, x2.shape[2:], "ceil_mode pooling")
+            for i in range(2):
+                span = h[i] + pads[i] + pads[i + 2] - k[i]
+                out = -(-span // strides[i]) + 1
+                if (out - 1) * strides[i] >= h[i] + pads[i]:
+                    out -= 1
+                extra = max(0, (out - 1) * strides[i] - span)
+                if extra and include_pad and op == "dlg.avg_pool2d":
+                    raise UnsupportedError(node, "ceil_mode=1 with count_include_pad=1 "
+                                           "(the extra cells are not counted)")
+                pads[i + 2] += extra
+        extra = {"count_include_pad": include_pad} if op == "dlg.avg_pool2d" else {}
+        y = self.g.op(op, x2, kernel=k, strides=strides, padding=pads, name_hint=node.name,
+                      **extra)
+        if one_d:
+            y = self._reshape_to(node, y, [y.shape[0], y.shape[1], y.shape[3]])
+        return y
 
     def op_MaxPool(self, node, a):
         if len(node.output) > 1 and node.output[1]:
@@ -330,23 +665,846 @@ class _Importer:
     def op_GlobalAveragePool(self, node, a):
         return self.g.reduce_mean(self._x(node), axes=[2, 3], keepdims=True, name=node.name)
 
-    def _reduce(op):
+    def _reduce(op, pre=None, post=None, floats=False):
+        """ONNX Reduce*: axes (attribute, or input from opset 13/18), keepdims,
+        noop_with_empty_axes; `pre`/`post` compose the L1/L2/Log* variants."""
         def f(self, node, a):
             x = self._x(node)
+            if floats and _elt(x) not in _FLOATS:
+                raise UnsupportedError(node, f"{node.op_type} on {_elt(x)}")
             axes = a.get("axes")
-            if axes is None and len(node.input) > 1 and node.input[1]:
-                c = self.const(node.input[1])
-                if c is None:
-                    raise UnsupportedError(node, "axes must be a constant")
-                axes = [int(v) for v in c]
+            if axes is None and self._has(node, 1):
+                axes = [int(v) for v in self.need_const(node, 1, "axes")]
             if not axes and a.get("noop_with_empty_axes", 0):
-                return x
-            return self.g.op(op, x, axes=list(axes or []), keepdims=bool(a.get("keepdims", 1)),
-                             name_hint=node.name)
+                return x if pre is None else pre(self, x)  # ONNX applies the element-wise part
+            keep = bool(a.get("keepdims", 1))
+            if pre is not None:
+                x = pre(self, x)
+            y = self.g.op(op, x, axes=list(axes or []), keepdims=keep,
+                          name_hint=None if post else node.name)
+            return post(self, y) if post else y
         return f
 
     op_ReduceMean, op_ReduceSum = _reduce("dlg.reduce_mean"), _reduce("dlg.reduce_sum")
     op_ReduceMax, op_ReduceMin = _reduce("dlg.reduce_max"), _reduce("dlg.reduce_min")
+    op_ReduceL1 = _reduce("dlg.reduce_sum", pre=lambda self, x: self.g.abs(x))
+    op_ReduceSumSquare = _reduce("dlg.reduce_sum", pre=lambda self, x: self.g.mul(x, x))
+    op_ReduceL2 = _reduce("dlg.reduce_sum", pre=lambda self, x: self.g.mul(x, x),
+                          post=lambda self, y: self.g.sqrt(y), floats=True)
+    op_ReduceLogSum = _reduce("dlg.reduce_sum", post=lambda self, y: self.g.log(y), floats=True)
+
+    def op_ReduceLogSumExp(self, node, a):
+        """log(sum(exp(x - m))) + m with m the max over the axes (no overflow)."""
+        x = self._x(node)
+        if _elt(x) not in _FLOATS:
+            raise UnsupportedError(node, f"ReduceLogSumExp on {_elt(x)}")
+        axes = a.get("axes")
+        if axes is None and self._has(node, 1):
+            axes = [int(v) for v in self.need_const(node, 1, "axes")]
+        if not axes and a.get("noop_with_empty_axes", 0):
+            return x
+        axes = list(axes or [])
+        m = self.g.reduce_max(x, axes=axes, keepdims=True)
+        s = self.g.reduce_sum(self.g.exp(self.g.sub(x, m)), axes=axes, keepdims=True)
+        y = self.g.add(self.g.log(s), m)
+        if not a.get("keepdims", 1):
+            rank = len(x.shape)
+            ax = {d % rank for d in axes} if axes else set(range(rank))
+            y = self._reshape_to(node, y, [d for i, d in enumerate(y.shape) if i not in ax])
+        return y
+
+    def op_GlobalMaxPool(self, node, a):
+        x = self._x(node)
+        return self.g.reduce_max(x, axes=list(range(2, len(x.shape))), keepdims=True,
+                                 name=node.name)
+
+    # --- element-wise compositions ------------------------------------------
+
+    def _float_x(self, node):
+        x = self._x(node)
+        if _elt(x) not in _FLOATS:
+            raise UnsupportedError(node, f"{node.op_type} on {_elt(x)}")
+        return x
+
+    def _k(self, x, v):
+        return self._scalar(x, v)
+
+    def op_Elu(self, node, a):
+        x = self._float_x(node)
+        neg = self.g.mul(self._k(x, a.get("alpha", 1.0)), self.g.sub(self.g.exp(x), self._k(x, 1)))
+        return self.g.where(self.g.less(x, self._k(x, 0)), neg, x, name=node.name)
+
+    def op_Selu(self, node, a):
+        x = self._float_x(node)
+        alpha, gamma = a.get("alpha", 1.67326319217681884765625), a.get("gamma", 1.05070102214813232421875)
+        neg = self.g.mul(self._k(x, alpha), self.g.sub(self.g.exp(x), self._k(x, 1)))
+        y = self.g.where(self.g.less_equal(x, self._k(x, 0)), neg, x)
+        return self.g.mul(y, self._k(x, gamma), name=node.name)
+
+    def op_Celu(self, node, a):
+        x = self._float_x(node)
+        alpha = a.get("alpha", 1.0)
+        e = self.g.mul(self._k(x, alpha),
+                       self.g.sub(self.g.exp(self.g.div(x, self._k(x, alpha))), self._k(x, 1)))
+        return self.g.add(self.g.max(x, self._k(x, 0)), self.g.min(e, self._k(x, 0)),
+                          name=node.name)
+
+    def _softplus(self, x):
+        # log(1 + e^x) = max(x, 0) + log(1 + e^-|x|): no overflow
+        t = self.g.exp(self.g.neg(self.g.abs(x)))
+        return self.g.add(self.g.max(x, self._k(x, 0)), self.g.log(self.g.add(t, self._k(x, 1))))
+
+    def op_Softplus(self, node, a):
+        return self._softplus(self._float_x(node))
+
+    def op_Softsign(self, node, a):
+        x = self._float_x(node)
+        return self.g.div(x, self.g.add(self.g.abs(x), self._k(x, 1)), name=node.name)
+
+    def op_Mish(self, node, a):
+        x = self._float_x(node)
+        return self.g.mul(x, self.g.tanh(self._softplus(x)), name=node.name)
+
+    def op_ThresholdedRelu(self, node, a):
+        x = self._float_x(node)
+        return self.g.where(self.g.greater(x, self._k(x, a.get("alpha", 1.0))), x,
+                            self._k(x, 0), name=node.name)
+
+    def op_PRelu(self, node, a):
+        x = self._x(node)
+        s = self._x(node, 1)
+        return self.g.where(self.g.less(x, self._k(x, 0)), self.g.mul(x, s), x, name=node.name)
+
+    def op_Shrink(self, node, a):
+        x = self._x(node)
+        lambd, bias = a.get("lambd", 0.5), a.get("bias", 0.0)
+        if _elt(x) not in _FLOATS and (lambd != int(lambd) or bias != int(bias)):
+            raise UnsupportedError(node, f"non-integral lambd/bias on {_elt(x)}")
+        lo = self.g.add(x, self._k(x, bias))
+        hi = self.g.sub(x, self._k(x, bias))
+        y = self.g.where(self.g.greater(x, self._k(x, lambd)), hi, self._k(x, 0))
+        return self.g.where(self.g.less(x, self._k(x, -lambd)), lo, y, name=node.name)
+
+    def op_Sign(self, node, a):
+        x = self._x(node)
+        y = self.g.where(self.g.less(x, self._k(x, 0)), self._k(x, -1), self._k(x, 0))
+        return self.g.where(self.g.greater(x, self._k(x, 0)), self._k(x, 1), y, name=node.name)
+
+    def op_IsNaN(self, node, a):
+        x = self._float_x(node)
+        return self.g.not_equal(x, x, name=node.name)
+
+    def op_IsInf(self, node, a):
+        x = self._float_x(node)
+        pos, neg = a.get("detect_positive", 1), a.get("detect_negative", 1)
+        inf = self._k(x, np.inf)
+        p = self.g.equal(x, inf)
+        n = self.g.equal(x, self.g.neg(inf))
+        if pos and neg:
+            return self.g.where(p, self._mask(True), n, name=node.name)
+        if pos:
+            return p
+        if neg:
+            return n
+        return self.g.constant(np.zeros(_static(node, x.shape, "IsInf"), np.bool_))
+
+    # Rounding: through int32 (int64) where |x| < 2^23 (2^52): f32 (f64) values
+    # from there on are integers, and inf/nan stay themselves.
+    _TRUNC = {"f32": (np.int32, 2.0 ** 23), "f64": (np.int64, 2.0 ** 52)}
+
+    def _trunc(self, node, x):
+        """(x rounded toward zero where |x| is below the bound, that mask)."""
+        if _elt(x) not in self._TRUNC:
+            raise UnsupportedError(node, f"{node.op_type} on {_elt(x)} (float32/float64 only)")
+        it, bound = self._TRUNC[_elt(x)]
+        t = self.g.cast(self.g.cast(x, it), _elt_np(x))  # toward zero
+        small = self.g.less(self.g.abs(x), self._k(x, bound))
+        return t, small
+
+    def _round_base(self, node, x):
+        return self._trunc(node, x)
+
+    def _floor(self, node, x):
+        t, small = self._round_base(node, x)
+        f = self.g.where(self.g.greater(t, x), self.g.sub(t, self._k(x, 1)), t)
+        return self.g.where(small, f, x)
+
+    def op_Floor(self, node, a):
+        return self._floor(node, self._x(node))
+
+    def op_Ceil(self, node, a):
+        x = self._x(node)
+        t, small = self._round_base(node, x)
+        c = self.g.where(self.g.less(t, x), self.g.add(t, self._k(x, 1)), t)
+        return self.g.where(small, c, x, name=node.name)
+
+    def op_Round(self, node, a):
+        """Half to even: floor, +1 above .5, and at .5 the even neighbour."""
+        x = self._x(node)
+        f = self._floor(node, x)
+        d = self.g.sub(x, f)
+        half = self._k(x, 0.5)
+        f1 = self.g.add(f, self._k(x, 1))
+        odd = self.g.not_equal(self.g.sub(f, self.g.mul(self._floor(node, self.g.mul(f, half)),
+                                                       self._k(x, 2))), self._k(x, 0))
+        at_half = self.g.where(odd, f1, f)
+        y = self.g.where(self.g.greater(d, half), f1, self.g.where(self.g.less(d, half), f, at_half))
+        return y
+
+    def op_Mod(self, node, a):
+        x, y = self._x(node, 0), self._x(node, 1)
+        if _elt(x) in _FLOATS:
+            # x - trunc(x / y) * y is not exact (the quotient and the product
+            # round): no float Mod rather than a wrong remainder
+            raise UnsupportedError(node, f"floating-point Mod (fmod) on {_elt(x)}")
+        # integer: the remainder of the truncating division (fmod=1: x's sign),
+        # moved to y's sign (fmod=0)
+        r = self.g.sub(x, self.g.mul(self.g.div(x, y), y))
+        if a.get("fmod", 0):
+            return r
+        zero = self._k(x, 0)
+        rn, yn = self.g.less(r, zero), self.g.less(y, zero)
+        signs_differ = self.g.where(rn, self.g.where(yn, self._mask(False), self._mask(True)), yn)
+        fix = self.g.where(self.g.not_equal(r, zero), signs_differ, self._mask(False))
+        return self.g.where(fix, self.g.add(r, y), r, name=node.name)
+
+    # --- index-like compositions ----------------------------------------------
+
+    def _arange_on(self, n, axis, rank, dtype):
+        """arange(n) as a constant of `rank` dims, along `axis`."""
+        shape = [1] * rank
+        shape[axis] = n
+        return self.g.constant(np.arange(n, dtype=dtype).reshape(shape))
+
+    def _arg(self, node, a, reduce_op):
+        x = self._x(node)
+        rank = len(x.shape)
+        axis = int(a.get("axis", 0)) % rank
+        n = _static(node, [x.shape[axis]], "ArgMax/ArgMin's axis")[0]
+        m = self.g.op(reduce_op, x, axes=[axis], keepdims=True)
+        hit = self.g.equal(x, m)
+        idx = self._arange_on(n, axis, rank, np.int64)
+        keep = bool(a.get("keepdims", 1))
+        if a.get("select_last_index", 0):
+            i = self.g.where(hit, idx, self.g.constant(np.array(-1, np.int64)))
+            return self.g.reduce_max(i, axes=[axis], keepdims=keep, name=node.name)
+        i = self.g.where(hit, idx, self.g.constant(np.array(n, np.int64)))
+        return self.g.reduce_min(i, axes=[axis], keepdims=keep, name=node.name)
+
+    def op_ArgMax(self, node, a):
+        return self._arg(node, a, "dlg.reduce_max")
+
+    def op_ArgMin(self, node, a):
+        return self._arg(node, a, "dlg.reduce_min")
+
+    def op_Hardmax(self, node, a):
+        x = self._x(node)
+        rank = len(x.shape)
+        axis = a.get("axis", -1 if self.opset >= 13 else 1) % rank
+        if self.opset < 13 and axis != rank - 1:
+            raise UnsupportedError(node, "opset < 13 Hardmax over a non-last axis (flattening)")
+        am = self._arg(node, {"axis": axis, "keepdims": 1}, "dlg.reduce_max")
+        idx = self._arange_on(x.shape[axis], axis, rank, np.int64)
+        return self.g.where(self.g.equal(idx, am), self._k(x, 1), self._k(x, 0), name=node.name)
+
+    def op_Trilu(self, node, a):
+        x = self._x(node)
+        k = int(self.need_const(node, 1, "k")) if self._has(node, 1) else 0
+        m, n = _static(node, x.shape[-2:], "Trilu")
+        mask = (np.triu if a.get("upper", 1) else np.tril)(np.ones((m, n), np.bool_), k)
+        zero = self._mask(False) if _elt(x) == "i1" else self._k(x, 0)
+        return self.g.where(self.g.constant(mask), x, zero, name=node.name)
+
+    def op_EyeLike(self, node, a):
+        x = self.vals[node.input[0]]
+        shape = _static(node, x.shape, "EyeLike")
+        dtype = _NP_DTYPES.get(a["dtype"]) if "dtype" in a else \
+            (x.dtype if isinstance(x, np.ndarray) else _elt_np(x))
+        if dtype is None:
+            raise UnsupportedError(node, "dtype " + _type_name(a["dtype"]))
+        return np.eye(shape[0], shape[1], a.get("k", 0), dtype=dtype)
+
+    def _onehot_gather(self, node, data, idx, axis):
+        """out[.., i, ..] = data[.., idx[.., i, ..], ..] along `axis`, both of one
+        rank and the same dims elsewhere: a compare against arange over a new
+        dim and a sum (exact: one term is the value, the others 0)."""
+        rank = len(data.shape)
+        n = data.shape[axis]
+        dshape = list(data.shape)
+        ishape = list(idx.shape)
+        d = self._reshape_to(node, data, dshape[:axis] + [1] + dshape[axis:])
+        idx = self.g.where(self.g.less(idx, self._k(idx, 0)), self.g.add(idx, self._k(idx, n)), idx)
+        i = self._reshape_to(node, idx, ishape[:axis + 1] + [1] + ishape[axis + 1:])
+        hit = self.g.equal(i, self._arange_on(n, axis + 1, rank + 1, _elt_np(idx)))
+        zero = self._k(data, 0)
+        return self.g.reduce_sum(self.g.where(hit, d, zero), axes=[axis + 1], keepdims=False)
+
+    def op_GatherElements(self, node, a):
+        data, idx = self._x(node, 0), self._x(node, 1)
+        rank = len(data.shape)
+        axis = int(a.get("axis", 0)) % rank
+        if _elt(data) == "i1":
+            raise UnsupportedError(node, "bool data")
+        dshape = _static(node, data.shape, "GatherElements")
+        ishape = _static(node, idx.shape, "GatherElements")
+        if any(i > d for j, (i, d) in enumerate(zip(ishape, dshape)) if j != axis):
+            raise UnsupportedError(node, "indices larger than data off the axis")
+        if any(i != d for j, (i, d) in enumerate(zip(ishape, dshape)) if j != axis):
+            data = self.g.slice(data, starts=[0] * rank,
+                                ends=[d if j == axis else i for j, (i, d) in
+                                      enumerate(zip(ishape, dshape))], steps=[1] * rank)
+        return self._onehot_gather(node, data, idx, axis)
+
+    def op_CumSum(self, node, a):
+        """y[.., i, ..] = sum of x[.., j, ..] over j <= i (j < i exclusive; j >= i
+        reverse), as a masked sum over a new dim."""
+        x = self._x(node)
+        rank = len(x.shape)
+        axis = int(self.need_const(node, 1, "axis")) % rank
+        n = _static(node, [x.shape[axis]], "CumSum")[0]
+        i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+        rev, excl = a.get("reverse", 0), a.get("exclusive", 0)
+        mask = (j > i if excl else j >= i) if rev else (j < i if excl else j <= i)
+        shape = [1] * (rank + 1)
+        shape[axis], shape[axis + 1] = n, n
+        xs = list(x.shape)
+        xe = self._reshape_to(node, x, xs[:axis] + [1] + xs[axis:])
+        y = self.g.where(self.g.constant(mask.reshape(shape)), xe, self._k(x, 0))
+        return self.g.reduce_sum(y, axes=[axis + 1], keepdims=False, name=node.name)
+
+    def op_OneHot(self, node, a):
+        idx = self._x(node, 0)
+        depth = int(self.need_const(node, 1, "depth"))
+        values = self.need_const(node, 2, "values")
+        if values.dtype.type not in _ONNX_DTYPES.values():
+            raise UnsupportedError(node, f"values of {values.dtype}")
+        rank = len(idx.shape) + 1
+        axis = int(a.get("axis", -1)) % rank
+        if _elt(idx) in ("f32", "f16"):
+            idx = self.g.cast(idx, np.int64)  # ONNX truncates float indices
+        idx = self.g.where(self.g.less(idx, self._k(idx, 0)), self.g.add(idx, self._k(idx, depth)),
+                           idx)
+        ishape = list(idx.shape)
+        i = self._reshape_to(node, idx, ishape[:axis] + [1] + ishape[axis:])
+        hit = self.g.equal(i, self._arange_on(depth, axis, rank, _elt_np(idx)))
+        return self.g.where(hit, self.g.constant(values[1]), self.g.constant(values[0]),
+                            name=node.name)
+
+    def op_Tile(self, node, a):
+        """x [a, b] tiled [r, s]: broadcast as [r, a, s, b], then reshaped."""
+        x = self._x(node)
+        reps = [int(v) for v in self.need_const(node, 1, "repeats")]
+        xs = _static(node, x.shape, "Tile")
+        if len(reps) != len(xs) or any(r < 1 for r in reps):
+            raise UnsupportedError(node, f"repeats {reps} for a rank-{len(xs)} input")
+        inter = [v for d in xs for v in (1, d)]
+        big = [v for r, d in zip(reps, xs) for v in (r, d)]
+        xe = self._reshape_to(node, x, inter)
+        if _elt(x) == "i1":
+            y = self.g.where(xe, self.g.constant(np.ones(big, np.bool_)),
+                             self.g.constant(np.zeros(big, np.bool_)))
+        else:
+            y = self.g.add(xe, self.g.constant(np.zeros(big, _elt_np(x))))
+        return self._reshape_to(node, y, [r * d for r, d in zip(reps, xs)])
+
+    def op_DepthToSpace(self, node, a):
+        x = self._x(node)
+        n, c, h, w = _static(node, x.shape, "DepthToSpace")
+        b = int(a["blocksize"])
+        mode = a.get("mode", b"DCR")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if mode == "DCR":
+            y = self._reshape_to(node, x, [n, b, b, c // (b * b), h, w])
+            y = self.g.transpose(y, perm=[0, 3, 4, 1, 5, 2])
+        else:
+            y = self._reshape_to(node, x, [n, c // (b * b), b, b, h, w])
+            y = self.g.transpose(y, perm=[0, 1, 4, 2, 5, 3])
+        return self._reshape_to(node, y, [n, c // (b * b), h * b, w * b])
+
+    def op_SpaceToDepth(self, node, a):
+        x = self._x(node)
+        n, c, h, w = _static(node, x.shape, "SpaceToDepth")
+        b = int(a["blocksize"])
+        y = self._reshape_to(node, x, [n, c, h // b, b, w // b, b])
+        y = self.g.transpose(y, perm=[0, 3, 5, 1, 2, 4])
+        return self._reshape_to(node, y, [n, c * b * b, h // b, w // b])
+
+    def op_LRN(self, node, a):
+        """x / (bias + alpha / size * (sum of x^2 over the channel window))^beta."""
+        x = self._float_x(node)
+        size = int(a["size"])
+        alpha, beta, bias = a.get("alpha", 1e-4), a.get("beta", 0.75), a.get("bias", 1.0)
+        rank = len(x.shape)
+        c = x.shape[1]
+        lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
+        sq = self.g.pad(self.g.mul(x, x), pads=[0, lo] + [0] * (rank - 2) + [0, hi] +
+                        [0] * (rank - 2), value=0.0)
+        s = None
+        for k in range(size):
+            part = self.g.slice(sq, starts=[0, k] + [0] * (rank - 2),
+                                ends=[_END, k + c] + [_END] * (rank - 2), steps=[1] * rank)
+            s = part if s is None else self.g.add(s, part)
+        d = self.g.add(self.g.mul(s, self._k(x, alpha / size)), self._k(x, bias))
+        return self.g.div(x, self.g.pow(d, self._k(x, beta)), name=node.name)
+
+    # --- Resize: separable, one constant interpolation matrix per resized axis ---
+
+    def op_Resize(self, node, a):
+        """Each resized axis is a matrix product with a constant [out, in]
+        interpolation matrix built here with ONNX's rules (coordinate
+        transformation, neighbour choice with edge padding, cubic
+        coefficients, exclude_outside); nearest is a gather (exact for every
+        type). Scales/sizes/roi must be constants (graph inputs: specialised)."""
+        x = self._x(node)
+        rank = len(x.shape)
+        shape = _static(node, x.shape, "Resize")
+        s = lambda k: a.get(k, b"").decode() if isinstance(a.get(k, b""), bytes) else a.get(k, "")
+        mode = s("mode") or "nearest"
+        ctm = s("coordinate_transformation_mode") or ("asymmetric" if self.opset < 11
+                                                       else "half_pixel")
+        nearest_mode = s("nearest_mode") or "round_prefer_floor"
+        if mode not in ("nearest", "linear", "cubic"):
+            raise UnsupportedError(node, f"mode '{mode}'")
+        if ctm not in ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                       "tf_crop_and_resize"):
+            raise UnsupportedError(node, f"coordinate_transformation_mode '{ctm}'")
+        if a.get("antialias", 0) or "axes" in a or "keep_aspect_ratio_policy" in a:
+            raise UnsupportedError(node, "antialias/axes/keep_aspect_ratio_policy (opset 18)")
+        if self.opset < 11:
+            scales, sizes, roi = self.need_const(node, 1, "scales"), None, None
+        else:
+            roi = self.need_const(node, 1, "roi") if self._has(node, 1) else None
+            scales = self.need_const(node, 2, "scales") if self._has(node, 2) else None
+            sizes = self.need_const(node, 3, "sizes") if self._has(node, 3) else None
+            if scales is not None and scales.size == 0:
+                scales = None
+        if sizes is not None and sizes.size:
+            out = [int(v) for v in sizes]
+            scales = [o / i for o, i in zip(out, shape)]
+        elif scales is not None:
+            scales = [float(v) for v in scales]
+            out = [int(sc * i) for sc, i in zip(scales, shape)]
+        else:
+            raise UnsupportedError(node, "neither scales nor sizes")
+        if len(out) != rank or any(o < 1 for o in out):
+            raise UnsupportedError(node, f"output size {out} for a rank-{rank} input")
+        if ctm == "tf_crop_and_resize" and (roi is None or roi.size != 2 * rank):
+            raise UnsupportedError(node, "tf_crop_and_resize without a roi of 2 x rank values")
+        if mode != "nearest" and _elt(x) not in _FLOATS:
+            raise UnsupportedError(node, f"{mode} interpolation of {_elt(x)}")
+        outside = np.zeros(out, np.bool_)  # tf_crop_and_resize: extrapolated cells
+        y = x
+        for ax in range(rank):
+            if out[ax] == shape[ax] and scales[ax] == 1 and ctm != "tf_crop_and_resize":
+                continue
+            w, off = _resize_matrix(shape[ax], out[ax], scales[ax], mode, ctm, nearest_mode,
+                                    a.get("cubic_coeff_a", -0.75), a.get("exclude_outside", 0),
+                                    None if roi is None else (float(roi[ax]),
+                                                              float(roi[ax + rank])))
+            if off.any():
+                o = [1] * rank
+                o[ax] = out[ax]
+                outside = outside | off.reshape(o)
+            if w.shape[0] == w.shape[1] and np.array_equal(w, np.eye(len(w))):
+                continue
+            if mode == "nearest":
+                y = self.g.gather(y, self.g.constant(w.argmax(1).astype(np.int64)), axis=ax)
+                continue
+            perm = [i for i in range(rank) if i != ax] + [ax]
+            inv = list(np.argsort(perm))
+            t = self.g.transpose(y, perm=perm) if ax != rank - 1 else y
+            t = self.g.matmul(t, self.g.constant(w.T.astype(_elt_np(x))))
+            y = self.g.transpose(t, perm=inv) if ax != rank - 1 else t
+        if outside.any():
+            y = self.g.where(self.g.constant(outside),
+                             self._k(x, a.get("extrapolation_value", 0.0)), y)
+        return y
+
+    def op_ReduceProd(self, node, a):
+        """A left fold of multiplications over slices of each reduced axis
+        (no dlg product reduction); axes of at most 64 elements."""
+        x = self._x(node)
+        rank = len(x.shape)
+        axes = a.get("axes")
+        if axes is None and self._has(node, 1):
+            axes = [int(v) for v in self.need_const(node, 1, "axes")]
+        if not axes and a.get("noop_with_empty_axes", 0):
+            return x
+        axes = sorted({d % rank for d in axes} if axes else range(rank))
+        shape = _static(node, x.shape, "ReduceProd")
+        if any(shape[d] > 64 for d in axes):
+            raise UnsupportedError(node, "ReduceProd over an axis of more than 64 elements")
+        y = x
+        for d in axes:
+            acc = None
+            for i in range(shape[d]):
+                st = [i if j == d else 0 for j in range(rank)]
+                en = [i + 1 if j == d else _END for j in range(rank)]
+                part = self.g.slice(y, starts=st, ends=en, steps=[1] * rank)
+                acc = part if acc is None else self.g.mul(acc, part)
+            y = acc
+        if not a.get("keepdims", 1):
+            y = self._reshape_to(node, y, [n for i, n in enumerate(shape) if i not in axes])
+        return y
+
+    def op_MeanVarianceNormalization(self, node, a):
+        x = self._float_x(node)
+        axes = list(a.get("axes", [0, 2, 3]))
+        mean = self.g.reduce_mean(x, axes=axes, keepdims=True)
+        d = self.g.sub(x, mean)
+        var = self.g.reduce_mean(self.g.mul(d, d), axes=axes, keepdims=True)
+        return self.g.div(d, self.g.sqrt(var), name=node.name)
+
+    def op_Upsample(self, node, a):
+        """Opset 7-9 Upsample: Resize with asymmetric coordinates."""
+        mode = a.get("mode", b"nearest")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        scales = np.array(a["scales"], np.float32) if "scales" in a else \
+            self.need_const(node, 1, "scales")
+        if mode not in ("nearest", "linear"):
+            raise UnsupportedError(node, f"mode '{mode}'")
+        x = self._x(node)
+        shape = _static(node, x.shape, "Upsample")
+        y = x
+        for ax, sc in enumerate(scales):
+            out = int(sc * shape[ax])
+            if out == shape[ax] and sc == 1:
+                continue
+            w, _ = _resize_matrix(shape[ax], out, float(sc), mode, "asymmetric", "floor",
+                                  -0.75, 0, None)
+            if mode == "nearest":
+                y = self.g.gather(y, self.g.constant(w.argmax(1).astype(np.int64)), axis=ax)
+            else:
+                rank = len(shape)
+                perm = [i for i in range(rank) if i != ax] + [ax]
+                t = self.g.transpose(y, perm=perm)
+                t = self.g.matmul(t, self.g.constant(w.T.astype(_elt_np(x))))
+                y = self.g.transpose(t, perm=list(np.argsort(perm)))
+        return y
+
+    # --- scatter / gather_nd as compositions -----------------------------------
+
+    def _nonneg(self, idx, n):
+        return self.g.where(self.g.less(idx, self._k(idx, 0)), self.g.add(idx, self._k(idx, n)),
+                            idx)
+
+    def _scatter(self, node, data, contrib, hit_any, reduction):
+        if reduction == "none":
+            return self.g.where(hit_any, contrib, data, name=node.name)
+        if reduction == "add":
+            return self.g.add(data, contrib, name=node.name)
+        raise UnsupportedError(node, f"reduction '{reduction}'")
+
+    def op_ScatterElements(self, node, a):
+        """out = data with updates written at indices along axis: a compare of
+        the indices against arange(dim) over a new dim, then a masked sum
+        (duplicate indices: undefined for reduction none, summed for add)."""
+        data, idx, upd = self._x(node, 0), self._x(node, 1), self._x(node, 2)
+        rank = len(data.shape)
+        axis = int(a.get("axis", 0)) % rank
+        red = a.get("reduction", b"none")
+        red = red.decode() if isinstance(red, bytes) else red
+        dshape = _static(node, data.shape, "ScatterElements")
+        ishape = _static(node, idx.shape, "ScatterElements")
+        if any(i != d for j, (i, d) in enumerate(zip(ishape, dshape)) if j != axis):
+            raise UnsupportedError(node, "indices smaller than data off the axis")
+        if _elt(data) == "i1":
+            raise UnsupportedError(node, "bool data")
+        n = dshape[axis]
+        idx = self._nonneg(idx, n)
+        ie = self._reshape_to(node, idx, list(ishape[:axis + 1]) + [1] + list(ishape[axis + 1:]))
+        ue = self._reshape_to(node, upd, list(ishape[:axis + 1]) + [1] + list(ishape[axis + 1:]))
+        hit = self.g.equal(ie, self._arange_on(n, axis + 1, rank + 1, _elt_np(idx)))
+        contrib = self.g.reduce_sum(self.g.where(hit, ue, self._k(data, 0)), axes=[axis],
+                                    keepdims=False)
+        count = self.g.reduce_sum(self.g.where(hit, self.g.constant(np.array(1, np.int32)),
+                                               self.g.constant(np.array(0, np.int32))),
+                                  axes=[axis], keepdims=False)
+        hit_any = self.g.greater(count, self.g.constant(np.array(0, np.int32)))
+        return self._scatter(node, data, contrib, hit_any, red)
+
+    op_Scatter = op_ScatterElements
+
+    def _linear_index(self, node, data, idx, batch_dims):
+        """indices [..., k] into data's dims [batch_dims, batch_dims + k) as
+        one linear index (batch coordinates folded in), and the flat length."""
+        dshape = _static(node, data.shape, node.op_type)
+        ishape = _static(node, idx.shape, node.op_type)
+        k = ishape[-1]
+        b = batch_dims
+        if b and list(ishape[:b]) != list(dshape[:b]):
+            raise UnsupportedError(node, "batch dims of data and indices differ")
+        dims = dshape[b:b + k]
+        lin = None
+        stride = 1
+        for j in reversed(range(k)):
+            r = len(ishape)
+            c = self.g.slice(idx, starts=[0] * (r - 1) + [j], ends=[_END] * (r - 1) + [j + 1],
+                             steps=[1] * r)
+            c = self._reshape_to(node, c, list(ishape[:-1]))
+            c = self.g.mul(self._nonneg(c, dims[j]), self._k(c, stride))
+            lin = c if lin is None else self.g.add(lin, c)
+            stride *= dims[j]
+        flat = int(np.prod(dims)) if k else 1
+        if lin is None:
+            lin = self.g.constant(np.zeros(ishape[:-1], _elt_np(idx)))
+        if b:
+            bsz = int(np.prod(dshape[:b]))
+            bidx = np.arange(bsz).reshape(list(dshape[:b]) + [1] * (len(ishape) - 1 - b))
+            lin = self.g.add(lin, self.g.constant((bidx * flat).astype(_elt_np(idx))))
+            flat *= bsz
+        rest = list(dshape[b + k:])
+        return lin, flat, rest
+
+    def op_GatherND(self, node, a):
+        data, idx = self._x(node, 0), self._x(node, 1)
+        b = int(a.get("batch_dims", 0))
+        lin, flat, rest = self._linear_index(node, data, idx, b)
+        df = self._reshape_to(node, data, [flat] + rest)
+        return self.g.gather(df, lin, axis=0, name=node.name)
+
+    def op_ScatterND(self, node, a):
+        data, idx, upd = self._x(node, 0), self._x(node, 1), self._x(node, 2)
+        red = a.get("reduction", b"none")
+        red = red.decode() if isinstance(red, bytes) else red
+        if _elt(data) == "i1":
+            raise UnsupportedError(node, "bool data")
+        lin, flat, rest = self._linear_index(node, data, idx, 0)
+        m = int(np.prod(lin.shape))
+        li = self._reshape_to(node, lin, [m, 1] + [1] * len(rest))
+        hit = self.g.equal(li, self._arange_on(flat, 1, 2 + len(rest), _elt_np(lin)))
+        ue = self._reshape_to(node, upd, [m, 1] + rest)
+        contrib = self.g.reduce_sum(self.g.where(hit, ue, self._k(data, 0)), axes=[0],
+                                    keepdims=False)
+        one, zero = self.g.constant(np.array(1, np.int32)), self.g.constant(np.array(0, np.int32))
+        count = self.g.reduce_sum(self.g.where(hit, one, zero), axes=[0], keepdims=False)
+        df = self._reshape_to(node, data, [flat] + rest)
+        out = self._scatter(node, df, contrib, self.g.greater(count, zero), red)
+        return self._reshape_to(node, out, list(data.shape))
+
+    # --- RNN / GRU / LSTM: unrolled over the static sequence length ------------
+
+    def _rnn(self, node, a, kind):
+        """One cell per time step (and direction), composed of matmuls and
+        element-wise ops; sequence_lens masks the steps past each batch
+        row's length (Y is 0 there, Y_h/Y_c keep the last valid state).
+        Default activations only; clip and input_forget are errors."""
+        for bad in ("activation_alpha", "activation_beta", "clip"):
+            if bad in a:
+                raise UnsupportedError(node, f"the '{bad}' attribute")
+        if a.get("input_forget", 0):
+            raise UnsupportedError(node, "input_forget=1")
+        direction = a.get("direction", b"forward")
+        direction = direction.decode() if isinstance(direction, bytes) else direction
+        default = {"RNN": ["tanh"], "GRU": ["sigmoid", "tanh"],
+                   "LSTM": ["sigmoid", "tanh", "tanh"]}[kind]
+        if "activations" in a:
+            acts = [v.decode().lower() if isinstance(v, bytes) else v.lower()
+                    for v in a["activations"]]
+            if acts != default * (2 if direction == "bidirectional" else 1):
+                raise UnsupportedError(node, f"activations {acts} (only the defaults)")
+        layout = int(a.get("layout", 0))
+        x = self._float_x(node)
+        if layout:
+            x = self.g.transpose(x, perm=[1, 0, 2])
+        t_len, bsz, _ = _static(node, x.shape, node.op_type)
+        w, r = self._x(node, 1), self._x(node, 2)
+        hid = int(a["hidden_size"]) if "hidden_size" in a else r.shape[-1]
+        gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[kind]
+        ndir = 2 if direction == "bidirectional" else 1
+        opt = lambda i: self._x(node, i) if self._has(node, i) else None
+        bias, seq, h0 = opt(3), opt(4), opt(5)
+        c0, peep = (opt(6), opt(7)) if kind == "LSTM" else (None, None)
+        zero = self._k(x, 0)
+
+        def pick(v, d, lo, hi):  # v[d, lo:hi] as 2-D (or 1-D)
+            rank = len(v.shape)
+            s = self.g.slice(v, starts=[d, lo] + [0] * (rank - 2),
+                             ends=[d + 1, hi] + [_END] * (rank - 2), steps=[1] * rank)
+            return self._reshape_to(node, s, list(s.shape[1:]))
+
+        def state0(v, d):
+            if v is None:
+                return self.g.constant(np.zeros((bsz, hid), _elt_np(x)))
+            return self._reshape_to(node, self.g.slice(v, starts=[d, 0, 0],
+                                                       ends=[d + 1, _END, _END],
+                                                       steps=[1, 1, 1]), [bsz, hid])
+        steps = []
+        for t in range(t_len):
+            xt = self.g.slice(x, starts=[t, 0, 0], ends=[t + 1, _END, _END], steps=[1, 1, 1])
+            steps.append(self._reshape_to(node, xt, [bsz, x.shape[2]]))
+        if seq is not None:
+            seq_col = self._reshape_to(node, seq, [bsz, 1])
+        ys, hs, cs = [], [], []
+        for d in range(ndir):
+            reverse = direction == "reverse" or d == 1
+            wg = [pick(w, d, g * hid, (g + 1) * hid) for g in range(gates)]
+            rg = [pick(r, d, g * hid, (g + 1) * hid) for g in range(gates)]
+            wb = [pick(bias, d, g * hid, (g + 1) * hid) if bias is not None else None
+                  for g in range(gates)]
+            rb = [pick(bias, d, (gates + g) * hid, (gates + g + 1) * hid)
+                  if bias is not None else None for g in range(gates)]
+            pp = [pick(peep, d, g * hid, (g + 1) * hid) for g in range(3)] \
+                if peep is not None else None
+            h, c = state0(h0, d), state0(c0, d)
+            out = [None] * t_len
+
+            def lin(xt, g, hh, with_rb=True):
+                y = self.g.add(self.g.matmul(xt, wg[g], transpose_b=True),
+                               self.g.matmul(hh, rg[g], transpose_b=True))
+                for bb in (wb[g], rb[g] if with_rb else None):
+                    if bb is not None:
+                        y = self.g.add(y, bb)
+                return y
+            for t in (reversed(range(t_len)) if reverse else range(t_len)):
+                xt = steps[t]
+                if kind == "RNN":
+                    hn, cn = self.g.tanh(lin(xt, 0, h)), None
+                elif kind == "GRU":
+                    z = self.g.sigmoid(lin(xt, 0, h))
+                    rr = self.g.sigmoid(lin(xt, 1, h))
+                    if a.get("linear_before_reset", 0):
+                        hr = self.g.matmul(h, rg[2], transpose_b=True)
+                        if rb[2] is not None:
+                            hr = self.g.add(hr, rb[2])
+                        pre = self.g.add(self.g.matmul(xt, wg[2], transpose_b=True),
+                                         self.g.mul(rr, hr))
+                        if wb[2] is not None:
+                            pre = self.g.add(pre, wb[2])
+                    else:
+                        pre = lin(xt, 2, self.g.mul(rr, h))
+                    hh = self.g.tanh(pre)
+                    hn = self.g.add(self.g.mul(self.g.sub(self._k(x, 1), z), hh),
+                                    self.g.mul(z, h))
+                    cn = None
+                else:  # LSTM, gates i, o, f, c
+                    gi, go, gf, gc = [lin(xt, g, h) for g in range(4)]
+                    if pp is not None:
+                        gi = self.g.add(gi, self.g.mul(pp[0], c))
+                        gf = self.g.add(gf, self.g.mul(pp[2], c))
+                    cn = self.g.add(self.g.mul(self.g.sigmoid(gf), c),
+                                    self.g.mul(self.g.sigmoid(gi), self.g.tanh(gc)))
+                    if pp is not None:
+                        go = self.g.add(go, self.g.mul(pp[1], cn))
+                    hn = self.g.mul(self.g.sigmoid(go), self.g.tanh(cn))
+                if seq is not None:
+                    valid = self.g.less(self._k(seq, t), seq_col)
+                    out[t] = self.g.where(valid, hn, zero)
+                    h = self.g.where(valid, hn, h)
+                    if cn is not None:
+                        c = self.g.where(valid, cn, c)
+                else:
+                    out[t], h = hn, hn
+                    if cn is not None:
+                        c = cn
+            ys.append(out)
+            hs.append(h)
+            cs.append(c)
+        # Y [T, D, B, H] (layout 1: [B, T, D, H]); Y_h, Y_c [D, B, H] ([B, D, H])
+        y = self.g.concat(*[self._reshape_to(node, ys[d][t], [1, 1, bsz, hid])
+                            for t in range(t_len) for d in range(ndir)], axis=0) \
+            if t_len * ndir > 1 else self._reshape_to(node, ys[0][0], [1, 1, bsz, hid])
+        y = self._reshape_to(node, y, [t_len, ndir, bsz, hid])
+        stack = lambda vs: self._reshape_to(node, vs[0], [1, bsz, hid]) if len(vs) == 1 else \
+            self.g.concat(*[self._reshape_to(node, v, [1, bsz, hid]) for v in vs], axis=0)
+        yh = stack(hs)
+        yc = stack(cs) if kind == "LSTM" else None
+        if layout:
+            y = self.g.transpose(y, perm=[2, 0, 1, 3])
+            yh = self.g.transpose(yh, perm=[1, 0, 2])
+            yc = self.g.transpose(yc, perm=[1, 0, 2]) if yc is not None else None
+        return [y, yh] + ([yc] if yc is not None else [])
+
+    def op_RNN(self, node, a):
+        return self._rnn(node, a, "RNN")
+
+    def op_GRU(self, node, a):
+        return self._rnn(node, a, "GRU")
+
+    def op_LSTM(self, node, a):
+        return self._rnn(node, a, "LSTM")
+
+    def op_TopK(self, node, a):
+        """The k largest (smallest) along axis, sorted, ties to the lower
+        index: each element's rank counted by comparing all pairs along the
+        axis ([.., n, n, ..]), then a one-hot pick of ranks 0..k-1 (values and
+        int64 indices). O(n^2) per row: axes of at most 4096."""
+        x = self._x(node)
+        rank = len(x.shape)
+        axis = int(a.get("axis", -1)) % rank
+        k = int(np.asarray(self.need_const(node, 1, "k")).reshape(-1)[0])
+        shape = list(_static(node, x.shape, "TopK"))
+        n = shape[axis]
+        if not 0 < k <= n:
+            raise UnsupportedError(node, f"k = {k} for an axis of {n}")
+        if n > 4096:
+            raise UnsupportedError(node, f"TopK over an axis of {n} (more than 4096)")
+        xi = self._reshape_to(node, x, shape[:axis + 1] + [1] + shape[axis + 1:])
+        xj = self._reshape_to(node, x, shape[:axis] + [1] + shape[axis:])
+        before = self.g.greater(xj, xi) if a.get("largest", 1) else self.g.less(xj, xi)
+        lower = np.arange(n)[None, :] < np.arange(n)[:, None]  # j < i
+        lshape = [1] * (rank + 1)
+        lshape[axis], lshape[axis + 1] = n, n
+        tie = self.g.where(self.g.equal(xj, xi), self.g.constant(lower.reshape(lshape)),
+                           self._mask(False))
+        one, zero = self.g.constant(np.array(1, np.int64)), self.g.constant(np.array(0, np.int64))
+        ahead = self.g.where(self.g.where(before, self._mask(True), tie), one, zero)
+        rk = self.g.reduce_sum(ahead, axes=[axis + 1], keepdims=True)  # [.., n, 1, ..]
+        hit = self.g.equal(rk, self._arange_on(k, axis + 1, rank + 1, np.int64))
+        vals = self.g.reduce_sum(self.g.where(hit, xi, self._k(x, 0)), axes=[axis],
+                                 keepdims=False)
+        idx = self.g.reduce_sum(self.g.where(hit, self._arange_on(n, axis, rank + 1, np.int64),
+                                             zero), axes=[axis], keepdims=False)
+        return [vals, idx]
+
+    # --- losses (inference form) -------------------------------------------------
+
+    def _nll(self, node, a, x, t, w):
+        """Negative log likelihood over x [N, C, d...] at targets t [N, d...]:
+        the target's class picked by a compare against arange(C) and a sum."""
+        rank = len(x.shape)
+        c = _static(node, [x.shape[1]], "the class count")[0]
+        ts = list(t.shape)
+        te = self._reshape_to(node, t, ts[:1] + [1] + ts[1:])
+        hit = self.g.equal(te, self._arange_on(c, 1, rank, _elt_np(t)))
+        zero = self._k(x, 0)
+        picked = self.g.reduce_sum(self.g.where(hit, x, zero), axes=[1], keepdims=False)
+        wt = None
+        if w is not None:
+            wb = self._reshape_to(node, w, [1, c] + [1] * (rank - 2))
+            wt = self.g.reduce_sum(self.g.where(hit, wb, zero), axes=[1], keepdims=False)
+        if "ignore_index" in a:
+            valid = self.g.not_equal(t, self._k(t, a["ignore_index"]))
+            wt = self.g.where(valid, wt if wt is not None else self._k(x, 1), zero)
+        loss = self.g.neg(picked)
+        if wt is not None:
+            loss = self.g.mul(loss, wt)
+        red = a.get("reduction", b"mean")
+        red = red.decode() if isinstance(red, bytes) else red
+        if red == "none":
+            return loss
+        total = self.g.reduce_sum(loss, axes=[], keepdims=False)
+        if red == "sum":
+            return total
+        if red != "mean":
+            raise UnsupportedError(node, f"reduction '{red}'")
+        if wt is None:
+            return self.g.div(total, self._k(x, float(np.prod(loss.shape))))
+        if wt.shape != loss.shape:  # ignore_index without weights: a 0-d 1 broadcast
+            wt = self.g.add(wt, self.g.constant(np.zeros(loss.shape, _elt_np(x))))
+        return self.g.div(total, self.g.reduce_sum(wt, axes=[], keepdims=False))
+
+    def op_NegativeLogLikelihoodLoss(self, node, a):
+        x = self._float_x(node)
+        w = self._x(node, 2) if self._has(node, 2) else None
+        return self._nll(node, a, x, self._x(node, 1), w)
+
+    def op_SoftmaxCrossEntropyLoss(self, node, a):
+        x = self._float_x(node)
+        logp = self.g.log_softmax(x, axis=1)
+        w = self._x(node, 2) if self._has(node, 2) else None
+        loss = self._nll(node, a, logp, self._x(node, 1), w)
+        return [loss, logp]
 
     def op_Transpose(self, node, a):
         x = self._x(node)
@@ -358,9 +1516,7 @@ class _Importer:
 
     def op_Reshape(self, node, a):
         x = self._x(node)
-        shape = self.const(node.input[1])
-        if shape is None:
-            raise UnsupportedError(node, "the target shape is not a constant after folding")
+        shape = self.need_const(node, 1, "the target shape")
         return self._reshape_to(node, x, _reshape_dims(x.shape, shape, a.get("allowzero", 0), node))
 
     def op_Flatten(self, node, a):
@@ -373,11 +1529,8 @@ class _Importer:
     def _axes(self, node, a):
         if "axes" in a:
             return list(a["axes"])
-        if len(node.input) > 1 and node.input[1]:
-            c = self.const(node.input[1])
-            if c is None:
-                raise UnsupportedError(node, "axes must be a constant")
-            return [int(v) for v in c]
+        if self._has(node, 1):
+            return [int(v) for v in self.need_const(node, 1, "axes")]
         return None
 
     def op_Squeeze(self, node, a):
@@ -416,15 +1569,27 @@ class _Importer:
     def op_Slice(self, node, a):
         x = self._x(node)
         rank = len(x.shape)
-        cs = [self.const(node.input[i]) if len(node.input) > i and node.input[i] else None
-              for i in range(1, 5)]
-        if cs[0] is None or cs[1] is None:
-            raise UnsupportedError(node, "starts and ends must be constants")
+        if self.opset < 10:  # starts, ends and axes are attributes
+            cs = [np.array(a["starts"]), np.array(a["ends"]),
+                  np.array(a["axes"]) if "axes" in a else None, None]
+        else:
+            cs = [self.need_const(node, i, what) if self._has(node, i) else None
+                  for i, what in ((1, "starts"), (2, "ends"), (3, "axes"), (4, "steps"))]
         axes = [int(v) % rank for v in cs[2]] if cs[2] is not None else list(range(len(cs[0])))
         steps = [int(v) for v in cs[3]] if cs[3] is not None else [1] * len(axes)
         st, en, sp = [0] * rank, [_END] * rank, [1] * rank
         for ax, s, e, p in zip(axes, cs[0], cs[1], steps):
+            if p == 0:
+                raise UnsupportedError(node, "a step of 0")
             st[ax], en[ax], sp[ax] = int(s), int(max(min(e, 2**62), -2**62)), p
+            dim = x.shape[ax]
+            if dim >= 0:  # ONNX clamps starts and ends like Python slices
+                st[ax], en[ax], _ = slice(st[ax], en[ax], p).indices(dim)
+                if len(range(st[ax], en[ax], p)) == 0:
+                    raise UnsupportedError(node, f"an empty slice of axis {ax} "
+                                           "(zero-size tensors)")
+                if en[ax] < 0:  # a negative step down to the first element
+                    en[ax] = -_END
         return self.g.slice(x, starts=st, ends=en, steps=sp, name=node.name)
 
     def op_Split(self, node, a):
@@ -432,11 +1597,17 @@ class _Importer:
         rank = len(x.shape)
         axis = int(a.get("axis", 0)) % rank
         split = a.get("split")
-        if split is None and len(node.input) > 1 and node.input[1]:
-            split = self.const(node.input[1])
+        if split is None and self._has(node, 1):
+            split = self.need_const(node, 1, "the split sizes")
         n = len(node.output)
         if split is None:
-            split = [_static(node, [x.shape[axis]], "an even Split")[0] // n] * n
+            size = _static(node, [x.shape[axis]], "an even Split")[0]
+            if "num_outputs" in a or size % n:
+                raise UnsupportedError(node, f"splitting {size} into {n} parts unevenly")
+            split = [size // n] * n
+        if len(split) != n or sum(int(v) for v in split) != x.shape[axis]:
+            raise UnsupportedError(node, f"split sizes {list(split)} do not fit {n} outputs of "
+                                   f"a dim of {x.shape[axis]}")
         outs, off = [], 0
         for s in split:
             st = [off if i == axis else 0 for i in range(rank)]
@@ -447,43 +1618,185 @@ class _Importer:
 
     def op_Expand(self, node, a):
         x = self._x(node)
-        shape = self.const(node.input[1])
-        if shape is None:
-            raise UnsupportedError(node, "the target shape is not a constant after folding")
+        shape = self.need_const(node, 1, "the target shape")
         out = np.broadcast_shapes(tuple(_static(node, x.shape, "Expand")),
                                   tuple(int(d) for d in shape))
-        zeros = self.g.constant(np.zeros(out, np.float32 if "f32" in x.type else np.int64))
-        return self.g.add(x, zeros, name=node.name)
+        if _elt(x) == "i1":
+            return self.g.where(x, self.g.constant(np.ones(out, np.bool_)),
+                                self.g.constant(np.zeros(out, np.bool_)), name=node.name)
+        if tuple(out) == tuple(x.shape):
+            return x
+        return self.g.add(x, self.g.constant(np.zeros(out, _elt_np(x))), name=node.name)
 
     def op_Where(self, node, a):
         return self.g.where(*[self._x(node, i) for i in range(3)], name=node.name)
 
-    def op_Cast(self, node, a):
-        dtype = _ONNX_DTYPES.get(a["to"])
+    def op_Cast(self, node, a, to=None):
+        to = a["to"] if to is None else to
+        dtype = _ONNX_DTYPES.get(to)
         if dtype is None:
-            raise UnsupportedError(node, f"cast to ONNX type {a['to']}")
-        return self.g.cast(self._x(node), dtype, name=node.name)
+            raise UnsupportedError(node, "cast to " + _type_name(to))
+        x = self._x(node)
+        if _elt_np(x) == np.dtype(dtype):
+            return x
+        return self.g.cast(x, dtype, name=node.name)
+
+    def op_CastLike(self, node, a):
+        like = self.vals[node.input[1]]
+        if isinstance(like, np.ndarray):
+            to = next((k for k, v in _NP_DTYPES.items() if np.dtype(v) == like.dtype), 0)
+        else:
+            to = next(k for k, v in _ONNX_DTYPES.items() if np.dtype(v) == _elt_np(like))
+        return self.op_Cast(node, a, to)
 
     def op_Pad(self, node, a):
-        if a.get("mode", b"constant") not in (b"constant", "constant"):
-            raise UnsupportedError(node, "only constant padding is supported")
-        pads = self.const(node.input[1]) if len(node.input) > 1 else np.array(a.get("pads"))
-        if pads is None:
-            raise UnsupportedError(node, "pads must be a constant")
-        value = 0.0
-        if len(node.input) > 2 and node.input[2]:
-            value = float(self.const(node.input[2]))
-        return self.g.pad(self._x(node), pads=[int(p) for p in pads], value=value, name=node.name)
+        mode = a.get("mode", b"constant")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if mode not in ("constant", "edge", "reflect"):
+            raise UnsupportedError(node, f"mode '{mode}'")
+        x = self._x(node)
+        if self.opset < 11:  # pads and value are attributes
+            pads, value = np.array(a.get("pads", a.get("paddings", []))), a.get("value", 0.0)
+        else:
+            pads = self.need_const(node, 1, "pads")
+            value = self.need_const(node, 2, "the pad value").item() if self._has(node, 2) \
+                else 0
+        if self._has(node, 3):
+            raise UnsupportedError(node, "the axes input (opset 18)")
+        rank = len(x.shape)
+        if len(pads) != 2 * rank:
+            raise UnsupportedError(node, f"{len(pads)} pads for a rank-{rank} input")
+        if any(int(p) < 0 for p in pads):
+            raise UnsupportedError(node, "negative pads (cropping)")
+        if _elt(x) not in _FLOATS and value != int(value):
+            raise UnsupportedError(node, f"pad value {value} for {_elt(x)}")
+        if mode != "constant":
+            return self._pad_copy(node, x, [int(p) for p in pads], mode)
+        return self.g.pad(x, pads=[int(p) for p in pads],
+                          value=float(value), name=node.name)
+
+    def _pad_copy(self, node, x, pads, mode):
+        """edge / reflect padding: per axis, a concat of slices of x (reflect:
+        a reversed slice without the border cell; edge: the border repeated)."""
+        rank = len(x.shape)
+        shape = list(_static(node, x.shape, "Pad"))
+        for d in range(rank):
+            lo, hi = pads[d], pads[d + rank]
+            if not lo and not hi:
+                continue
+            n = shape[d]
+            if mode == "reflect" and (lo >= n or hi >= n):
+                raise UnsupportedError(node, f"reflect padding of {max(lo, hi)} on a dim of {n}")
+
+            def cut(s, e, step):
+                st = [s if j == d else 0 for j in range(rank)]
+                en = [e if j == d else _END for j in range(rank)]
+                return self.g.slice(x, starts=st, ends=en,
+                                    steps=[step if j == d else 1 for j in range(rank)])
+            parts = []
+            if lo:
+                parts += [cut(lo, 0, -1)] if mode == "reflect" else [cut(0, 1, 1)] * lo
+            parts.append(x)
+            if hi:
+                # (an end of -1 would wrap to the last cell: -_END is "before 0")
+                parts += [cut(n - 2, n - 2 - hi if hi < n - 1 else -_END, -1)] \
+                    if mode == "reflect" else \
+                    [cut(n - 1, n, 1)] * hi
+            x = self.g.concat(*parts, axis=d)
+            shape[d] += lo + hi
+        return x
 
     def op_Constant(self, node, a):
-        for key in ("value", "value_float", "value_floats", "value_int", "value_ints"):
+        for key, dtype in (("value", None), ("value_float", np.float32),
+                           ("value_floats", np.float32), ("value_int", np.int64),
+                           ("value_ints", np.int64)):
             if key in a:
                 v = a[key]
-                return _nh.to_array(v) if key == "value" else np.array(v)
+                return _nh.to_array(v) if key == "value" else np.array(v, dtype)
         raise UnsupportedError(node, "unsupported Constant attribute")
 
     def op_Shape(self, node, a):
-        return np.array(_static(node, self.shape(node.input[0]), "Shape"), np.int64)
+        shape = _static(node, self.shape(node.input[0]), "Shape")
+        return _shape_slice(shape, a)
+
+    def op_Size(self, node, a):
+        return np.array(int(np.prod(_static(node, self.shape(node.input[0]), "Size"))), np.int64)
+
+
+def _type_name(elem_type):
+    try:
+        return _onnx.TensorProto.DataType.Name(elem_type)
+    except ValueError:
+        return f"element type {elem_type}"
+
+
+def _elt(v):
+    """The MLIR element type of a Value ('f32', 'i64', ...)."""
+    return _DTYPES[_elt_dtype(v)]
+
+
+def _elt_np(v):
+    return np.dtype(_elt_dtype(v))
+
+
+def _resize_matrix(n_in, n_out, scale, mode, ctm, nearest_mode, cubic_a, exclude, roi):
+    """ONNX Resize along one axis as a [n_out, n_in] matrix, and which
+    outputs are outside the input (tf_crop_and_resize's extrapolation)."""
+    w = np.zeros((n_out, n_in))
+    outside = np.zeros(n_out, np.bool_)
+    width = scale * n_in
+    for x in range(n_out):
+        if ctm == "align_corners":
+            xo = 0.0 if width == 1 else x * (n_in - 1) / (width - 1)
+        elif ctm == "asymmetric":
+            xo = x / scale
+        elif ctm == "tf_crop_and_resize":
+            lo, hi = roi
+            xo = (hi - lo) * (n_in - 1) / 2 if width == 1 else \
+                x * (hi - lo) * (n_in - 1) / (width - 1)
+            xo += lo * (n_in - 1)
+            if xo < 0 or xo > n_in - 1:
+                outside[x] = True
+                continue
+        elif ctm == "pytorch_half_pixel":
+            xo = -0.5 if width == 1 else (x + 0.5) / scale - 0.5
+        else:  # half_pixel
+            xo = (x + 0.5) / scale - 0.5
+        xo = float(xo)
+        ratio = 1.0 if xo.is_integer() else xo - np.floor(xo)
+        if mode == "nearest":
+            if xo.is_integer():
+                c = [0.0, 1.0]
+            else:
+                c = {"round_prefer_floor": [ratio <= 0.5, ratio > 0.5],
+                     "round_prefer_ceil": [ratio < 0.5, ratio >= 0.5],
+                     "floor": [1, 0], "ceil": [0, 1]}[nearest_mode]
+        elif mode == "linear":
+            c = [1 - ratio, ratio]
+        else:
+            A, r = cubic_a, ratio
+            c = [((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A,
+                 ((A + 2) * r - (A + 3)) * r * r + 1,
+                 ((A + 2) * (1 - r) - (A + 3)) * (1 - r) * (1 - r) + 1,
+                 ((A * ((1 - r) + 1) - 5 * A) * ((1 - r) + 1) + 8 * A) * ((1 - r) + 1) - 4 * A]
+        c = np.array(c, np.float64)
+        k = len(c)
+        pad = -(-k // 2)
+        # the k nearest indices of the edge-padded axis, the smaller first on ties
+        xp = xo + pad
+        idx = sorted(sorted(range(n_in + 2 * pad), key=lambda i: (abs(xp - i), i))[:k])
+        idx = np.array(idx) - pad
+        if exclude:
+            c[(idx < 0) | (idx >= n_in)] = 0
+            c /= c.sum()
+        for i, cv in zip(idx, c):
+            w[x, min(max(i, 0), n_in - 1)] += cv
+    return w, outside
+
+
+def _shape_slice(shape, a):
+    """Shape's output: dims [start, end) (opset 15), clamped like Python slices."""
+    return np.array(list(shape)[slice(a.get("start", 0), a.get("end"))], np.int64)
 
 
 def _reshape_dims(in_shape, shape, allowzero, node=None):
@@ -518,7 +1831,8 @@ def _np_slice(imp, node, c, a):
 
 
 _FOLD = {
-    "Shape": lambda imp, n, c, a: np.array(c[0].shape, np.int64),
+    "Shape": lambda imp, n, c, a: _shape_slice(c[0].shape, a),
+    "Size": lambda imp, n, c, a: np.array(c[0].size, np.int64),
     "Gather": lambda imp, n, c, a: np.take(c[0], c[1], axis=a.get("axis", 0)),
     "Unsqueeze": lambda imp, n, c, a: np.expand_dims(
         c[0], tuple(a["axes"]) if "axes" in a else tuple(int(v) for v in c[1])),
@@ -544,7 +1858,7 @@ _FOLD = {
     "ConstantOfShape": lambda imp, n, c, a: np.full(
         tuple(int(d) for d in c[0]), _nh.to_array(a["value"])[0] if "value" in a else 0.0,
         dtype=_nh.to_array(a["value"]).dtype if "value" in a else np.float32),
-    "Range": lambda imp, n, c, a: np.arange(c[0], c[1], c[2]),
+    "Range": lambda imp, n, c, a: np.arange(c[0], c[1], c[2], dtype=c[0].dtype),
     "Reshape": lambda imp, n, c, a: c[0].reshape(_reshape_dims(c[0].shape, c[1],
                                                                a.get("allowzero", 0))),
     "Slice": _np_slice,
@@ -555,7 +1869,22 @@ _FOLD = {
     "Sqrt": lambda imp, n, c, a: np.sqrt(c[0]),
     "Neg": lambda imp, n, c, a: -c[0],
     "Expand": lambda imp, n, c, a: c[0] * np.ones(tuple(int(d) for d in c[1]), c[0].dtype),
+    # window functions: their only input is the size (specialised on when an input)
+    "HannWindow": lambda imp, n, c, a: _window(c[0], a, [0.5, -0.5]),
+    "HammingWindow": lambda imp, n, c, a: _window(c[0], a, [25 / 46, -21 / 46]),
+    "BlackmanWindow": lambda imp, n, c, a: _window(c[0], a, [0.42, -0.5, 0.08]),
+    "Cos": lambda imp, n, c, a: np.cos(c[0]),
+    "Sin": lambda imp, n, c, a: np.sin(c[0]),
 }
+
+
+def _window(size, a, coeffs):
+    """sum_k coeffs[k] * cos(2 pi k n / N), N = size (periodic) or size - 1."""
+    size = int(size)
+    big_n = size if a.get("periodic", 1) else size - 1
+    t = 2 * np.pi * np.arange(size) / big_n
+    w = sum(ck * np.cos(k * t) for k, ck in enumerate(coeffs))
+    return w.astype(_NP_DTYPES.get(a.get("output_datatype", 1), np.float32))
 
 
 def load(path_or_proto):
@@ -569,19 +1898,54 @@ def load(path_or_proto):
     return path_or_proto
 
 
-def import_graph(model, input_shapes=None):
+def import_graph(model, input_shapes=None, input_values=None):
     """An ONNX model (path or ModelProto) as a dlc.Graph; `input_shapes`
-    (one per graph input, in order) fixes dynamic input dims."""
+    (one per graph input, in order) fixes dynamic input dims; `input_values`
+    ({name: array}) makes those graph inputs constants (dropped from the
+    function's arguments): dlc specialises on shape-like inputs that way."""
     model = load(model)
+    # Validated first (CompileError naming node and input, or a sorted
+    # copy), so the converter never sees a malformed graph.
+    model = onnx_check.check(model)
+    source = _opset(model)
+    model = _native_opset(model)
     if not model.graph.node and not model.graph.output:
         raise CompileError("the ONNX model has an empty graph", "")
-    model = onnx_check.check(model)  # CompileError naming node and input, or a sorted copy
-    return _Importer(model, input_shapes).run()
+    return _Importer(model, input_shapes, input_values, source).run()
 
 
-def import_model(model, input_shapes=None):
+# The default-domain opsets the importer handles natively (the newest is
+# python3-onnx 1.12's); others are converted with onnx.version_converter.
+OPSET_RANGE = (7, 17)
+
+
+class UnsupportedOpsetError(CompileError):
+    """A model whose opset dlc neither imports nor can convert."""
+
+
+def _opset(model):
+    return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+
+
+def _native_opset(model):
+    opset = _opset(model)
+    lo, hi = OPSET_RANGE
+    if opset is None or lo <= opset <= hi:
+        return model
+    target = lo if opset < lo else hi
+    try:
+        from onnx import version_converter
+        return version_converter.convert_version(model, target)
+    except Exception as e:  # the converter raises RuntimeError with its assertion text
+        why = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+        raise UnsupportedOpsetError(
+            f"ONNX opset {opset} is outside dlc's native range {lo}-{hi} and "
+            f"onnx.version_converter cannot convert it to {target}: {why}", "") from None
+
+
+def import_model(model, input_shapes=None, input_values=None):
     """An ONNX model (path or ModelProto) as dlg MLIR text."""
-    return import_graph(model, input_shapes).mlir()
+    return import_graph(model, input_shapes, input_values).mlir()
 
 
 def _graph_inputs(model):
@@ -597,7 +1961,7 @@ def _graph_inputs(model):
 
 def input_specs(model):
     """(name, shape with None for dynamic dims, dtype) of each graph input."""
-    return [(name, shape, np.dtype(_ONNX_DTYPES.get(elem, np.float32)))
+    return [(name, shape, np.dtype(_NP_DTYPES.get(elem, np.float32)))
             for name, shape, elem in _graph_inputs(load(model))]
 
 

@@ -5,7 +5,8 @@ the node and the input (or output) at fault. In order:
 
 1. Text fields are UTF-8: protobuf hands an invalid field back as bytes,
    which the importer would trip over with a TypeError.
-2. The default-domain opset is declared and in SUPPORTED_OPSETS.
+2. The default-domain opset is declared and in SUPPORTED_OPSETS (opsets
+   under the importer's native range are then converted by dlc.onnx).
 3. The graph is well formed: every node input is produced by a node or
    declared (graph input or initializer), no name is produced twice, every
    graph output is produced or declared, and the nodes form no cycle (a
@@ -31,10 +32,11 @@ try:
 except ImportError:  # pragma: no cover - onnx is an optional dependency
     _onnx = None
 
-# Default-domain (ai.onnx) opsets the importer implements and the tests run
-# (test/python/test_onnx.py exports at 11, 12, 13, 15 and 17); below 11
-# Slice, Pad and friends take attributes the importer does not read.
-SUPPORTED_OPSETS = (11, 17)
+# Default-domain (ai.onnx) opsets dlc accepts: those this onnx library
+# defines. dlc.onnx imports OPSET_RANGE natively and converts the others
+# with onnx.version_converter (an opset it cannot convert is named then);
+# a newer opset than the library knows has no schema to convert from.
+SUPPORTED_OPSETS = (1, _onnx.defs.onnx_opset_version() if _onnx else 17)
 
 
 def _fail(message):
@@ -117,7 +119,7 @@ def _check_opset(model):
               f"dlc supports opsets {lo} to {hi}")
     if not lo <= versions[0] <= hi:
         _fail(f"the ONNX model's opset {versions[0]} (ai.onnx) is outside the range dlc "
-              f"supports, {lo} to {hi}")
+              f"supports, {lo} to {hi} (the newest this onnx library defines)")
 
 
 def _sorted_nodes(graph):

@@ -183,3 +183,27 @@ func.func @conv_batch(%x: tensor<2x8x16x16xf32>, %w: tensor<16x8x3x3xf32>) -> te
   %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<2x8x16x16xf32>, tensor<16x8x3x3xf32>) -> tensor<2x16x16x16xf32>
   return %0 : tensor<2x16x16x16xf32>
 }
+
+// -----
+
+// A reduction over every axis with keepdims: the 0-d result expands to
+// all-ones dims directly (it used to be "collapsed" to rank 1, invalid IR).
+// CHECK-LABEL: func.func @reduce_all_keepdims
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK: tensor.expand_shape %[[R]] [] output_shape [1, 1, 1] : tensor<f32> into tensor<1x1x1xf32>
+func.func @reduce_all_keepdims(%x: tensor<3x2x2xf32>) -> tensor<1x1x1xf32> {
+  %0 = dlg.reduce_max %x {axes = array<i64>, keepdims = true} : tensor<3x2x2xf32> -> tensor<1x1x1xf32>
+  return %0 : tensor<1x1x1xf32>
+}
+
+// -----
+
+// An i64 min-reduction starts from INT64_MAX (the double 2^63 used to be
+// converted to INT64_MIN: every result was INT64_MIN).
+// CHECK-LABEL: func.func @reduce_min_i64
+// CHECK: arith.constant 9223372036854775807 : i64
+// CHECK: arith.minsi
+func.func @reduce_min_i64(%x: tensor<3x4xi64>) -> tensor<3xi64> {
+  %0 = dlg.reduce_min %x {axes = array<i64: 1>, keepdims = false} : tensor<3x4xi64> -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}

@@ -124,6 +124,14 @@ UN = {
     "erf": (erf, randn, ERF), "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), randn, ARITH),
     "relu": (lambda x: np.maximum(x, 0), randn, EXACT),
     "silu": (lambda x: x / (1 + np.exp(-x)), randn, ARITH),
+    "sin": (np.sin, randn, ARITH), "cos": (np.cos, randn, ARITH),
+    "tan": (np.tan, lambda *s: randn(*s) * 0.4, ARITH),
+    "asin": (np.arcsin, lambda *s: np.tanh(randn(*s)) / 3, ARITH),
+    "acos": (np.arccos, lambda *s: np.tanh(randn(*s)) / 3, ARITH),
+    "atan": (np.arctan, randn, ARITH), "sinh": (np.sinh, randn, ARITH),
+    "cosh": (np.cosh, randn, ARITH), "asinh": (np.arcsinh, randn, ARITH),
+    "acosh": (np.arccosh, lambda *s: pos(*s) + 1, ARITH),
+    "atanh": (np.arctanh, lambda *s: np.tanh(randn(*s)) / 3, ARITH),
 }
 for op, (fn, gen, tol) in UN.items():
     for shape in [(37,), (3, 5, 19)]:

@@ -42,6 +42,18 @@ MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildErf(DlcB b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildSigmoid(DlcB b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildRelu(DlcB b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildSilu(DlcB b, MlirValue x);
+/* Trigonometric and hyperbolic functions (float tensors). */
+MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildSin(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildCos(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildTan(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAsin(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAcos(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAtan(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildSinh(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildCosh(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAsinh(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAcosh(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAtanh(DlcB b, MlirValue x);
 MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildGelu(DlcB b, MlirValue x, bool tanhApprox);
 MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildClamp(DlcB b, MlirValue x, double min,
                                                double max);

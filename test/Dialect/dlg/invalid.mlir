@@ -58,9 +58,9 @@ func.func @f3(%a: tensor<4xi1>) {
 // -----
 
 // unsupported element type
-func.func @f4(%a: tensor<4xf64>) {
+func.func @f4(%a: tensor<4xi16>) {
   // expected-error @+1 {{operand #0 must be ranked tensor of}}
-  %0 = "dlg.relu"(%a) : (tensor<4xf64>) -> tensor<4xf64>
+  %0 = "dlg.relu"(%a) : (tensor<4xi16>) -> tensor<4xi16>
   return
 }
 // -----
@@ -99,7 +99,7 @@ func.func @f8(%c: tensor<5xi1>, %a: tensor<4xf32>) {
 
 // float-only op on integers
 func.func @f9(%a: tensor<4xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values}}
   %0 = "dlg.exp"(%a) : (tensor<4xi32>) -> tensor<4xi32>
   return
 }
@@ -604,7 +604,7 @@ func.func @f71() {
 // constant: unsupported element type
 func.func @f72() {
   // expected-error @+1 {{result #0 must be ranked tensor of}}
-  %0 = dlg.constant dense<1.0> : tensor<4xf64>
+  %0 = dlg.constant dense<1> : tensor<4xi16>
   return
 }
 // -----
@@ -631,4 +631,13 @@ func.func @misspelt_attribute(%a: tensor<4x8xf32>) -> tensor<4xf32> {
 func.func @prefixed_attribute(%a: tensor<4x8xf32>) -> tensor<4xf32> {
   %0 = dlg.reduce_sum %a {axes = array<i64: 1>, dlc.note = "kept"} : tensor<4x8xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// the trigonometric functions take float tensors only
+func.func @trig_int(%a: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = dlg.sin %a : tensor<4xi32>
+  return
 }

@@ -186,6 +186,44 @@ func.func @data_movement(%x: tensor<2x3x4xf32>, %y: tensor<2x5x4xf32>, %e: tenso
   return %5 : tensor<4x7x16xf32>
 }
 
+// Trigonometric and hyperbolic functions.
+// CHECK-LABEL: func.func @trig
+// CHECK: dlg.sin
+// CHECK: dlg.cos
+// CHECK: dlg.tan
+// CHECK: dlg.asin
+// CHECK: dlg.acos
+// CHECK: dlg.atan
+// CHECK: dlg.sinh
+// CHECK: dlg.cosh
+// CHECK: dlg.asinh
+// CHECK: dlg.acosh
+// CHECK: dlg.atanh %{{.*}} : tensor<2x3xf32>
+func.func @trig(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = dlg.sin %x : tensor<2x3xf32>
+  %1 = dlg.cos %0 : tensor<2x3xf32>
+  %2 = dlg.tan %1 : tensor<2x3xf32>
+  %3 = dlg.asin %2 : tensor<2x3xf32>
+  %4 = dlg.acos %3 : tensor<2x3xf32>
+  %5 = dlg.atan %4 : tensor<2x3xf32>
+  %6 = dlg.sinh %5 : tensor<2x3xf32>
+  %7 = dlg.cosh %6 : tensor<2x3xf32>
+  %8 = dlg.asinh %7 : tensor<2x3xf32>
+  %9 = dlg.acosh %8 : tensor<2x3xf32>
+  %10 = dlg.atanh %9 : tensor<2x3xf32>
+  return %10 : tensor<2x3xf32>
+}
+
+// float64 tensors (ONNX DOUBLE) are dlg tensors too.
+// CHECK-LABEL: func.func @f64
+// CHECK: dlg.exp %{{.*}} : tensor<2x3xf64>
+// CHECK: dlg.reduce_sum %{{.*}} {axes = array<i64: 1>} : tensor<2x3xf64> -> tensor<2xf64>
+func.func @f64(%x: tensor<2x3xf64>) -> tensor<2xf64> {
+  %0 = dlg.exp %x : tensor<2x3xf64>
+  %1 = dlg.reduce_sum %0 {axes = array<i64: 1>, keepdims = false} : tensor<2x3xf64> -> tensor<2xf64>
+  return %1 : tensor<2xf64>
+}
+
 // The generic form is the public contract: every attribute is a property.
 // GENERIC: "dlg.matmul"(%{{.*}}, %{{.*}}) <{transpose_a = false, transpose_b = false}>
 // GENERIC: "dlg.conv2d"(%{{.*}}, %{{.*}}, %{{.*}}) <{dilations = array<i64: 1, 1>, groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}>
