@@ -5,8 +5,9 @@ the node and the input (or output) at fault. In order:
 
 1. Text fields are UTF-8: protobuf hands an invalid field back as bytes,
    which the importer would trip over with a TypeError.
-2. The default-domain opset is declared and in SUPPORTED_OPSETS (opsets
-   under the importer's native range are then converted by dlc.onnx).
+2. The default-domain opset is declared. Its range is dlc.onnx's concern:
+   it imports OPSET_RANGE natively and converts others with
+   onnx.version_converter, or raises UnsupportedOpsetError naming the opset.
 3. The graph is well formed: every node input is produced by a node or
    declared (graph input or initializer), no name is produced twice, every
    graph output is produced or declared, and the nodes form no cycle (a
@@ -31,13 +32,6 @@ try:
     import onnx as _onnx
 except ImportError:  # pragma: no cover - onnx is an optional dependency
     _onnx = None
-
-# Default-domain (ai.onnx) opsets dlc accepts: those this onnx library
-# defines. dlc.onnx imports OPSET_RANGE natively and converts the others
-# with onnx.version_converter (an opset it cannot convert is named then);
-# a newer opset than the library knows has no schema to convert from.
-SUPPORTED_OPSETS = (1, _onnx.defs.onnx_opset_version() if _onnx else 17)
-
 
 def _fail(message):
     raise CompileError(message, "")
@@ -113,13 +107,28 @@ class node_errors:
 
 def _check_opset(model):
     versions = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
-    lo, hi = SUPPORTED_OPSETS
     if not versions:
-        _fail(f"the ONNX model declares no opset for the default domain (ai.onnx); "
-              f"dlc supports opsets {lo} to {hi}")
-    if not lo <= versions[0] <= hi:
-        _fail(f"the ONNX model's opset {versions[0]} (ai.onnx) is outside the range dlc "
-              f"supports, {lo} to {hi} (the newest this onnx library defines)")
+        _fail("the ONNX model declares no opset for the default domain (ai.onnx)")
+
+
+def _with_shape_fields(model):
+    """The model for onnx.checker: onnx 1.12's checker demands a `shape` on
+    every graph input/output/value_info tensor type, while the ONNX spec
+    (and later checkers) let it be absent (rank unknown), which exporters
+    write for outputs and dlc infers anyway. A copy with an empty shape
+    field where one is missing (the checker's other rules still apply;
+    shapes are not inferred by it); the model itself is unchanged."""
+    infos = lambda m: [*m.graph.input, *m.graph.output, *m.graph.value_info]
+    missing = lambda vi: (vi.type.HasField("tensor_type")
+                          and not vi.type.tensor_type.HasField("shape"))
+    if not any(missing(vi) for vi in infos(model)):
+        return model
+    copy = type(model)()
+    copy.CopyFrom(model)
+    for vi in infos(copy):
+        if missing(vi):
+            vi.type.tensor_type.shape.SetInParent()
+    return copy
 
 
 def _sorted_nodes(graph):
@@ -201,7 +210,7 @@ def check(model):
         model = sorted_model
     if _onnx is not None and model.ByteSize() < (1 << 31) - 1:
         try:
-            _onnx.checker.check_model(model)
+            _onnx.checker.check_model(_with_shape_fields(model))
         except _onnx.checker.ValidationError as e:
             first = str(e).strip().splitlines()
             _fail("the ONNX model is invalid (onnx.checker): " +

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.path.dirname(os.path.dirname(HERE))
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # test/AOT/Inputs -> the source root
 sys.path.insert(0, os.path.join(SRC, "test", "e2e"))
 
 
