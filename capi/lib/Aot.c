@@ -13,6 +13,7 @@
 #include "dlc-c/Aot.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "Entry.h"
 #include "shape/Checked.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -62,25 +63,9 @@ static void put(Buf *b, const char *fmt, ...) {
   b->n += (size_t)k;
 }
 
-static char *format(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  char *s = dlcXmalloc((size_t)n + 1);
-  va_start(ap, fmt);
-  vsnprintf(s, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  return s;
-}
-
 /*--- The entry's signature ------------------------------------------------------*/
 
-typedef struct {
-  DlcDType dtype;
-  int rank;
-  int64_t dims[DLC_MAX_RANK];
-} Tensor;
+typedef DlcTensorType Tensor; /* static: no DLC_DYNAMIC_DIM (readTensor) */
 
 static const struct {
   const char *mlir, *numpy, *c; /* "f32", "float32", "DLC_AOT_F32" */
@@ -91,70 +76,16 @@ static const struct {
     [DLC_I32] = {"i32", "int32", "I32"},     [DLC_I64] = {"i64", "int64", "I64"},
 };
 
-static bool dtypeOf(MlirType e, DlcDType *out) {
-  if (mlirTypeIsAF32(e)) *out = DLC_F32;
-  else if (mlirTypeIsAF16(e)) *out = DLC_F16;
-  else if (mlirTypeIsABF16(e)) *out = DLC_BF16;
-  else if (mlirTypeIsAF64(e)) *out = DLC_F64;
-  else if (mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 1) *out = DLC_I1;
-  else if (mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 8) *out = DLC_I8;
-  else if (mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 32) *out = DLC_I32;
-  else if (mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 64) *out = DLC_I64;
-  else return false;
-  return true;
-}
-
+/* The entry's tensor type, which must be static: an AOT library has no
+   shape specialisation. */
 static char *readTensor(MlirType t, const char *what, intptr_t i, Tensor *out) {
-  if (!mlirTypeIsARankedTensor(t) || !dtypeOf(mlirShapedTypeGetElementType(t), &out->dtype))
-    return format("%s %ld is not a ranked tensor of a supported element type", what, (long)i);
-  out->rank = (int)mlirShapedTypeGetRank(t);
-  if (out->rank > DLC_MAX_RANK)
-    return format("%s %ld has rank > %d", what, (long)i, DLC_MAX_RANK);
-  for (int d = 0; d < out->rank; ++d) {
-    if (mlirShapedTypeIsDynamicDim(t, d))
-      return format("%s %ld has a dynamic dimension (dim %d): an AOT library is compiled for "
-                    "static shapes; give the model static shapes (e.g. export the ONNX model "
-                    "without dynamic axes)", what, (long)i, d);
-    out->dims[d] = mlirShapedTypeGetDimSize(t, d);
-  }
-  return NULL;
-}
-
-static int64_t elements(const Tensor *t) {
-  int64_t n = 1;
-  for (int d = 0; d < t->rank; ++d)
-    n *= t->dims[d];
-  return n;
-}
-
-/* The entry: the named function, the only public one, or main. */
-static char *findEntry(MlirModule m, const char *want, MlirOperation *out) {
-  MlirOperation only = {NULL}, main = {NULL};
-  int publics = 0;
-  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
-    if (!(s.length == 9 && memcmp(s.data, "func.func", 9) == 0) ||
-        mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
-      continue;
-    MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("sym_name")));
-    if (want && mlirStringRefEqual(sym, str(want))) {
-      *out = op;
-      return NULL;
-    }
-    if (mlirStringRefEqual(sym, str("main")))
-      main = op;
-    if (mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("sym_visibility"))))
-      ++publics, only = op;
-  }
-  if (want)
-    return format("unknown entry '%s'", want);
-  if (publics == 1 || !mlirOperationIsNull(main)) {
-    *out = publics == 1 ? only : main;
-    return NULL;
-  }
-  return format("no entry function: %s; name one with --entry",
-                publics ? "several public functions and none is 'main'" : "no public function");
+  char *err = dlcReadTensorType(t, what, i, out);
+  for (int d = 0; !err && d < out->rank; ++d)
+    if (out->dims[d] == DLC_DYNAMIC_DIM)
+      err = dlcFormat("%s %ld has a dynamic dimension (dim %d): an AOT library is compiled for "
+                      "static shapes; give the model static shapes (e.g. export the ONNX model "
+                      "without dynamic axes)", what, (long)i, d);
+  return err;
 }
 
 /*--- The ABI functions, in the LLVM dialect --------------------------------------*/
@@ -343,9 +274,9 @@ static char *headerText(const char *name, const char *source, const char *entry,
   for (; name[k] && k < sizeof up - 1; ++k)
     up[k] = (char)toupper((unsigned char)name[k]);
   up[k] = 0;
-  char *parallel = threads > 1 ? format("   Parallel (OpenMP, libomp): %s_run sets the calling thread's OpenMP\n"
+  char *parallel = threads > 1 ? dlcFormat("   Parallel (OpenMP, libomp): %s_run sets the calling thread's OpenMP\n"
                                         "   thread count to %d (omp_set_num_threads).\n", name, threads)
-                               : format("%s", "");
+                               : dlcFormat("%s", "");
   Buf b = {NULL, 0, 0};
   put(&b,
       "/* %s.h: the C ABI of lib%s.so / %s.o, generated by dlc-compile from %s\n"
@@ -398,7 +329,7 @@ static char *headerText(const char *name, const char *source, const char *entry,
     put(&b, "] */\n#define %s_%s%d_NAME \"%s%d\"\n#define %s_%s%d_DTYPE DLC_AOT_%s\n"
             "#define %s_%s%d_RANK %d\n#define %s_%s%d_ELEMENTS %lld\n#define %s_%s%d_BYTES %lld\n",
         up, W, j, w, j, up, W, j, kDTypes[t->dtype].c, up, W, j, t->rank, up, W, j,
-        (long long)elements(t), up, W, j, (long long)(elements(t) * (int64_t)kSizes[t->dtype]));
+        (long long)dlcTensorTypeNumElements(t), up, W, j, (long long)(dlcTensorTypeNumElements(t) * (int64_t)kSizes[t->dtype]));
     put(&b, "static const int64_t %s_%s%d_SHAPE[%d] %s_UNUSED = {", up, W, j,
         t->rank ? t->rank : 1, up);
     if (t->rank)
@@ -491,7 +422,7 @@ static char *emitObject(MlirModule module, const char *name, const char *isa, co
   char *err = NULL, *msg = NULL;
   if (!m) {
     LLVMContextDispose(llctx);
-    return format("translation to LLVM IR failed");
+    return dlcFormat("translation to LLVM IR failed");
   }
   internalize(m, name);
   if (tsan)
@@ -508,7 +439,7 @@ static char *emitObject(MlirModule module, const char *name, const char *isa, co
   }
   LLVMTargetMachineRef tm = NULL;
   if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
-    err = format("no LLVM target for %s: %s", triple, msg);
+    err = dlcFormat("no LLVM target for %s: %s", triple, msg);
     goto done;
   }
   tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive,
@@ -524,12 +455,12 @@ static char *emitObject(MlirModule module, const char *name, const char *isa, co
   LLVMDisposePassBuilderOptions(po);
   if (e) {
     char *t = LLVMGetErrorMessage(e);
-    err = format("LLVM optimisation failed: %s", t);
+    err = dlcFormat("LLVM optimisation failed: %s", t);
     LLVMDisposeErrorMessage(t);
     goto done;
   }
   if (LLVMTargetMachineEmitToFile(tm, m, path, LLVMObjectFile, &msg)) {
-    err = format("cannot write %s: %s", path, msg ? msg : "?");
+    err = dlcFormat("cannot write %s: %s", path, msg ? msg : "?");
     goto done;
   }
 done:
@@ -565,22 +496,22 @@ static char *linkShared(const char *obj, const char *lib, int threads) {
       continue;
     int status;
     if (waitpid(pid, &status, 0) < 0)
-      return format("waiting for %s: %s", kDrivers[d], strerror(errno));
+      return dlcFormat("waiting for %s: %s", kDrivers[d], strerror(errno));
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
       return NULL;
-    return format("linking %s with %s failed (status %d)", lib, kDrivers[d],
+    return dlcFormat("linking %s with %s failed (status %d)", lib, kDrivers[d],
                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   }
-  return format("no C compiler driver (cc or clang-22) to link %s", lib);
+  return dlcFormat("no C compiler driver (cc or clang-22) to link %s", lib);
 }
 
 static char *writeFile(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
   if (!f)
-    return format("cannot write %s: %s", path, strerror(errno));
+    return dlcFormat("cannot write %s: %s", path, strerror(errno));
   fputs(text, f);
   if (fclose(f))
-    return format("cannot write %s: %s", path, strerror(errno));
+    return dlcFormat("cannot write %s: %s", path, strerror(errno));
   return NULL;
 }
 
@@ -607,7 +538,7 @@ static bool declares(MlirModule m, MlirStringRef sym) {
 
 static char *diagnosticsOr(DlcDiagnostics *d, const char *fallback) {
   const char *t = dlcDiagnosticsText(d);
-  return format("%s", t && *t ? t : fallback);
+  return dlcFormat("%s", t && *t ? t : fallback);
 }
 
 bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceName,
@@ -620,15 +551,15 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
   char *err = NULL;
   if (o->target && strcmp(o->target, "cpu"))
     err = !strcmp(o->target, "cuda")
-              ? format("target 'cuda' is not yet supported by dlc-compile (only 'cpu')")
-              : format("unknown target '%s' (cpu or cuda)", o->target);
+              ? dlcFormat("target 'cuda' is not yet supported by dlc-compile (only 'cpu')")
+              : dlcFormat("unknown target '%s' (cpu or cuda)", o->target);
   else if (strcmp(isa, "host") && strcmp(isa, "avx2") && strcmp(isa, "avx512"))
-    err = format("unknown isa '%s' (host, avx2 or avx512)", isa);
+    err = dlcFormat("unknown isa '%s' (host, avx2 or avx512)", isa);
   else if (o->sanitizer && (strcmp(o->sanitizer, "thread") || threads > 1))
-    err = format("sanitizer '%s' is not supported (only 'thread', with 1 thread: libomp is "
+    err = dlcFormat("sanitizer '%s' is not supported (only 'thread', with 1 thread: libomp is "
                  "not instrumented)", o->sanitizer);
   else if (!isIdentifier(name) || strlen(name) > 64)
-    err = format("the library name '%s' is not a C identifier of at most 64 characters",
+    err = dlcFormat("the library name '%s' is not a C identifier of at most 64 characters",
                  name ? name : "");
   if (err) {
     *error = err;
@@ -648,7 +579,7 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
     goto done;
   }
   MlirOperation f = {NULL};
-  if ((err = findEntry(module, o->entry, &f)))
+  if ((err = dlcFindEntry(module, o->entry, &f)))
     goto done;
   MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(f, str("sym_name")));
   snprintf(entry, sizeof entry, "%.*s", (int)sym.length, sym.data);
@@ -663,7 +594,7 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
   if (err)
     goto done;
   if (isAbi(entry, name)) {
-    err = format("the entry @%s clashes with the library's own %s; choose another --name",
+    err = dlcFormat("the entry @%s clashes with the library's own %s; choose another --name",
                  entry, entry);
     goto done;
   }
@@ -697,9 +628,9 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
     err = diagnosticsOr(diags, "internal error: the module with its ABI wrapper does not verify");
     goto done;
   }
-  paths[0] = format("%s/%s.o", outDir, name);
-  paths[1] = format("%s/lib%s.so", outDir, name);
-  paths[2] = format("%s/%s.h", outDir, name);
+  paths[0] = dlcFormat("%s/%s.o", outDir, name);
+  paths[1] = dlcFormat("%s/lib%s.so", outDir, name);
+  paths[2] = dlcFormat("%s/%s.h", outDir, name);
   if ((err = emitObject(module, name, isa, paths[0], o->sanitizer != NULL)))
     goto done;
   if (o->sharedLibrary && (err = linkShared(paths[0], paths[1], threads)))

@@ -5,6 +5,7 @@
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "dlc-c/Specialize.h"
+#include "Entry.h"
 #include "profile.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -80,18 +81,6 @@ struct DlcProgram {
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-static char *format(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  char *s = dlcXmalloc((size_t)n + 1);
-  va_start(ap, fmt);
-  vsnprintf(s, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  return s;
-}
-
 size_t dlcDTypeSize(DlcDType t) {
   switch (t) {
   case DLC_F32: case DLC_I32: return 4;
@@ -135,97 +124,9 @@ const char *dlcTensorTypeFormat(const DlcTensorType *t, char *buf, size_t len) {
   return buf;
 }
 
-static bool dtypeOf(MlirType e, DlcDType *out) {
-  if (mlirTypeIsAF32(e)) *out = DLC_F32;
-  else if (mlirTypeIsAF16(e)) *out = DLC_F16;
-  else if (mlirTypeIsABF16(e)) *out = DLC_BF16;
-  else if (mlirTypeIsAF64(e)) *out = DLC_F64;
-  else if (mlirTypeIsAInteger(e)) {
-    unsigned w = mlirIntegerTypeGetWidth(e);
-    if (w == 1) *out = DLC_I1;
-    else if (w == 8) *out = DLC_I8;
-    else if (w == 32) *out = DLC_I32;
-    else if (w == 64) *out = DLC_I64;
-    else return false;
-  } else
-    return false;
-  return true;
-}
-
-/* The entry's tensor type at position i, or a message. */
-static char *readType(MlirType t, const char *what, intptr_t i, DlcTensorType *out) {
-  if (!mlirTypeIsARankedTensor(t) || !dtypeOf(mlirShapedTypeGetElementType(t), &out->dtype))
-    return format("%s %ld is not a ranked tensor of a supported element type", what, (long)i);
-  out->rank = (int32_t)mlirShapedTypeGetRank(t);
-  if (out->rank > DLC_MAX_RANK)
-    return format("%s %ld has rank > %d", what, (long)i, DLC_MAX_RANK);
-  DlcTensorType fixed = *out; /* dynamic dims as 1 for the size check */
-  for (int32_t d = 0; d < out->rank; ++d) {
-    out->dims[d] = mlirShapedTypeIsDynamicDim(t, d) ? DLC_DYNAMIC_DIM
-                                                    : mlirShapedTypeGetDimSize(t, d);
-    fixed.dims[d] = out->dims[d] == DLC_DYNAMIC_DIM ? 1 : out->dims[d];
-  }
-  if (dlcTensorTypeNumBytes(&fixed) < 0) {
-    char buf[256];
-    return format("%s %ld (%s) has more than %lld bytes, the largest tensor dlc handles",
-                  what, (long)i, dlcTensorTypeFormat(out, buf, sizeof buf),
-                  (long long)INT64_MAX);
-  }
-  return NULL;
-}
-
-static bool isPublic(MlirOperation f) {
-  return mlirAttributeIsNull(mlirOperationGetAttributeByName(f, str("sym_visibility")));
-}
-
-static MlirStringRef symName(MlirOperation f) {
-  return mlirStringAttrGetValue(mlirOperationGetAttributeByName(f, str("sym_name")));
-}
-
-/* Finds the entry function: the named one, the only public one, or main. */
-static char *findEntry(MlirModule m, const char *want, MlirOperation *out) {
-  MlirOperation only = {NULL}, main = {NULL};
-  int publics = 0;
-  char names[512] = "";
-  size_t n = 0;
-  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirIdentifier name = mlirOperationGetName(op);
-    MlirStringRef s = mlirIdentifierStr(name);
-    if (!(s.length == 9 && memcmp(s.data, "func.func", 9) == 0) ||
-        mlirRegionIsNull(mlirOperationGetRegion(op, 0)) ||
-        mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))))
-      continue;
-    MlirStringRef sym = symName(op);
-    if (n < sizeof names - 1)
-      n += (size_t)snprintf(names + n, sizeof names - n, "%s%.*s", n ? ", " : "",
-                            (int)sym.length, sym.data);
-    if (want && strlen(want) == sym.length && memcmp(want, sym.data, sym.length) == 0) {
-      *out = op;
-      return NULL;
-    }
-    if (sym.length == 4 && memcmp(sym.data, "main", 4) == 0)
-      main = op;
-    if (isPublic(op))
-      ++publics, only = op;
-  }
-  if (want)
-    return format("unknown entry '%s' (functions: %s)", want, n ? names : "none");
-  if (publics == 1) {
-    *out = only;
-    return NULL;
-  }
-  if (!mlirOperationIsNull(main)) {
-    *out = main;
-    return NULL;
-  }
-  return format("no entry function: %s; name one with --entry",
-                publics ? "several public functions and none is 'main'" : "no public function");
-}
-
 static char *diagnosticsOr(DlcDiagnostics *d, const char *fallback) {
   const char *t = dlcDiagnosticsText(d);
-  return format("%s", t && *t ? t : fallback);
+  return dlcFormat("%s", t && *t ? t : fallback);
 }
 
 static const char *const kRuntimeLibs[] = {
@@ -332,7 +233,7 @@ static char *readProfile(Variant *v) {
   MlirAttribute t = mlirOperationGetDiscardableAttributeByName(mlirModuleGetOperation(v->module),
                                                                 str("dlc.profile"));
   if (mlirAttributeIsNull(t) || !mlirAttributeIsAArray(t))
-    return format("profiling needs the kernels timed: the pipeline must run "
+    return dlcFormat("profiling needs the kernels timed: the pipeline must run "
                   "lower-to-llvm{profile=true}");
   intptr_t n = mlirArrayAttrGetNumElements(t);
   DlcProfileKernel *k = dlcXcalloc((size_t)n + 1, sizeof *k);
@@ -374,7 +275,7 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
      argument of the lowered function, memrefs expanded field by field. */
   v->invoke = (void (*)(void **))mlirExecutionEngineLookupPacked(v->engine, str(p->entry));
   if (!v->invoke)
-    return format("the compiled module has no entry '%s'", p->entry);
+    return dlcFormat("the compiled module has no entry '%s'", p->entry);
   if (!p->setThreads) {
     void *omp = dlopen("libomp.so.5", RTLD_NOW | RTLD_NOLOAD);
     if (omp) {
@@ -410,7 +311,7 @@ static char *specialize(DlcProgram *p, const DlcTensorType *inputs, Variant *v) 
     types[i] = mlirRankedTensorTypeGet(inputs[i].rank, inputs[i].dims,
                                        elementTypeOf(p->ctx, inputs[i].dtype),
                                        mlirAttributeGetNull());
-  if (!(err = findEntry(v->module, p->entry, &entry)) &&
+  if (!(err = dlcFindEntry(v->module, p->entry, &entry)) &&
       mlirLogicalResultIsFailure(dlcSpecializeFunction(entry, p->numInputs, types)))
     err = diagnosticsOr(diags, "cannot specialize the entry to the input shapes");
   free(types);
@@ -420,9 +321,9 @@ static char *specialize(DlcProgram *p, const DlcTensorType *inputs, Variant *v) 
     memcpy(v->types, inputs, sizeof *inputs * (size_t)p->numInputs);
     for (intptr_t i = 0; i < p->numOutputs && !err; ++i) {
       DlcTensorType *o = &v->types[p->numInputs + i];
-      err = readType(mlirFunctionTypeGetResult(ft, i), "result", i, o);
+      err = dlcReadTensorType(mlirFunctionTypeGetResult(ft, i), "result", i, o);
       if (!err && hasDynamicDim(o))
-        err = format("result %ld keeps a dynamic dimension for these input shapes", (long)i);
+        err = dlcFormat("result %ld keeps a dynamic dimension for these input shapes", (long)i);
     }
   }
   if (!err)
@@ -439,13 +340,13 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
   const DlcCompileOptions *o = options ? options : &dflt;
   if (o->threads < 0) {
     if (error)
-      *error = format("threads must be 0 (all cores) or positive, got %d", o->threads);
+      *error = dlcFormat("threads must be 0 (all cores) or positive, got %d", o->threads);
     return NULL;
   }
   DlcProgram *p = calloc(1, sizeof *p);
   if (!p) {
     if (error)
-      *error = format("out of memory allocating a program (%zu bytes)", sizeof *p);
+      *error = dlcFormat("out of memory allocating a program (%zu bytes)", sizeof *p);
     return NULL;
   }
   pthread_mutex_init(&p->cacheLock, NULL);
@@ -454,7 +355,7 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
   p->threads = o->threads;
   p->profile = o->profile;
   p->optLevel = o->optLevel > 0 ? o->optLevel : 3;
-  p->pipeline = format("%s", o->pipeline ? o->pipeline
+  p->pipeline = dlcFormat("%s", o->pipeline ? o->pipeline
                              : o->profile ? "builtin.module(lower-to-llvm{profile=true})"
                                           : "builtin.module(lower-to-llvm)");
   DlcDiagnostics *diags = dlcDiagnosticsAttach(p->ctx);
@@ -464,7 +365,7 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
   p->cuda = strstr(p->pipeline, "lower-to-nvvm") != NULL;
   char why[512];
   if (p->cuda && !dlcCudaAvailable(why, sizeof why)) {
-    err = format("target cuda: %s", why);
+    err = dlcFormat("target cuda: %s", why);
     goto fail;
   }
 
@@ -475,10 +376,10 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
     goto fail;
   }
   p->source = module;
-  if ((err = findEntry(module, o->entry, &entry)))
+  if ((err = dlcFindEntry(module, o->entry, &entry)))
     goto fail;
   {
-    MlirStringRef sym = symName(entry);
+    MlirStringRef sym = dlcFuncSymName(entry);
     snprintf(p->entry, sizeof p->entry, "%.*s", (int)sym.length, sym.data);
     MlirType ft = mlirTypeAttrGetValue(
         mlirOperationGetAttributeByName(entry, str("function_type")));
@@ -486,14 +387,14 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
     p->numOutputs = mlirFunctionTypeGetNumResults(ft);
     p->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *p->types);
     for (intptr_t i = 0; i < p->numInputs && !err; ++i) {
-      err = readType(mlirFunctionTypeGetInput(ft, i), "input", i, &p->types[i]);
+      err = dlcReadTensorType(mlirFunctionTypeGetInput(ft, i), "input", i, &p->types[i]);
       p->dynamic |= !err && hasDynamicDim(&p->types[i]);
     }
     for (intptr_t i = 0; i < p->numOutputs && !err; ++i) {
-      err = readType(mlirFunctionTypeGetResult(ft, i), "result", i,
+      err = dlcReadTensorType(mlirFunctionTypeGetResult(ft, i), "result", i,
                      &p->types[p->numInputs + i]);
       if (!err && !p->dynamic && hasDynamicDim(&p->types[p->numInputs + i]))
-        err = format("result %ld has a dynamic dimension that no input determines", (long)i);
+        err = dlcFormat("result %ld has a dynamic dimension that no input determines", (long)i);
     }
     if (err)
       goto fail;
