@@ -37,6 +37,31 @@ def sources():
         yield "op " + name, src
     for name, make in models.MODELS.items():
         yield "model " + name, make()[0]
+    # bench/run.py's models: its GEMM sizes, the elementwise chain, RMSNorm,
+    # BERT-base with 12 layers, and ResNet-50 / MobileNetV2 through the ONNX
+    # importer (torchvision's, exported at opset 13 as the bench does).
+    sys.path.insert(0, os.path.join(HERE, "..", "bench"))
+    import run as bench
+    for m, k, n in [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024),
+                    (2048, 2048, 2048), (128, 768, 3072)]:
+        yield f"bench gemm {m}x{k}x{n}", bench.gemm_source(m, k, n)
+    yield "bench bert-base 12 layers", bench.bert12_source(12)
+    if os.environ.get("DLC_DIGEST_ONNX", "1") == "1":
+        yield from onnx_models()
+
+
+def onnx_models():
+    import torch
+    import torchvision
+    import dlc.onnx
+    for name, ctor in [("resnet50", torchvision.models.resnet50),
+                       ("mobilenet_v2", torchvision.models.mobilenet_v2)]:
+        torch.manual_seed(0)
+        net = ctor().eval()
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, name + ".onnx")
+            torch.onnx.export(net, torch.randn(1, 3, 224, 224), path, opset_version=13)
+            yield "bench onnx " + name, dlc.onnx.import_graph(path).mlir()
 
 
 def digest(opt, tmp, pipe, name, src):
