@@ -4,6 +4,9 @@
 // operand order and attribute names are a public contract (DLG-OPS.md).
 // Every op except reshape, cast and constant infers its result type from one
 // C shape rule (dlc-c/Shape.h); the verifier reports that rule's message.
+// Every op names its family (Dlg_*Family, "Op families" below), which the
+// passes, the reference kernels and the Python builder read through
+// dlc-c/Dlg.h's dlcDlgOpGetFamily instead of keeping lists of op names.
 //
 //===----------------------------------------------------------------------===//
 
