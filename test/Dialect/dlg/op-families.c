@@ -21,10 +21,13 @@ static MlirStringRef ref(const char *s) { return mlirStringRefCreateFromCString(
 
 static void printToStdout(MlirStringRef s, void *u) { fwrite(s.data, 1, s.length, stdout); }
 
+/* Diagnostics with their location: the builder's error is reported there. */
 static MlirLogicalResult onDiagnostic(MlirDiagnostic d, void *u) {
-  printf("diagnostic: ");
+  fputs("diagnostic at ", stdout);
+  mlirLocationPrint(mlirDiagnosticGetLocation(d), printToStdout, NULL);
+  fputs(": ", stdout);
   mlirDiagnosticPrint(d, printToStdout, NULL);
-  printf("\n");
+  fputc('\n', stdout);
   return mlirLogicalResultSuccess();
 }
 
@@ -172,5 +175,5 @@ int main(void) {
 // CHECK-NEXT: '': none
 // CHECK-NEXT: out of range: none
 // CHECK-NEXT: exp built: yes
-// CHECK-NEXT: diagnostic: 'dlg.matmul' is not an elementwise dlg op (family contraction; expected unary, binary, compare or select)
+// CHECK-NEXT: diagnostic at loc("families.c":1:1): 'dlg.matmul' is not an elementwise dlg op (family contraction; expected unary, binary, compare or select)
 // CHECK-NEXT: matmul built: no
