@@ -3,7 +3,7 @@
    Ops are visited in program order; each consumer absorbs the kernels of
    its producers when the rules allow (DESIGN.md, after TVM's FuseOps):
      - an elementwise or injective producer fuses into any consumer except
-       that only injective ops (transpose, reshape) may feed a contraction,
+       that only layout ops (transpose, reshape) may feed a contraction,
        where they become its indexing: an elementwise prologue would be
        recomputed for every element the contraction reads;
      - a contraction or reduction kernel takes an elementwise epilogue;
@@ -13,10 +13,12 @@
        its last op, which keeps kernels in a valid topological order;
      - a kernel holds at most max-ops ops.
    Splat constants are cloned into the kernels that read them; other
-   constants stay outside as kernel operands. */
+   constants stay outside as kernel operands. Which kind an op is comes from
+   its family (dlcDlgOpGetFamily), through kKindOfFamily. */
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
+#include "dlc-c/Dlg.h"
 #include "dlc-c/Passes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -24,33 +26,37 @@
 #include "shape/Checked.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-typedef enum { K_ELEMENTWISE, K_INJECTIVE, K_REDUCTION, K_CONTRACTION, K_OPAQUE } Kind;
+/* K_OPAQUE first: a family missing from kKindOfFamily is never fused. */
+typedef enum { K_OPAQUE, K_ELEMENTWISE, K_INJECTIVE, K_REDUCTION, K_CONTRACTION } Kind;
 
-static const char *const kKindNames[] = {"elementwise", "injective", "reduction", "contraction",
-                                         "opaque"};
+static const char *const kKindNames[] = {"opaque", "elementwise", "injective", "reduction",
+                                         "contraction"};
 
-static bool isAny(MlirOperation op, const char *const *names) {
-  for (; *names; ++names)
-    if (dlcOpIs(op, *names))
-      return true;
-  return false;
-}
+/* What fusion makes of each op family (dlc-c/Dlg.h; the families are
+   declared in DlgOps.td): an op added to a family is fused as its family is,
+   with no edit here. Norms, softmax and pools reduce along some dims, so
+   they are a kernel's root like reductions; batch_norm (inference) is a
+   per-channel affine map, elementwise. Gather indexes by data, which no
+   producer or consumer can be folded into. */
+static const Kind kKindOfFamily[DLC_OP_FAMILY_COUNT] = {
+    [DLC_OP_FAMILY_NONE] = K_OPAQUE,           [DLC_OP_FAMILY_CONSTANT] = K_OPAQUE, /* not fused */
+    [DLC_OP_FAMILY_UNARY] = K_ELEMENTWISE,     [DLC_OP_FAMILY_BINARY] = K_ELEMENTWISE,
+    [DLC_OP_FAMILY_COMPARE] = K_ELEMENTWISE,   [DLC_OP_FAMILY_SELECT] = K_ELEMENTWISE,
+    [DLC_OP_FAMILY_CAST] = K_ELEMENTWISE,      [DLC_OP_FAMILY_CHANNEL_AFFINE] = K_ELEMENTWISE,
+    [DLC_OP_FAMILY_NORM] = K_REDUCTION,        [DLC_OP_FAMILY_REDUCTION] = K_REDUCTION,
+    [DLC_OP_FAMILY_POOL] = K_REDUCTION,        [DLC_OP_FAMILY_CONTRACTION] = K_CONTRACTION,
+    [DLC_OP_FAMILY_LAYOUT] = K_INJECTIVE,      [DLC_OP_FAMILY_DATA_MOVEMENT] = K_INJECTIVE,
+    [DLC_OP_FAMILY_GATHER] = K_OPAQUE,
+};
+_Static_assert(DLC_OP_FAMILY_COUNT == 15, "a new op family needs its row in kKindOfFamily");
 
-static Kind classify(MlirOperation op) {
-  static const char *const injective[] = {"dlg.transpose", "dlg.reshape", "dlg.slice",
-                                          "dlg.concat", "dlg.pad", NULL};
-  static const char *const reduction[] = {
-      "dlg.softmax", "dlg.log_softmax", "dlg.layer_norm", "dlg.rms_norm", "dlg.reduce_sum",
-      "dlg.reduce_mean", "dlg.reduce_max", "dlg.reduce_min", "dlg.max_pool2d",
-      "dlg.avg_pool2d", NULL};
-  static const char *const contraction[] = {"dlg.matmul", "dlg.conv2d", NULL};
-  if (isAny(op, contraction)) return K_CONTRACTION;
-  if (isAny(op, reduction)) return K_REDUCTION;
-  if (isAny(op, injective)) return K_INJECTIVE;
-  if (dlcOpIs(op, "dlg.gather")) return K_OPAQUE;
-  return K_ELEMENTWISE; /* elementwise, broadcast, where, cast, clamp, batch_norm */
+static Kind classify(MlirOperation op) { return kKindOfFamily[dlcDlgOpGetFamily(op)]; }
+
+/* Only layout ops (every element moved, none added or dropped) may feed a
+   contraction: they become its indexing. */
+static bool isIndexing(MlirOperation op) {
+  return dlcDlgOpGetFamily(op) == DLC_OP_FAMILY_LAYOUT;
 }
 
 static bool hasRoot(Kind k) { return k == K_REDUCTION || k == K_CONTRACTION; }
@@ -217,15 +223,15 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
              dlcXcalloc((size_t)cap + 1, sizeof(bool)), 0};
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
-    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-    if (n.length < 4 || memcmp(n.data, "dlg.", 4) != 0 || dlcOpIs(op, "dlg.constant"))
-      continue;
+    DlcOpFamily family = dlcDlgOpGetFamily(op);
+    if (family == DLC_OP_FAMILY_NONE || family == DLC_OP_FAMILY_CONSTANT)
+      continue; /* not dlg (func.return, ...), or a constant: never a kernel */
     int i = g.n++;
     g.ops[i] = op;
     g.parent[i] = i;
     g.size[i] = 1;
     g.kind[i] = classify(op);
-    g.onlyInjective[i] = dlcOpIs(op, "dlg.transpose") || dlcOpIs(op, "dlg.reshape");
+    g.onlyInjective[i] = isIndexing(op);
     for (intptr_t a = 0; a < mlirOperationGetNumOperands(op); ++a) {
       MlirValue v = mlirOperationGetOperand(op, a);
       if (!mlirValueIsAOpResult(v))

@@ -1,29 +1,48 @@
 /* One builder per dlg op (see dlc-c/Dlg.h). Each is the op name, its
-   operands and its attributes; result types come from the shape rules. */
+   operands and its attributes; result types come from the shape rules.
+   The elementwise families share one builder, checked against the op's
+   family, so a new elementwise op needs no code here beyond its one line. */
 
 #include "dlc-c/Dlg.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+
+#include <stdio.h>
 
 static const int64_t kOnes2[2] = {1, 1};
 static const int64_t kZeros4[4] = {0, 0, 0, 0};
 
 #define OR(p, dflt) ((p) ? (p) : (dflt))
 
-static MlirValue unary(DlcB b, const char *name, MlirValue x) {
-  return dlcBuildValue(b, name, DLC_VALUES(x), DLC_NO_ATTRS);
+static bool isElementwiseFamily(DlcOpFamily f) {
+  return f == DLC_OP_FAMILY_UNARY || f == DLC_OP_FAMILY_BINARY ||
+         f == DLC_OP_FAMILY_COMPARE || f == DLC_OP_FAMILY_SELECT;
 }
 
-static MlirValue binary(DlcB b, const char *name, MlirValue l, MlirValue r) {
-  return dlcBuildValue(b, name, DLC_VALUES(l, r), DLC_NO_ATTRS);
+MlirValue dlcDlgBuildElementwise(DlcB b, const char *name, intptr_t n,
+                                 const MlirValue *operands) {
+  DlcOpFamily f = dlcDlgOpFamilyOfName(b->context, mlirStringRefCreateFromCString(name));
+  if (!isElementwiseFamily(f)) {
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "'%s' is not an elementwise dlg op (family %s; expected unary, binary, "
+             "compare or select)",
+             name, dlcOpFamilyGetName(f));
+    mlirEmitError(b->loc, msg);
+    return (MlirValue){NULL};
+  }
+  return dlcBuildValue(b, name, n, operands, DLC_NO_ATTRS);
 }
 
 #define DLC_UNARY(Fn, name)                                                    \
-  MlirValue mlirDlgBuild##Fn(DlcB b, MlirValue x) { return unary(b, name, x); }
+  MlirValue dlcDlgBuild##Fn(DlcB b, MlirValue x) {                             \
+    return dlcDlgBuildElementwise(b, name, DLC_VALUES(x));                     \
+  }
 #define DLC_BINARY(Fn, name)                                                   \
-  MlirValue mlirDlgBuild##Fn(DlcB b, MlirValue l, MlirValue r) {               \
-    return binary(b, name, l, r);                                              \
+  MlirValue dlcDlgBuild##Fn(DlcB b, MlirValue l, MlirValue r) {                \
+    return dlcDlgBuildElementwise(b, name, DLC_VALUES(l, r));                  \
   }
 
 DLC_BINARY(Add, "dlg.add")
@@ -56,22 +75,22 @@ DLC_UNARY(Asinh, "dlg.asinh")
 DLC_UNARY(Acosh, "dlg.acosh")
 DLC_UNARY(Atanh, "dlg.atanh")
 
-MlirValue mlirDlgBuildConstant(DlcB b, MlirAttribute value) {
+MlirValue dlcDlgBuildConstant(DlcB b, MlirAttribute value) {
   return dlcBuildValue(b, "dlg.constant", 0, NULL,
                        DLC_ATTRS(dlcNamed(b->context, "value", value)));
 }
 
-MlirValue mlirDlgBuildWhere(DlcB b, MlirValue cond, MlirValue l, MlirValue r) {
-  return dlcBuildValue(b, "dlg.where", DLC_VALUES(cond, l, r), DLC_NO_ATTRS);
+MlirValue dlcDlgBuildWhere(DlcB b, MlirValue cond, MlirValue l, MlirValue r) {
+  return dlcDlgBuildElementwise(b, "dlg.where", DLC_VALUES(cond, l, r));
 }
 
-MlirValue mlirDlgBuildGelu(DlcB b, MlirValue x, bool tanhApprox) {
+MlirValue dlcDlgBuildGelu(DlcB b, MlirValue x, bool tanhApprox) {
   return dlcBuildValue(
       b, "dlg.gelu", DLC_VALUES(x),
       DLC_ATTRS(dlcNamedString(b->context, "approximate", tanhApprox ? "tanh" : "none")));
 }
 
-MlirValue mlirDlgBuildClamp(DlcB b, MlirValue x, double min, double max) {
+MlirValue dlcDlgBuildClamp(DlcB b, MlirValue x, double min, double max) {
   return dlcBuildValue(b, "dlg.clamp", DLC_VALUES(x),
                        DLC_ATTRS(dlcNamedF64(b->context, "min", min),
                                  dlcNamedF64(b->context, "max", max)));
@@ -94,15 +113,15 @@ static MlirValue withResultType(DlcB b, const char *name, MlirValue x,
   return mlirOperationGetResult(op, 0);
 }
 
-MlirValue mlirDlgBuildCast(DlcB b, MlirValue x, MlirType elementType) {
+MlirValue dlcDlgBuildCast(DlcB b, MlirValue x, MlirType elementType) {
   DlcShape s;
   if (mlirValueIsNull(x) || !dlcTypeGetShape(mlirValueGetType(x), &s))
     return (MlirValue){NULL};
   return withResultType(b, "dlg.cast", x, dlcTypeFromShape(&s, elementType));
 }
 
-MlirValue mlirDlgBuildReshape(DlcB b, MlirValue x, intptr_t rank,
-                              const int64_t *shape) {
+MlirValue dlcDlgBuildReshape(DlcB b, MlirValue x, intptr_t rank,
+                             const int64_t *shape) {
   DlcShape s;
   if (mlirValueIsNull(x) || !dlcShapeMake(&s, rank, shape))
     return (MlirValue){NULL};
@@ -110,17 +129,17 @@ MlirValue mlirDlgBuildReshape(DlcB b, MlirValue x, intptr_t rank,
   return withResultType(b, "dlg.reshape", x, dlcTypeFromShape(&s, elt));
 }
 
-MlirValue mlirDlgBuildMatmul(DlcB b, MlirValue a, MlirValue bm, bool ta,
-                             bool tb) {
+MlirValue dlcDlgBuildMatmul(DlcB b, MlirValue a, MlirValue bm, bool ta,
+                            bool tb) {
   return dlcBuildValue(b, "dlg.matmul", DLC_VALUES(a, bm),
                        DLC_ATTRS(dlcNamedBool(b->context, "transpose_a", ta),
                                  dlcNamedBool(b->context, "transpose_b", tb)));
 }
 
-MlirValue mlirDlgBuildConv2d(DlcB b, MlirValue input, MlirValue weight,
-                             MlirValue bias, const int64_t *strides,
-                             const int64_t *padding, const int64_t *dilations,
-                             int64_t groups) {
+MlirValue dlcDlgBuildConv2d(DlcB b, MlirValue input, MlirValue weight,
+                            MlirValue bias, const int64_t *strides,
+                            const int64_t *padding, const int64_t *dilations,
+                            int64_t groups) {
   MlirContext c = b->context;
   MlirNamedAttribute attrs[] = {
       dlcNamedI64Array(c, "strides", 2, OR(strides, kOnes2)),
@@ -145,29 +164,29 @@ static MlirValue pool(DlcB b, const char *name, MlirValue input,
   return dlcBuildValue(b, name, DLC_VALUES(input), countPad < 0 ? 4 : 5, attrs);
 }
 
-MlirValue mlirDlgBuildMaxPool2d(DlcB b, MlirValue input, const int64_t *kernel,
-                                const int64_t *strides, const int64_t *padding,
-                                bool ceilMode) {
+MlirValue dlcDlgBuildMaxPool2d(DlcB b, MlirValue input, const int64_t *kernel,
+                               const int64_t *strides, const int64_t *padding,
+                               bool ceilMode) {
   return pool(b, "dlg.max_pool2d", input, kernel, strides, padding, ceilMode, -1);
 }
 
-MlirValue mlirDlgBuildAvgPool2d(DlcB b, MlirValue input, const int64_t *kernel,
-                                const int64_t *strides, const int64_t *padding,
-                                bool ceilMode, bool countIncludePad) {
+MlirValue dlcDlgBuildAvgPool2d(DlcB b, MlirValue input, const int64_t *kernel,
+                               const int64_t *strides, const int64_t *padding,
+                               bool ceilMode, bool countIncludePad) {
   return pool(b, "dlg.avg_pool2d", input, kernel, strides, padding, ceilMode,
               countIncludePad ? 1 : 0);
 }
 
-MlirValue mlirDlgBuildBatchNorm(DlcB b, MlirValue x, MlirValue scale,
-                                MlirValue bias, MlirValue mean, MlirValue var,
-                                double epsilon, int64_t axis) {
+MlirValue dlcDlgBuildBatchNorm(DlcB b, MlirValue x, MlirValue scale,
+                               MlirValue bias, MlirValue mean, MlirValue var,
+                               double epsilon, int64_t axis) {
   return dlcBuildValue(b, "dlg.batch_norm", DLC_VALUES(x, scale, bias, mean, var),
                        DLC_ATTRS(dlcNamedF64(b->context, "epsilon", epsilon),
                                  dlcNamedI64(b->context, "axis", axis)));
 }
 
-MlirValue mlirDlgBuildLayerNorm(DlcB b, MlirValue x, MlirValue gamma,
-                                MlirValue beta, int64_t axis, double epsilon) {
+MlirValue dlcDlgBuildLayerNorm(DlcB b, MlirValue x, MlirValue gamma,
+                               MlirValue beta, int64_t axis, double epsilon) {
   MlirContext c = b->context;
   MlirValue operands[3];
   intptr_t n = 0;
@@ -183,20 +202,20 @@ MlirValue mlirDlgBuildLayerNorm(DlcB b, MlirValue x, MlirValue gamma,
                 dlcNamed(c, "operandSegmentSizes", mlirDenseI32ArrayGet(c, 3, segments))));
 }
 
-MlirValue mlirDlgBuildRmsNorm(DlcB b, MlirValue x, MlirValue gamma,
-                              int64_t axis, double epsilon) {
+MlirValue dlcDlgBuildRmsNorm(DlcB b, MlirValue x, MlirValue gamma,
+                             int64_t axis, double epsilon) {
   MlirValue operands[2] = {x, gamma};
   return dlcBuildValue(b, "dlg.rms_norm", mlirValueIsNull(gamma) ? 1 : 2, operands,
                        DLC_ATTRS(dlcNamedI64(b->context, "axis", axis),
                                  dlcNamedF64(b->context, "epsilon", epsilon)));
 }
 
-MlirValue mlirDlgBuildSoftmax(DlcB b, MlirValue x, int64_t axis) {
+MlirValue dlcDlgBuildSoftmax(DlcB b, MlirValue x, int64_t axis) {
   return dlcBuildValue(b, "dlg.softmax", DLC_VALUES(x),
                        DLC_ATTRS(dlcNamedI64(b->context, "axis", axis)));
 }
 
-MlirValue mlirDlgBuildLogSoftmax(DlcB b, MlirValue x, int64_t axis) {
+MlirValue dlcDlgBuildLogSoftmax(DlcB b, MlirValue x, int64_t axis) {
   return dlcBuildValue(b, "dlg.log_softmax", DLC_VALUES(x),
                        DLC_ATTRS(dlcNamedI64(b->context, "axis", axis)));
 }
@@ -209,8 +228,8 @@ static MlirValue reduce(DlcB b, const char *name, MlirValue x, intptr_t n,
 }
 
 #define DLC_REDUCE(Fn, name)                                                   \
-  MlirValue mlirDlgBuild##Fn(DlcB b, MlirValue x, intptr_t n,                  \
-                             const int64_t *axes, bool keepdims) {             \
+  MlirValue dlcDlgBuild##Fn(DlcB b, MlirValue x, intptr_t n,                   \
+                            const int64_t *axes, bool keepdims) {              \
     return reduce(b, name, x, n, axes, keepdims);                              \
   }
 DLC_REDUCE(ReduceSum, "dlg.reduce_sum")
@@ -218,21 +237,21 @@ DLC_REDUCE(ReduceMean, "dlg.reduce_mean")
 DLC_REDUCE(ReduceMax, "dlg.reduce_max")
 DLC_REDUCE(ReduceMin, "dlg.reduce_min")
 
-MlirValue mlirDlgBuildTranspose(DlcB b, MlirValue x, intptr_t n,
-                                const int64_t *perm) {
+MlirValue dlcDlgBuildTranspose(DlcB b, MlirValue x, intptr_t n,
+                               const int64_t *perm) {
   return dlcBuildValue(b, "dlg.transpose", DLC_VALUES(x),
                        DLC_ATTRS(dlcNamedI64Array(b->context, "perm", n, perm)));
 }
 
-MlirValue mlirDlgBuildConcat(DlcB b, intptr_t n, const MlirValue *xs,
-                             int64_t axis) {
+MlirValue dlcDlgBuildConcat(DlcB b, intptr_t n, const MlirValue *xs,
+                            int64_t axis) {
   return dlcBuildValue(b, "dlg.concat", n, xs,
                        DLC_ATTRS(dlcNamedI64(b->context, "axis", axis)));
 }
 
-MlirValue mlirDlgBuildSlice(DlcB b, MlirValue x, intptr_t n,
-                            const int64_t *starts, const int64_t *ends,
-                            const int64_t *steps) {
+MlirValue dlcDlgBuildSlice(DlcB b, MlirValue x, intptr_t n,
+                           const int64_t *starts, const int64_t *ends,
+                           const int64_t *steps) {
   MlirContext c = b->context;
   MlirNamedAttribute attrs[3] = {dlcNamedI64Array(c, "starts", n, starts),
                                  dlcNamedI64Array(c, "ends", n, ends)};
@@ -241,19 +260,19 @@ MlirValue mlirDlgBuildSlice(DlcB b, MlirValue x, intptr_t n,
   return dlcBuildValue(b, "dlg.slice", DLC_VALUES(x), steps ? 3 : 2, attrs);
 }
 
-MlirValue mlirDlgBuildGather(DlcB b, MlirValue data, MlirValue indices,
-                             int64_t axis) {
+MlirValue dlcDlgBuildGather(DlcB b, MlirValue data, MlirValue indices,
+                            int64_t axis) {
   return dlcBuildValue(b, "dlg.gather", DLC_VALUES(data, indices),
                        DLC_ATTRS(dlcNamedI64(b->context, "axis", axis)));
 }
 
-MlirValue mlirDlgBuildPad(DlcB b, MlirValue x, intptr_t nPads,
-                          const int64_t *pads, double value) {
+MlirValue dlcDlgBuildPad(DlcB b, MlirValue x, intptr_t nPads,
+                         const int64_t *pads, double value) {
   return dlcBuildValue(b, "dlg.pad", DLC_VALUES(x),
                        DLC_ATTRS(dlcNamedI64Array(b->context, "pads", nPads, pads),
                                  dlcNamedF64(b->context, "value", value)));
 }
 
-bool mlirDlgValueGetShape(MlirValue v, DlcShape *out) {
+bool dlcValueGetShape(MlirValue v, DlcShape *out) {
   return !mlirValueIsNull(v) && dlcTypeGetShape(mlirValueGetType(v), out);
 }

@@ -8,6 +8,7 @@
 #ifndef DLC_DIALECTS_DLG_DLGOPS_H
 #define DLC_DIALECTS_DLG_DLGOPS_H
 
+#include "dlc-c/Dlg.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -91,6 +92,18 @@ public:
   static LogicalResult verifyTrait(Operation *op) {
     return verifyKnownAttributes(op);
   }
+};
+
+/// The op's family (Dlg_Family in DlgOps.td): `Family<F>::Impl` marks the
+/// ops of family F; dlcDlgOpGetFamily (DlgFamily.cpp) finds which one an op
+/// has. No behaviour of its own: it only names the family.
+template <DlcOpFamily F>
+struct Family {
+  template <typename ConcreteType>
+  class Impl : public OpTrait::TraitBase<ConcreteType, Impl> {
+  public:
+    static constexpr DlcOpFamily getFamily() { return F; }
+  };
 };
 
 /// Verifies an op against its shape rule, at the op's location, and checks

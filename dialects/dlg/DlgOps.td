@@ -4,6 +4,9 @@
 // operand order and attribute names are a public contract (DLG-OPS.md).
 // Every op except reshape, cast and constant infers its result type from one
 // C shape rule (dlc-c/Shape.h); the verifier reports that rule's message.
+// Every op names its family (Dlg_*Family, "Op families" below), which the
+// passes, the reference kernels and the Python builder read through
+// dlc-c/Dlg.h's dlcDlgOpGetFamily instead of keeping lists of op names.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,9 +65,57 @@ def Dlg_KnownAttributes : NativeOpTrait<"KnownAttributes"> {
   let cppNamespace = "::mlir::dlg";
 }
 
-class Dlg_Op<string mnemonic, list<Trait> traits = []>
+//===----------------------------------------------------------------------===//
+// Op families
+//===----------------------------------------------------------------------===//
+
+// Every dlg op belongs to exactly one family (DlcOpFamily in dlc-c/Dlg.h),
+// given as the second argument of Dlg_Op, so that a new op cannot be left
+// without one. Fusion, constant folding, lowering and the Python builder ask
+// dlcDlgOpGetFamily instead of keeping their own lists of op names. The
+// comment of each family gives its TVM pattern kind (what --dlg-fuse makes of
+// it); the family itself is finer, as lowering needs.
+class Dlg_Family<string name>
+    : ParamNativeOpTrait<"Family", "::DLC_OP_FAMILY_" # name> {
+  let cppNamespace = "::mlir::dlg";
+}
+
+// A tensor constant; never fused, cloned into kernels when a splat.
+def Dlg_ConstantFamily : Dlg_Family<"CONSTANT">;
+// Elementwise, one operand (neg, exp, gelu, clamp, ...). TVM: elementwise.
+def Dlg_UnaryFamily : Dlg_Family<"UNARY">;
+// Elementwise on two operands with NumPy broadcasting. TVM: broadcast.
+def Dlg_BinaryFamily : Dlg_Family<"BINARY">;
+// Broadcast comparison into an i1 mask. TVM: broadcast.
+def Dlg_CompareFamily : Dlg_Family<"COMPARE">;
+// cond ? lhs : rhs with broadcasting (where). TVM: broadcast.
+def Dlg_SelectFamily : Dlg_Family<"SELECT">;
+// Element type conversion, shape kept. TVM: elementwise.
+def Dlg_CastFamily : Dlg_Family<"CAST">;
+// Inference-mode batch norm: a per-channel scale and shift. TVM: broadcast.
+def Dlg_ChannelAffineFamily : Dlg_Family<"CHANNEL_AFFINE">;
+// A reduction along trailing dims then an elementwise pass over the same
+// dims (layer_norm, rms_norm, softmax). TVM: reduction (the kernel's root).
+def Dlg_NormFamily : Dlg_Family<"NORM">;
+// reduce_* over `axes`. TVM: reduction.
+def Dlg_ReductionFamily : Dlg_Family<"REDUCTION">;
+// Windowed reduction over H and W. TVM: reduction.
+def Dlg_PoolFamily : Dlg_Family<"POOL">;
+// matmul, conv2d. TVM: out-elementwise-fusable (takes an epilogue).
+def Dlg_ContractionFamily : Dlg_Family<"CONTRACTION">;
+// Every element moved, none added or dropped (transpose, reshape): may become
+// a contraction's indexing. TVM: injective.
+def Dlg_LayoutFamily : Dlg_Family<"LAYOUT">;
+// Elements selected, joined or added by static indexing (slice, concat,
+// pad). TVM: injective.
+def Dlg_DataMovementFamily : Dlg_Family<"DATA_MOVEMENT">;
+// Indexing by the values of another tensor (gather). TVM: opaque.
+def Dlg_GatherFamily : Dlg_Family<"GATHER">;
+
+// A dlg op of `family` (required: see "Op families" above).
+class Dlg_Op<string mnemonic, Dlg_Family family, list<Trait> traits = []>
     : Op<Dlg_Dialect, mnemonic,
-         !listconcat([Pure, Dlg_SizedTensors, Dlg_KnownAttributes], traits)>;
+         !listconcat([Pure, Dlg_SizedTensors, Dlg_KnownAttributes, family], traits)>;
 
 // Result type inference from a C shape rule. The generic inferReturnTypes
 // first completes the op's properties (from the attribute dictionary when
@@ -93,8 +144,8 @@ def Dlg_ShapeRule : NativeOpTrait<"ShapeRule", [], [{
 
 // An op whose result type comes from a C shape rule. `dlgExtraDefs` holds
 // family-wide C++ definitions (usually the Adaptor form of inferReturnTypes).
-class Dlg_InferOp<string mnemonic, list<Trait> traits = []>
-    : Dlg_Op<mnemonic, !listconcat(traits, [Dlg_ShapeRule,
+class Dlg_InferOp<string mnemonic, Dlg_Family family, list<Trait> traits = []>
+    : Dlg_Op<mnemonic, family, !listconcat(traits, [Dlg_ShapeRule,
           DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
   code dlgExtraDefs = "";
   let extraClassDefinition = [{
@@ -109,7 +160,7 @@ class Dlg_InferOp<string mnemonic, list<Trait> traits = []>
 // Constant
 //===----------------------------------------------------------------------===//
 
-def Dlg_ConstantOp : Dlg_InferOp<"constant", [ConstantLike]> {
+def Dlg_ConstantOp : Dlg_InferOp<"constant", Dlg_ConstantFamily, [ConstantLike]> {
   let summary = "tensor constant";
   let description = [{
     A constant tensor given by an elements attribute (`dense<...>` or
@@ -130,7 +181,8 @@ def Dlg_ConstantOp : Dlg_InferOp<"constant", [ConstantLike]> {
 //===----------------------------------------------------------------------===//
 
 class Dlg_BinaryOp<string mnemonic, string math>
-    : Dlg_InferOp<mnemonic, [AllElementTypesMatch<["lhs", "rhs", "result"]>]> {
+    : Dlg_InferOp<mnemonic, Dlg_BinaryFamily,
+                  [AllElementTypesMatch<["lhs", "rhs", "result"]>]> {
   let summary = "elementwise " # math # " with NumPy broadcasting";
   let description = "Computes `" # math # "` elementwise. The shapes of "
     # "`lhs` and `rhs` broadcast as in NumPy (trailing dims aligned; a dim of "
@@ -161,7 +213,8 @@ def Dlg_PowOp : Dlg_BinaryOp<"pow", "lhs ^ rhs">;
 // Comparisons give an i1 mask (for dlg.where); NaN compares unequal to
 // everything, so only not_equal is true on a NaN operand (as in NumPy).
 class Dlg_CompareOp<string mnemonic, string math>
-    : Dlg_InferOp<mnemonic, [AllElementTypesMatch<["lhs", "rhs"]>]> {
+    : Dlg_InferOp<mnemonic, Dlg_CompareFamily,
+                  [AllElementTypesMatch<["lhs", "rhs"]>]> {
   let summary = "elementwise comparison " # math # " (an i1 mask) with NumPy broadcasting";
   let description = "Computes `" # math # "` elementwise as an `i1` mask. "
     # "The shapes of `lhs` and `rhs` broadcast as in NumPy; both share one "
@@ -188,7 +241,7 @@ def Dlg_LessEqualOp : Dlg_CompareOp<"less_equal", "lhs <= rhs">;
 def Dlg_GreaterOp : Dlg_CompareOp<"greater", "lhs > rhs">;
 def Dlg_GreaterEqualOp : Dlg_CompareOp<"greater_equal", "lhs >= rhs">;
 
-def Dlg_WhereOp : Dlg_InferOp<"where",
+def Dlg_WhereOp : Dlg_InferOp<"where", Dlg_SelectFamily,
     [AllElementTypesMatch<["lhs", "rhs", "result"]>]> {
   let summary = "elementwise select: cond ? lhs : rhs";
   let description = [{
@@ -215,8 +268,8 @@ def Dlg_WhereOp : Dlg_InferOp<"where",
 //===----------------------------------------------------------------------===//
 
 class Dlg_UnaryOp<string mnemonic, TypeConstraint type, string math,
-                  list<Trait> traits = []>
-    : Dlg_InferOp<mnemonic, traits> {
+                  Dlg_Family family = Dlg_UnaryFamily>
+    : Dlg_InferOp<mnemonic, family> {
   let summary = "elementwise " # math;
   let description = "Computes `" # math # "` elementwise; the result has the "
     # "operand's type.";
@@ -279,7 +332,7 @@ def Dlg_ClampOp : Dlg_UnaryOp<"clamp", Dlg_NumTensor, "min(max(x, min), max)"> {
   let hasVerifier = 1;
 }
 
-def Dlg_CastOp : Dlg_Op<"cast"> {
+def Dlg_CastOp : Dlg_Op<"cast", Dlg_CastFamily> {
   let summary = "element type conversion";
   let description = [{
     Converts each element to the result's element type; the shape is kept.
@@ -295,7 +348,7 @@ def Dlg_CastOp : Dlg_Op<"cast"> {
 // Contractions and windows
 //===----------------------------------------------------------------------===//
 
-def Dlg_MatmulOp : Dlg_InferOp<"matmul",
+def Dlg_MatmulOp : Dlg_InferOp<"matmul", Dlg_ContractionFamily,
     [AllElementTypesMatch<["a", "b", "result"]>]> {
   let summary = "batched matrix product (numpy.matmul)";
   let description = [{
@@ -317,7 +370,7 @@ def Dlg_MatmulOp : Dlg_InferOp<"matmul",
   }];
 }
 
-def Dlg_Conv2dOp : Dlg_InferOp<"conv2d",
+def Dlg_Conv2dOp : Dlg_InferOp<"conv2d", Dlg_ContractionFamily,
     [AllElementTypesMatch<["input", "weight", "result"]>]> {
   let summary = "2-D convolution, NCHW (ONNX Conv)";
   let description = [{
@@ -337,8 +390,9 @@ def Dlg_Conv2dOp : Dlg_InferOp<"conv2d",
   }];
 }
 
-class Dlg_Pool2dOp<string mnemonic, string what> : Dlg_InferOp<mnemonic,
-    [AllElementTypesMatch<["input", "result"]>]> {
+class Dlg_Pool2dOp<string mnemonic, string what>
+    : Dlg_InferOp<mnemonic, Dlg_PoolFamily,
+                  [AllElementTypesMatch<["input", "result"]>]> {
   let summary = what # " pooling over H and W, NCHW";
   let results = (outs Dlg_NumTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
@@ -382,7 +436,7 @@ def Dlg_AvgPool2dOp : Dlg_Pool2dOp<"avg_pool2d", "average"> {
 // Normalizations
 //===----------------------------------------------------------------------===//
 
-def Dlg_BatchNormOp : Dlg_InferOp<"batch_norm",
+def Dlg_BatchNormOp : Dlg_InferOp<"batch_norm", Dlg_ChannelAffineFamily,
     [AllElementTypesMatch<["x", "scale", "bias", "mean", "var", "result"]>]> {
   let summary = "inference-mode batch normalization";
   let description = [{
@@ -402,7 +456,7 @@ def Dlg_BatchNormOp : Dlg_InferOp<"batch_norm",
   let hasVerifier = 1;
 }
 
-def Dlg_LayerNormOp : Dlg_InferOp<"layer_norm",
+def Dlg_LayerNormOp : Dlg_InferOp<"layer_norm", Dlg_NormFamily,
     [AttrSizedOperandSegments, AllElementTypesMatch<["x", "result"]>]> {
   let summary = "layer normalization over dims [axis, rank)";
   let description = [{
@@ -427,7 +481,7 @@ def Dlg_LayerNormOp : Dlg_InferOp<"layer_norm",
   let hasVerifier = 1;
 }
 
-def Dlg_RmsNormOp : Dlg_InferOp<"rms_norm",
+def Dlg_RmsNormOp : Dlg_InferOp<"rms_norm", Dlg_NormFamily,
     [AllElementTypesMatch<["x", "result"]>]> {
   let summary = "root-mean-square normalization over dims [axis, rank)";
   let description = [{
@@ -446,7 +500,7 @@ def Dlg_RmsNormOp : Dlg_InferOp<"rms_norm",
 }
 
 class Dlg_SoftmaxBase<string mnemonic, string what>
-    : Dlg_UnaryOp<mnemonic, Dlg_FloatTensor, what> {
+    : Dlg_UnaryOp<mnemonic, Dlg_FloatTensor, what, Dlg_NormFamily> {
   let description = "Numerically stable " # what # " along `axis` (the "
     # "maximum is subtracted before exponentiation).";
   let arguments = (ins Dlg_FloatTensor:$x, DefaultValuedAttr<I64Attr, "-1">:$axis);
@@ -468,7 +522,8 @@ def Dlg_LogSoftmaxOp : Dlg_SoftmaxBase<"log_softmax", "log-softmax">;
 //===----------------------------------------------------------------------===//
 
 class Dlg_ReduceOp<string mnemonic, string what>
-    : Dlg_InferOp<mnemonic, [AllElementTypesMatch<["x", "result"]>]> {
+    : Dlg_InferOp<mnemonic, Dlg_ReductionFamily,
+                  [AllElementTypesMatch<["x", "result"]>]> {
   let summary = what # " over `axes`";
   let description = "Reduces `x` by " # what # " over the distinct dims in "
     # "`axes` (all dims when empty); `keepdims` keeps them as size 1.";
@@ -496,7 +551,7 @@ def Dlg_ReduceMinOp : Dlg_ReduceOp<"reduce_min", "minimum">;
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Dlg_TransposeOp : Dlg_InferOp<"transpose",
+def Dlg_TransposeOp : Dlg_InferOp<"transpose", Dlg_LayoutFamily,
     [AllElementTypesMatch<["x", "result"]>]> {
   let summary = "dimension permutation";
   let description = "Result dim `i` is `x` dim `perm[i]`.";
@@ -507,7 +562,8 @@ def Dlg_TransposeOp : Dlg_InferOp<"transpose",
   }];
 }
 
-def Dlg_ReshapeOp : Dlg_Op<"reshape", [AllElementTypesMatch<["x", "result"]>]> {
+def Dlg_ReshapeOp : Dlg_Op<"reshape", Dlg_LayoutFamily,
+    [AllElementTypesMatch<["x", "result"]>]> {
   let summary = "reshape to the result type's shape";
   let description = [{
     The result type gives the new shape (row-major order kept); the element
@@ -519,7 +575,7 @@ def Dlg_ReshapeOp : Dlg_Op<"reshape", [AllElementTypesMatch<["x", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def Dlg_ConcatOp : Dlg_InferOp<"concat"> {
+def Dlg_ConcatOp : Dlg_InferOp<"concat", Dlg_DataMovementFamily> {
   let summary = "concatenation along `axis`";
   let description = "All operands have one rank and element type and agree "
     # "on every dim but `axis`.";
@@ -528,7 +584,8 @@ def Dlg_ConcatOp : Dlg_InferOp<"concat"> {
   let assemblyFormat = "$xs attr-dict `:` functional-type($xs, results)";
 }
 
-def Dlg_SliceOp : Dlg_InferOp<"slice", [AllElementTypesMatch<["x", "result"]>]> {
+def Dlg_SliceOp : Dlg_InferOp<"slice", Dlg_DataMovementFamily,
+    [AllElementTypesMatch<["x", "result"]>]> {
   let summary = "strided slice (ONNX Slice with every axis given)";
   let description = [{
     `starts`, `ends` and `steps` (default all 1) have one value per dim.
@@ -542,7 +599,7 @@ def Dlg_SliceOp : Dlg_InferOp<"slice", [AllElementTypesMatch<["x", "result"]>]> 
   let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
 }
 
-def Dlg_GatherOp : Dlg_InferOp<"gather",
+def Dlg_GatherOp : Dlg_InferOp<"gather", Dlg_GatherFamily,
     [AllElementTypesMatch<["data", "result"]>]> {
   let summary = "gather slices of `data` along `axis` (ONNX Gather)";
   let description = [{
@@ -557,7 +614,8 @@ def Dlg_GatherOp : Dlg_InferOp<"gather",
   }];
 }
 
-def Dlg_PadOp : Dlg_InferOp<"pad", [AllElementTypesMatch<["x", "result"]>]> {
+def Dlg_PadOp : Dlg_InferOp<"pad", Dlg_DataMovementFamily,
+    [AllElementTypesMatch<["x", "result"]>]> {
   let summary = "constant padding";
   let description = [{
     `pads` holds all begin paddings then all end paddings (`2 * rank`

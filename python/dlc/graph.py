@@ -75,12 +75,75 @@ def _bind(lib):
         "dlcBuildOpTyped": ([ctypes.POINTER(_Builder), ctypes.c_char_p, ctypes.c_ssize_t,
                              ctypes.POINTER(H), ctypes.c_ssize_t, ctypes.POINTER(H),
                              ctypes.c_ssize_t, ctypes.POINTER(_NamedAttr)], H),
+        "dlcDlgGetNumOps": ([H], ctypes.c_ssize_t),
+        "dlcDlgGetOpName": ([H, ctypes.c_ssize_t], S),
+        "dlcDlgOpFamilyOfName": ([H, S], ctypes.c_int),
+        "dlcOpFamilyGetName": ([ctypes.c_int], ctypes.c_char_p),
+        "dlcDlgOpInfersResultType": ([H, S], ctypes.c_bool),
+        "dlcDlgOpGetNumAttributes": ([H, S], ctypes.c_ssize_t),
+        "dlcDlgOpGetAttributeName": ([H, S, ctypes.c_ssize_t], S),
     }
     for name, spec in sig.items():
         fn = getattr(lib, name)
         fn.argtypes, fn.restype = spec
+    _install_op_methods(lib)
     lib._graph_bound = True
     return lib
+
+
+class OpInfo:
+    """A dlg op as the C API describes it (dlc-c/Dlg.h): its family
+    ("unary", "contraction", ...), whether it infers its result type, and
+    its own attribute names."""
+
+    def __init__(self, name, family, infers_type, attributes):
+        self.name, self.family = name, family
+        self.infers_type, self.attributes = infers_type, attributes
+
+    def __repr__(self):
+        return f"OpInfo({self.name!r}, {self.family!r}, attributes={self.attributes!r})"
+
+
+_OPS = {}  # "dlg.add" -> OpInfo, filled from the C API on first use
+
+
+def dlg_ops():
+    """Every dlg op (name -> OpInfo), from the dialect's registration."""
+    _bind(_library())
+    return dict(_OPS)
+
+
+def _op_method(info):
+    def method(self, *xs, name=None, **attrs):
+        return self.op(info.name, *xs, name_hint=name, **attrs)
+    method.__name__ = info.name[len("dlg."):]
+    method.__doc__ = (f"Appends {info.name} ({info.family}) on the operands; attributes: "
+                      f"{', '.join(info.attributes) or 'none'}. `name` is its location.")
+    return method
+
+
+def _install_op_methods(lib):
+    """Graph gets one method per dlg op, from the C API's list of the dialect's
+    ops: an op added to DlgOps.td is a Graph method with no edit here. An op
+    whose result type must be given (reshape, cast) needs a method of its own
+    below, as does constant; the graph tests check that every op has one."""
+    ctx = lib.dlcContextCreate()
+    try:
+        for i in range(lib.dlcDlgGetNumOps(ctx)):
+            ref = lib.dlcDlgGetOpName(ctx, i)
+            name = ctypes.string_at(ref.data, ref.length).decode()
+            attrs = []
+            for a in range(lib.dlcDlgOpGetNumAttributes(ctx, ref)):
+                r = lib.dlcDlgOpGetAttributeName(ctx, ref, a)
+                attrs.append(ctypes.string_at(r.data, r.length).decode())
+            family = lib.dlcOpFamilyGetName(lib.dlcDlgOpFamilyOfName(ctx, ref)).decode()
+            info = OpInfo(name, family, lib.dlcDlgOpInfersResultType(ctx, ref), attrs)
+            _OPS[name] = info
+            short = name[len("dlg."):]
+            if info.infers_type and short not in Graph.__dict__:
+                setattr(Graph, short, _op_method(info))
+    finally:
+        lib.mlirContextDestroy(ctx)
 
 
 def _ref(s):
@@ -289,17 +352,6 @@ def tensor_type(shape, dtype):
         raise ValueError(f"unsupported element type {dtype}")
     dims = "".join(f"{'?' if d is None or d < 0 else int(d)}x" for d in shape)
     return f"tensor<{dims}{elt}>"
-
-
-for _op in ("add", "sub", "mul", "div", "max", "min", "pow", "matmul", "where", "concat",
-            "neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "relu",
-            "silu", "gelu", "clamp", "conv2d", "max_pool2d", "avg_pool2d", "batch_norm",
-            "layer_norm", "rms_norm", "softmax", "log_softmax", "reduce_sum", "reduce_mean",
-            "reduce_max", "reduce_min", "transpose", "slice", "gather", "pad", "equal",
-            "not_equal", "less", "less_equal", "greater", "greater_equal", "sin", "cos", "tan",
-            "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"):
-    setattr(Graph, _op, (lambda opname: lambda self, *xs, name=None, **attrs:
-                         self.op(opname, *xs, name_hint=name, **attrs))("dlg." + _op))
 
 
 def _reshape(self, x, shape, name=None):

@@ -63,15 +63,15 @@ int main(void) {
   DlcBuilder b = dlcBuilderAtEnd(entry, loc);
   MlirValue x = mlirBlockGetArgument(entry, 0), w = mlirBlockGetArgument(entry, 1);
   MlirValue bias = mlirBlockGetArgument(entry, 2), gamma = mlirBlockGetArgument(entry, 3);
-  MlirValue mm = mlirDlgBuildMatmul(&b, x, w, false, false);
-  MlirValue sum = mlirDlgBuildAdd(&b, mm, bias);
-  MlirValue one = mlirDlgBuildConstant(&b, mlirDenseElementsAttrFloatSplatGet(tensor(ctx, 0, NULL), 1.0f));
-  MlirValue scaled = mlirDlgBuildMul(&b, sum, one);
-  MlirValue normed = mlirDlgBuildRmsNorm(&b, scaled, gamma, -1, 1e-5);
+  MlirValue mm = dlcDlgBuildMatmul(&b, x, w, false, false);
+  MlirValue sum = dlcDlgBuildAdd(&b, mm, bias);
+  MlirValue one = dlcDlgBuildConstant(&b, mlirDenseElementsAttrFloatSplatGet(tensor(ctx, 0, NULL), 1.0f));
+  MlirValue scaled = dlcDlgBuildMul(&b, sum, one);
+  MlirValue normed = dlcDlgBuildRmsNorm(&b, scaled, gamma, -1, 1e-5);
   dlcBuildOpTyped(&b, "func.return", DLC_VALUES(normed), 0, NULL, DLC_NO_ATTRS);
 
   DlcShape s;
-  mlirDlgValueGetShape(sum, &s);
+  dlcValueGetShape(sum, &s);
   printf("add result rank %lld: %lld x %lld\n", (long long)s.rank,
          (long long)s.dims[0], (long long)s.dims[1]);
   // CHECK: add result rank 2: 4 x 8
@@ -105,11 +105,11 @@ int main(void) {
   // CHECK: bad pipeline: 0
 
   /* A malformed op: the shape rule's message, at the builder's location. */
-  MlirValue bad = mlirDlgBuildMatmul(&b, w, w, false, false);
+  MlirValue bad = dlcDlgBuildMatmul(&b, w, w, false, false);
   printf("bad matmul is null: %d\n", mlirValueIsNull(bad));
   // CHECK: diagnostic: 'dlg.matmul' op contracting dimensions differ: a has 8 (dim 1), b has 16 (dim 0)
   // CHECK: bad matmul is null: 1
-  MlirValue chained = mlirDlgBuildRelu(&b, bad);
+  MlirValue chained = dlcDlgBuildRelu(&b, bad);
   printf("chained is null: %d\n", mlirValueIsNull(chained));
   // CHECK: chained is null: 1
 

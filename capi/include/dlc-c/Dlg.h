@@ -1,9 +1,14 @@
-/*===-- dlc-c/Dlg.h - Building dlg ops ----------------------------*- C -*-===*\
+/*===-- dlc-c/Dlg.h - The dlg ops: families and builders ----------*- C -*-===*\
 |*                                                                            *|
-|* One function per dlg op. Result types are inferred from the op's shape    *|
-|* rule; a rule violation returns a null value after emitting a diagnostic   *|
-|* at the builder's location. Null array arguments select the attribute's    *|
-|* default. A null operand (an earlier failure) propagates as null.          *|
+|* Op families: every dlg op belongs to one DlcOpFamily, declared in its ODS *|
+|* definition (DlgOps.td). Passes, the reference kernels and the Python      *|
+|* builder ask for it instead of keeping lists of op names.                  *|
+|*                                                                            *|
+|* Builders: one function per dlg op. Result types are inferred from the     *|
+|* op's shape rule; a rule violation returns a null value after emitting a   *|
+|* diagnostic at the builder's location. Null array arguments select the     *|
+|* attribute's default. A null operand (an earlier failure) propagates as    *|
+|* null.                                                                      *|
 \*===----------------------------------------------------------------------===*/
 
 #ifndef DLC_C_DLG_H
@@ -17,115 +22,179 @@ extern "C" {
 
 typedef DlcBuilder *DlcB;
 
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildConstant(DlcB b, MlirAttribute value);
+/*===----------------------------------------------------------------------===*
+ * Op families
+ *===----------------------------------------------------------------------===*/
+
+/* The family of a dlg op (the Dlg_*Family trait of DlgOps.td, which says
+   which ops each holds). */
+typedef enum DlcOpFamily {
+  DLC_OP_FAMILY_NONE = 0,       /* not a registered dlg op */
+  DLC_OP_FAMILY_CONSTANT,       /* constant */
+  DLC_OP_FAMILY_UNARY,          /* elementwise on one operand */
+  DLC_OP_FAMILY_BINARY,         /* elementwise on two, NumPy broadcasting */
+  DLC_OP_FAMILY_COMPARE,        /* broadcast comparison into an i1 mask */
+  DLC_OP_FAMILY_SELECT,         /* where */
+  DLC_OP_FAMILY_CAST,           /* element type conversion */
+  DLC_OP_FAMILY_CHANNEL_AFFINE, /* batch_norm: per-channel scale and shift */
+  DLC_OP_FAMILY_NORM,           /* layer_norm, rms_norm, softmax, log_softmax */
+  DLC_OP_FAMILY_REDUCTION,      /* reduce_* */
+  DLC_OP_FAMILY_POOL,           /* max_pool2d, avg_pool2d */
+  DLC_OP_FAMILY_CONTRACTION,    /* matmul, conv2d */
+  DLC_OP_FAMILY_LAYOUT,         /* transpose, reshape: elements only moved */
+  DLC_OP_FAMILY_DATA_MOVEMENT,  /* slice, concat, pad */
+  DLC_OP_FAMILY_GATHER,         /* indexing by another tensor's values */
+  DLC_OP_FAMILY_COUNT
+} DlcOpFamily;
+
+/* The family of `op`; DLC_OP_FAMILY_NONE for any op not of dlg. */
+MLIR_CAPI_EXPORTED DlcOpFamily dlcDlgOpGetFamily(MlirOperation op);
+/* The family of the registered op `name` ("dlg.add"); NONE when `name` is
+   not a dlg op registered in `ctx`. */
+MLIR_CAPI_EXPORTED DlcOpFamily dlcDlgOpFamilyOfName(MlirContext ctx,
+                                                    MlirStringRef name);
+/* The family's name in lower case ("unary", "data_movement"); "none" for
+   NONE and out-of-range values. */
+MLIR_CAPI_EXPORTED const char *dlcOpFamilyGetName(DlcOpFamily family);
+
+/* The ops of the dlg dialect (loaded into `ctx` if it was not), sorted by
+   name; strings are owned by the context. */
+MLIR_CAPI_EXPORTED intptr_t dlcDlgGetNumOps(MlirContext ctx);
+MLIR_CAPI_EXPORTED MlirStringRef dlcDlgGetOpName(MlirContext ctx, intptr_t i);
+/* Whether the op infers its result type (a shape rule, or constant's value);
+   false for the ops that must be given one (cast, reshape) and for unknown
+   names. */
+MLIR_CAPI_EXPORTED bool dlcDlgOpInfersResultType(MlirContext ctx,
+                                                 MlirStringRef name);
+/* The op's own (ODS) attribute names; 0 / a null string for unknown names
+   and out-of-range `i`. */
+MLIR_CAPI_EXPORTED intptr_t dlcDlgOpGetNumAttributes(MlirContext ctx,
+                                                     MlirStringRef name);
+MLIR_CAPI_EXPORTED MlirStringRef dlcDlgOpGetAttributeName(MlirContext ctx,
+                                                          MlirStringRef name,
+                                                          intptr_t i);
+
+/*===----------------------------------------------------------------------===*
+ * Builders
+ *===----------------------------------------------------------------------===*/
+
+/* Any op of an elementwise family (unary, binary, compare, select) by name,
+   with its attributes left at their defaults: an op added to one of those
+   families is buildable without a new function here. Any other name is an
+   error at the builder's location and a null value. */
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildElementwise(DlcB b, const char *name,
+                                                    intptr_t n,
+                                                    const MlirValue *operands);
+
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildConstant(DlcB b, MlirAttribute value);
 
 /* Binary elementwise ops with NumPy broadcasting. */
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAdd(DlcB b, MlirValue lhs, MlirValue rhs);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildSub(DlcB b, MlirValue lhs, MlirValue rhs);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildMul(DlcB b, MlirValue lhs, MlirValue rhs);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildDiv(DlcB b, MlirValue lhs, MlirValue rhs);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildMax(DlcB b, MlirValue lhs, MlirValue rhs);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildMin(DlcB b, MlirValue lhs, MlirValue rhs);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildPow(DlcB b, MlirValue lhs, MlirValue rhs);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildWhere(DlcB b, MlirValue cond,
-                                               MlirValue lhs, MlirValue rhs);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildAdd(DlcB b, MlirValue lhs, MlirValue rhs);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildSub(DlcB b, MlirValue lhs, MlirValue rhs);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildMul(DlcB b, MlirValue lhs, MlirValue rhs);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildDiv(DlcB b, MlirValue lhs, MlirValue rhs);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildMax(DlcB b, MlirValue lhs, MlirValue rhs);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildMin(DlcB b, MlirValue lhs, MlirValue rhs);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildPow(DlcB b, MlirValue lhs, MlirValue rhs);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildWhere(DlcB b, MlirValue cond,
+                                              MlirValue lhs, MlirValue rhs);
 
 /* Unary elementwise ops. */
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildNeg(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAbs(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildExp(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildLog(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildSqrt(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildRsqrt(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildTanh(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildErf(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildSigmoid(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildRelu(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildSilu(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildNeg(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildAbs(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildExp(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildLog(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildSqrt(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildRsqrt(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildTanh(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildErf(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildSigmoid(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildRelu(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildSilu(DlcB b, MlirValue x);
 /* Trigonometric and hyperbolic functions (float tensors). */
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildSin(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildCos(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildTan(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAsin(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAcos(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAtan(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildSinh(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildCosh(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAsinh(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAcosh(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAtanh(DlcB b, MlirValue x);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildGelu(DlcB b, MlirValue x, bool tanhApprox);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildClamp(DlcB b, MlirValue x, double min,
-                                               double max);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildSin(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildCos(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildTan(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildAsin(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildAcos(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildAtan(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildSinh(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildCosh(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildAsinh(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildAcosh(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildAtanh(DlcB b, MlirValue x);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildGelu(DlcB b, MlirValue x, bool tanhApprox);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildClamp(DlcB b, MlirValue x, double min,
+                                              double max);
 /* Converts to `elementType`, keeping the shape. */
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildCast(DlcB b, MlirValue x,
-                                              MlirType elementType);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildCast(DlcB b, MlirValue x,
+                                             MlirType elementType);
 
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildMatmul(DlcB b, MlirValue a, MlirValue bm,
-                                                bool transposeA, bool transposeB);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildMatmul(DlcB b, MlirValue a, MlirValue bm,
+                                               bool transposeA, bool transposeB);
 /* bias may be null; strides[2], padding[4], dilations[2] may be NULL. */
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildConv2d(DlcB b, MlirValue input,
-                                                MlirValue weight, MlirValue bias,
-                                                const int64_t *strides,
-                                                const int64_t *padding,
-                                                const int64_t *dilations,
-                                                int64_t groups);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildMaxPool2d(DlcB b, MlirValue input,
-                                                   const int64_t *kernel,
-                                                   const int64_t *strides,
-                                                   const int64_t *padding,
-                                                   bool ceilMode);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildAvgPool2d(DlcB b, MlirValue input,
-                                                   const int64_t *kernel,
-                                                   const int64_t *strides,
-                                                   const int64_t *padding,
-                                                   bool ceilMode,
-                                                   bool countIncludePad);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildConv2d(DlcB b, MlirValue input,
+                                               MlirValue weight, MlirValue bias,
+                                               const int64_t *strides,
+                                               const int64_t *padding,
+                                               const int64_t *dilations,
+                                               int64_t groups);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildMaxPool2d(DlcB b, MlirValue input,
+                                                  const int64_t *kernel,
+                                                  const int64_t *strides,
+                                                  const int64_t *padding,
+                                                  bool ceilMode);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildAvgPool2d(DlcB b, MlirValue input,
+                                                  const int64_t *kernel,
+                                                  const int64_t *strides,
+                                                  const int64_t *padding,
+                                                  bool ceilMode,
+                                                  bool countIncludePad);
 
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildBatchNorm(DlcB b, MlirValue x,
-                                                   MlirValue scale, MlirValue bias,
-                                                   MlirValue mean, MlirValue var,
-                                                   double epsilon, int64_t axis);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildBatchNorm(DlcB b, MlirValue x,
+                                                  MlirValue scale, MlirValue bias,
+                                                  MlirValue mean, MlirValue var,
+                                                  double epsilon, int64_t axis);
 /* gamma and beta may be null. */
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildLayerNorm(DlcB b, MlirValue x,
-                                                   MlirValue gamma, MlirValue beta,
-                                                   int64_t axis, double epsilon);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildRmsNorm(DlcB b, MlirValue x,
-                                                 MlirValue gamma, int64_t axis,
-                                                 double epsilon);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildSoftmax(DlcB b, MlirValue x, int64_t axis);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildLogSoftmax(DlcB b, MlirValue x,
-                                                    int64_t axis);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildLayerNorm(DlcB b, MlirValue x,
+                                                  MlirValue gamma, MlirValue beta,
+                                                  int64_t axis, double epsilon);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildRmsNorm(DlcB b, MlirValue x,
+                                                MlirValue gamma, int64_t axis,
+                                                double epsilon);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildSoftmax(DlcB b, MlirValue x, int64_t axis);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildLogSoftmax(DlcB b, MlirValue x,
+                                                   int64_t axis);
 
 /* Reductions; nAxes == 0 reduces every dim. */
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildReduceSum(DlcB b, MlirValue x, intptr_t nAxes,
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildReduceSum(DlcB b, MlirValue x, intptr_t nAxes,
+                                                  const int64_t *axes, bool keepdims);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildReduceMean(DlcB b, MlirValue x, intptr_t nAxes,
                                                    const int64_t *axes, bool keepdims);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildReduceMean(DlcB b, MlirValue x, intptr_t nAxes,
-                                                    const int64_t *axes, bool keepdims);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildReduceMax(DlcB b, MlirValue x, intptr_t nAxes,
-                                                   const int64_t *axes, bool keepdims);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildReduceMin(DlcB b, MlirValue x, intptr_t nAxes,
-                                                   const int64_t *axes, bool keepdims);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildReduceMax(DlcB b, MlirValue x, intptr_t nAxes,
+                                                  const int64_t *axes, bool keepdims);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildReduceMin(DlcB b, MlirValue x, intptr_t nAxes,
+                                                  const int64_t *axes, bool keepdims);
 
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildTranspose(DlcB b, MlirValue x, intptr_t n,
-                                                   const int64_t *perm);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildTranspose(DlcB b, MlirValue x, intptr_t n,
+                                                  const int64_t *perm);
 /* The new shape may hold DLC_DYNAMIC dims. */
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildReshape(DlcB b, MlirValue x, intptr_t rank,
-                                                 const int64_t *shape);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildConcat(DlcB b, intptr_t n,
-                                                const MlirValue *xs, int64_t axis);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildReshape(DlcB b, MlirValue x, intptr_t rank,
+                                                const int64_t *shape);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildConcat(DlcB b, intptr_t n,
+                                               const MlirValue *xs, int64_t axis);
 /* steps may be NULL (all ones). */
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildSlice(DlcB b, MlirValue x, intptr_t n,
-                                               const int64_t *starts,
-                                               const int64_t *ends,
-                                               const int64_t *steps);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildGather(DlcB b, MlirValue data,
-                                                MlirValue indices, int64_t axis);
-MLIR_CAPI_EXPORTED MlirValue mlirDlgBuildPad(DlcB b, MlirValue x, intptr_t nPads,
-                                             const int64_t *pads, double value);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildSlice(DlcB b, MlirValue x, intptr_t n,
+                                              const int64_t *starts,
+                                              const int64_t *ends,
+                                              const int64_t *steps);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildGather(DlcB b, MlirValue data,
+                                               MlirValue indices, int64_t axis);
+MLIR_CAPI_EXPORTED MlirValue dlcDlgBuildPad(DlcB b, MlirValue x, intptr_t nPads,
+                                            const int64_t *pads, double value);
 
 /* The shape of a ranked tensor value; false for other values. */
-MLIR_CAPI_EXPORTED bool mlirDlgValueGetShape(MlirValue v, DlcShape *out);
+MLIR_CAPI_EXPORTED bool dlcValueGetShape(MlirValue v, DlcShape *out);
 
 #ifdef __cplusplus
 }
