@@ -11,6 +11,7 @@
    exports only NAME_*. */
 
 #include "dlc-c/Aot.h"
+#include "dlc-c/Context.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "Entry.h"

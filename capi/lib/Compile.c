@@ -2,6 +2,7 @@
 
 #include "dlc-c/Compile.h"
 #include "dlc-c/Aot.h"
+#include "dlc-c/Context.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "dlc-c/Specialize.h"
