@@ -51,7 +51,7 @@ if _TCMALLOC and "tcmalloc" not in os.environ.get("LD_PRELOAD", ""):
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "e2e"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "E2E", "Inputs"))
 import dlc  # noqa: E402
 
 
