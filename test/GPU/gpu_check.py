@@ -35,7 +35,7 @@ import dlc
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The e2e cases and models, and how their results are compared.
 sys.path.insert(0, os.path.join(HERE, "..", "E2E", "Inputs"))
-from ops_numerics import compare  # noqa: E402
+from ops_numerics import report  # noqa: E402
 
 
 def find_ptxas():
@@ -230,9 +230,7 @@ def run_emulate(opts):
             failed += 1
             print(f"FAIL {name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
             continue
-        problem, err = compare(got, want, atol, rtol)
-        failed += problem is not None
-        print(f"FAIL {name}: {problem}" if problem else f"ok   {name}: max err {err:.3g}{note}")
+        failed += report(name, got, want, atol, rtol, note)
     print(f"{ran - failed} of {ran} cases passed {'on the GPU' if device else 'emulation'}")
     return 1 if failed or not ran else 0
 

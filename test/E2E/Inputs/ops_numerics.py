@@ -444,6 +444,13 @@ def compare(got, want, atol, rtol):
     return None, float(err.max()) if err.size else 0.0
 
 
+def report(name, got, want, atol, rtol, note=""):
+    """Prints the case's `ok` or `FAIL` line; True when it failed."""
+    problem, err = compare(got, want, atol, rtol)
+    print(f"FAIL {name}: {problem}" if problem else f"ok   {name}: max err {err:.3g}{note}")
+    return problem is not None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="")
@@ -472,9 +479,7 @@ def main():
             failed += 1
             print(f"FAIL {name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
             continue
-        problem, err = compare(got, want, atol, rtol)
-        failed += problem is not None
-        print(f"FAIL {name}: {problem}" if problem else f"ok   {name}: max err {err:.3g}")
+        failed += report(name, got, want, atol, rtol)
     if opts.fold:
         print(f"{nfolded} of {ran} cases folded at compile time")
     print(f"{ran - failed} of {ran} cases passed")
