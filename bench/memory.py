@@ -1,7 +1,7 @@
 """Memory plan figures: the workspace arena's peak (--dlc-memory-plan,
 greedy by size over lifetimes) against the naive sum of one buffer per
 temporary, and the weights, for the BERT-base encoder layer (seq 128,
-test/e2e/models.py) and torchvision's ResNet-50 and MobileNetV2 (random
+test/E2E/Inputs/models.py) and torchvision's ResNet-50 and MobileNetV2 (random
 weights, 1x3x224x224, exported via ONNX). Run:
 
     /usr/bin/python3 bench/memory.py [bert] [resnet50] [mobilenet_v2]
@@ -14,7 +14,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
-sys.path.insert(0, os.path.join(HERE, "..", "test", "e2e"))
+sys.path.insert(0, os.path.join(HERE, "..", "test", "E2E", "Inputs"))
 import dlc  # noqa: E402
 
 

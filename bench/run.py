@@ -21,6 +21,7 @@ Run: /usr/bin/python3 bench/run.py [--quick] [--models] [--threads 1,2] [--only 
 
 import argparse
 import ctypes
+import ctypes.util
 import os
 import subprocess
 import sys
@@ -41,15 +42,16 @@ def _cpu_flags():
 # PyTorch's AVX-512 kernels where the CPU has them (it dies of SIGILL otherwise).
 os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx512" if "avx512f" in _cpu_flags() else "avx2")
 # PyTorch eager is measured with tcmalloc, as it is usually deployed.
-_TCMALLOC = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
-if os.path.exists(_TCMALLOC) and "tcmalloc" not in os.environ.get("LD_PRELOAD", ""):
+# (find_library gives the soname, which the dynamic loader looks up itself.)
+_TCMALLOC = ctypes.util.find_library("tcmalloc_minimal")
+if _TCMALLOC and "tcmalloc" not in os.environ.get("LD_PRELOAD", ""):
     os.environ["LD_PRELOAD"] = ":".join(filter(None, [os.environ.get("LD_PRELOAD"), _TCMALLOC]))
     os.execv(sys.executable, [sys.executable] + sys.argv)
 
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "e2e"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "E2E", "Inputs"))
 import dlc  # noqa: E402
 
 

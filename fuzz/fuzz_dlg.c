@@ -2,6 +2,7 @@
    arbitrary text (seeded with the dlg tests). Any input either fails with
    diagnostics or is transformed into a module that still verifies. */
 
+#include "dlc-c/Context.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 

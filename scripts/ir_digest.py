@@ -19,7 +19,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "test", "e2e"))
+sys.path.insert(0, os.path.join(HERE, "..", "test", "E2E", "Inputs"))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 PIPELINES = {

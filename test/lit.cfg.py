@@ -38,9 +38,12 @@ if config.dlc_sanitize:
     python_env = (f"LD_PRELOAD={config.dlc_asan_runtime} "
                   f"ASAN_OPTIONS={asan}:detect_leaks=0:{common} ")
 
-# C programs against libdlc.so: the dlc C API headers and the MLIR C API's.
+# C programs against libdlc.so: the dlc C API headers (the public ones in
+# capi/, and the layers below whose headers they include) and the MLIR C API's.
+dlc_includes = " ".join(f"-I{config.dlc_src_root}/{layer}/include"
+                        for layer in ("capi", "passes", "dialects", "support"))
 cc = (f"{config.c_compiler} {config.dlc_sanitize_flags} -std=c11 -Wall -Werror -Wno-unused-parameter "
-      f"-I{config.dlc_src_root}/capi/include -I{config.mlir_include_dir} "
+      f"{dlc_includes} -I{config.mlir_include_dir} "
       f"-L{lib_dir} -Wl,-rpath,{lib_dir} -Wl,-rpath,{config.llvm_lib_dir}")
 config.substitutions.append(("%cc", cc))
 config.substitutions.append(("%ldlc", "-ldlc"))

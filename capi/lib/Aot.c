@@ -11,9 +11,11 @@
    exports only NAME_*. */
 
 #include "dlc-c/Aot.h"
+#include "dlc-c/Context.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "Entry.h"
+#include "RuntimePaths.h"
 #include "shape/Checked.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -482,11 +484,12 @@ done:
 }
 
 /* Links the object into a shared library with the system's C compiler
-   driver (LLVM's C API has no linker): `cc -shared`, else clang-22. */
+   driver (LLVM's C API has no linker): `cc -shared`, else the clang that
+   built dlc. */
 static char *mutableString(const char *s) { return (char *)(uintptr_t)s; }
 
 static char *linkShared(const char *obj, const char *lib, int threads) {
-  static const char *const kDrivers[] = {"cc", "/usr/lib/llvm-22/bin/clang"};
+  static const char *const kDrivers[] = {"cc", DLC_FALLBACK_C_DRIVER};
   for (size_t d = 0; d < sizeof kDrivers / sizeof *kDrivers; ++d) {
     char *argv[] = {mutableString(kDrivers[d]), mutableString("-shared"), mutableString("-o"),
                     mutableString(lib), mutableString(obj), mutableString("-lm"),
@@ -502,7 +505,7 @@ static char *linkShared(const char *obj, const char *lib, int threads) {
     return dlcFormat("linking %s with %s failed (status %d)", lib, kDrivers[d],
                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   }
-  return dlcFormat("no C compiler driver (cc or clang-22) to link %s", lib);
+  return dlcFormat("no C compiler driver (cc or " DLC_FALLBACK_C_DRIVER ") to link %s", lib);
 }
 
 static char *writeFile(const char *path, const char *text) {

@@ -2,10 +2,12 @@
 
 #include "dlc-c/Compile.h"
 #include "dlc-c/Aot.h"
+#include "dlc-c/Context.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "dlc-c/Specialize.h"
 #include "Entry.h"
+#include "RuntimePaths.h"
 #include "profile.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -129,10 +131,8 @@ static char *diagnosticsOr(DlcDiagnostics *d, const char *fallback) {
   return dlcFormat("%s", t && *t ? t : fallback);
 }
 
-static const char *const kRuntimeLibs[] = {
-    "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so",
-    "/usr/lib/x86_64-linux-gnu/libomp.so.5",
-};
+/* Loaded into every JIT program (RuntimePaths.h); one not found is skipped. */
+static const char *const kRuntimeLibs[] = {DLC_MLIR_C_RUNNER_UTILS, DLC_OMP_LIBRARY};
 
 static bool hasDynamicDim(const DlcTensorType *t) {
   for (int32_t d = 0; d < t->rank; ++d)
@@ -262,7 +262,7 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
   MlirStringRef libs[2];
   int nLibs = 0;
   for (size_t i = 0; i < sizeof kRuntimeLibs / sizeof kRuntimeLibs[0]; ++i)
-    if (access(kRuntimeLibs[i], R_OK) == 0)
+    if (kRuntimeLibs[i][0] && access(kRuntimeLibs[i], R_OK) == 0)
       libs[nLibs++] = str(kRuntimeLibs[i]);
   v->engine = mlirExecutionEngineCreate(v->module, p->optLevel, nLibs, libs, false, false);
   if (mlirExecutionEngineIsNull(v->engine))

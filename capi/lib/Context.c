@@ -1,16 +1,12 @@
-/* Contexts with everything dlc needs, and parsing modules (dlc-c/Dialects.h). */
+/* Contexts with everything dlc needs (dlc-c/Context.h). */
 
+#include "dlc-c/Context.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 
 #include "mlir-c/RegisterEverything.h"
 
 #include <threads.h>
-
-void dlcRegisterDialects(MlirDialectRegistry registry) {
-  mlirDialectHandleInsertDialect(mlirGetDialectHandle__dlg__(), registry);
-  mlirDialectHandleInsertDialect(mlirGetDialectHandle__dlk__(), registry);
-}
 
 static once_flag passesRegistered = ONCE_FLAG_INIT;
 

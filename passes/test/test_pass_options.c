@@ -3,9 +3,9 @@
    on, so lit tests can check option parsing, defaults and cloning in the C
    pass adapter. */
 
-#include "test_passes.h"
+#include "dlc-test/TestPasses.h"
 
-#include "dlc-c/Passes.h"
+#include "dlc-c/Pass.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Diagnostics.h"

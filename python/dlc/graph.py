@@ -17,7 +17,9 @@ import struct
 
 import numpy as np
 
-from . import CompileError, _Handle, _library, _StringRef, _text
+from ._capi import _Handle, _library, _StringRef, _text
+from .errors import CompileError
+from .module import compile_mlir as _compile
 
 _DTYPES = {"float32": "f32", "float16": "f16", "float64": "f64", "int8": "i8", "int32": "i32",
            "int64": "i64", "bool": "i1"}
@@ -342,7 +344,6 @@ class Graph:
         return _text(self._lib, self._lib.mlirModuleGetOperation(self._module), generic)
 
     def compile(self, **kwargs):
-        from .compiler import compile as _compile
         return _compile(self.mlir(), **kwargs)
 
 

@@ -22,7 +22,8 @@ import sys
 
 import numpy as np
 
-from . import CompileError, onnx_check
+from . import onnx_check
+from .errors import CompileError
 from .graph import _DTYPES, Graph, Value, _elt_dtype
 
 try:

@@ -26,7 +26,7 @@ During the import itself, `node_errors(node)` turns any other exception a
 malformed node provokes into a CompileError naming that node.
 """
 
-from . import CompileError
+from .errors import CompileError
 
 try:
     import onnx as _onnx

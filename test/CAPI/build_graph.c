@@ -3,6 +3,7 @@
    and checks that a malformed op is reported rather than built. */
 // RUN: %cc %s -o %t %ldlc && %t 2>&1 | FileCheck %s
 
+#include "dlc-c/Context.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Dlg.h"
 #include "dlc-c/Passes.h"

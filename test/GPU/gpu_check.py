@@ -1,4 +1,4 @@
-"""GPU checks without a GPU, on every e2e op case (test/e2e/ops_numerics.py)
+"""GPU checks without a GPU, on every e2e op case (test/E2E/Inputs/ops_numerics.py)
 or on given .mlir models:
 
   ptxas     --lower-to-nvvm{format=isa}; every kernel's PTX is assembled
@@ -33,6 +33,9 @@ import numpy as np
 import dlc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The e2e cases and models, and how their results are compared.
+sys.path.insert(0, os.path.join(HERE, "..", "E2E", "Inputs"))
+from ops_numerics import report  # noqa: E402
 
 
 def find_ptxas():
@@ -119,7 +122,6 @@ def cases(opts):
             with open(path) as f:
                 yield os.path.basename(path), f.read(), None, None, None
         return
-    sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
     if opts.suite_models:
         import models
         for name, make in models.MODELS.items():
@@ -228,22 +230,7 @@ def run_emulate(opts):
             failed += 1
             print(f"FAIL {name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
             continue
-        if got.shape != want.shape:
-            failed += 1
-            print(f"FAIL {name}: shape {got.shape} != {want.shape}")
-            continue
-        if want.dtype.kind in "fc" or got.dtype.kind == "f":
-            err = np.abs(got.astype(np.float64) - want.astype(np.float64))
-            bound = atol + rtol * np.abs(want.astype(np.float64))
-            bad = ~(err <= bound) & ~(np.isnan(want) & np.isnan(got.astype(np.float64)))
-        else:
-            bad = got != want.astype(got.dtype)
-            err = bad.astype(float)
-        if bad.any():
-            failed += 1
-            print(f"FAIL {name}: max err {err.max():.3g}, {int(bad.sum())} of {bad.size} elements")
-        else:
-            print(f"ok   {name}: max err {err.max():.3g}{note}")
+        failed += report(name, got, want, atol, rtol, note)
     print(f"{ran - failed} of {ran} cases passed {'on the GPU' if device else 'emulation'}")
     return 1 if failed or not ran else 0
 
@@ -254,7 +241,7 @@ def main():
     ap.add_argument("-k", default="")
     ap.add_argument("--show-ptx-of", default=None)
     ap.add_argument("--models", dest="suite_models", action="store_true",
-                    help="the models of test/e2e/models.py instead of the op cases")
+                    help="the models of test/E2E/Inputs/models.py instead of the op cases")
     ap.add_argument("models", nargs="*")
     opts = ap.parse_args()
     return run_ptxas(opts) if opts.mode == "ptxas" else run_emulate(opts)

@@ -9,6 +9,7 @@
 
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "dlc-c/Compile.h"
+#include "dlc-c/Context.h"
 #include "dlc-c/Dialects.h"
 
 #include "mlir-c/IR.h"

@@ -7,7 +7,7 @@
 
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
-#include "../../passes/test/test_passes.h"
+#include "dlc-test/TestPasses.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/InitAllDialects.h"

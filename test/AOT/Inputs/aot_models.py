@@ -1,9 +1,9 @@
 """Ahead-of-time libraries end to end: dlc-compile writes NAME.h, NAME.o and
 libNAME.so; examples/aot/aot_run.c is built against the object and against
 the shared library, runs on .npy inputs and writes .npy outputs, which are
-compared with NumPy (the MLP and BERT layer of test/e2e/models.py, same
+compared with NumPy (the MLP and BERT layer of test/E2E/Inputs/models.py, same
 tolerances) or PyTorch (ResNet-18 from torchvision via ONNX, random weights,
-atol 2e-4 + rtol 1e-3 as test/python/test_onnx.py). For each library: `ldd`
+atol 2e-4 + rtol 1e-3 as test/Python/Inputs/test_onnx.py). For each library: `ldd`
 shows only libc/libm (and libomp when threads > 1), and the object has no
 writable data (.data/.bss). The MLP also runs 2 threads x 200 calls checked
 bit for bit against one call.
@@ -19,7 +19,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # test/AOT/Inputs -> the source root
-sys.path.insert(0, os.path.join(SRC, "test", "e2e"))
+sys.path.insert(0, os.path.join(SRC, "test", "E2E", "Inputs"))
 
 
 def sh(*cmd, **kw):

@@ -1,8 +1,15 @@
-/*===-- dlc-c/Dialects.h - dlg and dlk dialect handles ------------*- C -*-===*/
+/*===-- dlc-c/Dialects.h - dlg and dlk dialect handles ------------*- C -*-===*\
+|*                                                                            *|
+|* The C face of the dlc dialects (dialects/lib/Dialects.cpp): registration, *|
+|* parsing, the #dlk.schedule attribute and constant payloads. Used by the   *|
+|* passes and by the public C API (capi/); a context with everything         *|
+|* registered is dlcContextCreate in dlc-c/Context.h.                        *|
+\*===----------------------------------------------------------------------===*/
 
 #ifndef DLC_C_DIALECTS_H
 #define DLC_C_DIALECTS_H
 
+#include "dlc-c/Text.h"
 #include "mlir-c/IR.h"
 
 #ifdef __cplusplus
@@ -14,11 +21,6 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Dlk, dlk);
 
 /* Inserts dlg and dlk into `registry`. */
 MLIR_CAPI_EXPORTED void dlcRegisterDialects(MlirDialectRegistry registry);
-
-/* A context with every upstream dialect and extension plus dlg and dlk
-   registered, dlg/dlk/func loaded, and every dlc and upstream pass
-   registered (so textual pipelines parse). Destroy with mlirContextDestroy. */
-MLIR_CAPI_EXPORTED MlirContext dlcContextCreate(void);
 
 /* Parses `source` (named `sourceName` in diagnostics), verifies it and
    returns the module; null after printing diagnostics to stderr. */
@@ -69,32 +71,6 @@ MLIR_CAPI_EXPORTED bool dlcElementsAttrGetRawData(MlirAttribute attr,
                                                   const void **data,
                                                   size_t *bytes,
                                                   bool *isSplat);
-
-/*--- For hosts without C callbacks (Python's ctypes) ------------------------*/
-
-/* Collects the diagnostics emitted on a context as text, one per line
-   ("file:line:col: error: message"), until detached. */
-typedef struct DlcDiagnostics DlcDiagnostics;
-MLIR_CAPI_EXPORTED DlcDiagnostics *dlcDiagnosticsAttach(MlirContext ctx);
-/* The text collected so far (valid until the next diagnostic or clear). */
-MLIR_CAPI_EXPORTED const char *dlcDiagnosticsText(const DlcDiagnostics *d);
-MLIR_CAPI_EXPORTED void dlcDiagnosticsClear(DlcDiagnostics *d);
-MLIR_CAPI_EXPORTED void dlcDiagnosticsDetach(MlirContext ctx, DlcDiagnostics *d);
-
-/* A growable string that MLIR's string callbacks fill: pass dlcTextAppend
-   as the MlirStringCallback and the DlcText as its user data. */
-typedef struct DlcText {
-  char *data;
-  size_t len, cap;
-} DlcText;
-MLIR_CAPI_EXPORTED void dlcTextAppend(MlirStringRef s, void *text);
-/* The text so far ("" when empty); release with dlcTextFree. */
-MLIR_CAPI_EXPORTED const char *dlcTextGet(const DlcText *t);
-MLIR_CAPI_EXPORTED void dlcTextFree(DlcText *t);
-
-/* The op's textual form, malloc'd; release with dlcStringFree. */
-MLIR_CAPI_EXPORTED char *dlcOperationToString(MlirOperation op, bool generic);
-MLIR_CAPI_EXPORTED void dlcStringFree(char *s);
 
 #ifdef __cplusplus
 }

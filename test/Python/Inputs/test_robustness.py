@@ -19,7 +19,7 @@ import dlc  # noqa: E402
 import dlc.onnx  # noqa: E402
 from dlc import onnx_check  # noqa: E402
 
-SRC = os.path.join(os.path.dirname(__file__), "..", "..")
+SRC = os.path.join(os.path.dirname(__file__), "..", "..", "..")
 MLP = os.path.join(SRC, "examples", "mlp_block.mlir")
 
 

@@ -1,7 +1,7 @@
 /* Diagnostics and IR as plain text, for hosts without C callbacks
-   (see dlc-c/Dialects.h). */
+   (see dlc-c/Text.h). */
 
-#include "dlc-c/Dialects.h"
+#include "dlc-c/Text.h"
 
 #include "mlir-c/Diagnostics.h"
 #include "shape/Checked.h"

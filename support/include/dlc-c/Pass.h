@@ -1,8 +1,8 @@
 /*===-- dlc-c/Pass.h - Writing MLIR passes and pipelines in C -----*- C -*-===*\
 |*                                                                            *|
 |* A C pass is a static DlcPassDescriptor: its flag, summary, anchor op,      *|
-|* typed options, statistics, dependent dialects and a run callback. One     *|
-|* generic C++ adapter (passes/registry) turns it into a real mlir::Pass, so  *|
+|* typed options, statistics, dependent dialects and a run callback. The    *|
+|* C++ adapter support/lib/CPassAdapter.cpp makes it a real mlir::Pass, so  *|
 |* `--help`, `--PASS=opt=val`, `--pass-pipeline='...(PASS{opt=val})'`,        *|
 |* `--dump-pass-pipeline`, `--mlir-print-ir-after=PASS`, statistics and the  *|
 |* threaded pass manager all work as for passes written in C++.              *|

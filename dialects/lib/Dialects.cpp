@@ -1,9 +1,10 @@
 //===- Dialects.cpp - C handles of the dlg and dlk dialects ----*- C++ -*-===//
 //
-// The only C++ of the C API: MLIR's registration macro needs the dialect
-// classes, #dlk.schedule has no generic C accessor, the MLIR C API
-// cannot parse a module (implicitly wrapping top-level ops) under a source
-// name, and it cannot tell whether a dense_resource still has its blob. Everything else in capi/lib is C.
+// The C face of the dlc dialects, for the C passes and the C API above
+// them. C++ because MLIR's registration macro needs the dialect classes,
+// #dlk.schedule has no generic C accessor, the MLIR C API cannot parse a
+// module (implicitly wrapping top-level ops) under a source name, and it
+// cannot tell whether a dense_resource still has its blob.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,11 @@
 
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Dlg, dlg, mlir::dlg::DlgDialect)
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Dlk, dlk, mlir::dlk::DlkDialect)
+
+void dlcRegisterDialects(MlirDialectRegistry registry) {
+  mlirDialectHandleInsertDialect(mlirGetDialectHandle__dlg__(), registry);
+  mlirDialectHandleInsertDialect(mlirGetDialectHandle__dlk__(), registry);
+}
 
 MlirModule dlcModuleParse(MlirContext ctx, MlirStringRef source,
                           const char *sourceName) {

@@ -425,6 +425,32 @@ def folded(src):
                for line in ir.splitlines() if "dlg." in line)
 
 
+def compare(got, want, atol, rtol):
+    """(None, max error) when `got` matches `want` -- floats within atol +
+    rtol * |want| (NaN where want has NaN), other types exactly -- else (what
+    differs, None). Shared with test/GPU/gpu_check.py."""
+    if got.shape != want.shape:
+        return f"shape {got.shape} != {want.shape}", None
+    if want.dtype.kind in "fc" or got.dtype.kind == "f":
+        err = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        bound = atol + rtol * np.abs(want.astype(np.float64))
+        bad = ~(err <= bound) & ~(np.isnan(want) & np.isnan(got.astype(np.float64)))
+    else:
+        bad = got != want.astype(got.dtype)
+        err = bad.astype(float)
+    if bad.any():
+        return (f"max err {err.max():.3g} (atol {atol:g}, rtol {rtol:g}), "
+                f"{int(bad.sum())} of {bad.size} elements"), None
+    return None, float(err.max()) if err.size else 0.0
+
+
+def report(name, got, want, atol, rtol, note=""):
+    """Prints the case's `ok` or `FAIL` line; True when it failed."""
+    problem, err = compare(got, want, atol, rtol)
+    print(f"FAIL {name}: {problem}" if problem else f"ok   {name}: max err {err:.3g}{note}")
+    return problem is not None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="")
@@ -453,23 +479,7 @@ def main():
             failed += 1
             print(f"FAIL {name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
             continue
-        if got.shape != want.shape:
-            failed += 1
-            print(f"FAIL {name}: shape {got.shape} != {want.shape}")
-            continue
-        if want.dtype.kind in "fc" or got.dtype.kind == "f":
-            err = np.abs(got.astype(np.float64) - want.astype(np.float64))
-            bound = atol + rtol * np.abs(want.astype(np.float64))
-            bad = ~(err <= bound) & ~(np.isnan(want) & np.isnan(got.astype(np.float64)))
-        else:
-            bad = got != want.astype(got.dtype)
-            err = bad.astype(float)
-        if bad.any():
-            failed += 1
-            print(f"FAIL {name}: max err {err.max():.3g} (atol {atol:g}, rtol {rtol:g}), "
-                  f"{int(bad.sum())} of {bad.size} elements")
-        else:
-            print(f"ok   {name}: max err {err.max():.3g}")
+        failed += report(name, got, want, atol, rtol)
     if opts.fold:
         print(f"{nfolded} of {ran} cases folded at compile time")
     print(f"{ran - failed} of {ran} cases passed")

@@ -1,0 +1,390 @@
+"""dlc.Module: a model JIT-compiled from MLIR text, called with NumPy arrays;
+Module.save / dlc.load: the same model as an ahead-of-time library (AotModule).
+compile_mlir is what dlc.compile does once it has MLIR text."""
+
+import ctypes
+import glob
+import json
+import os
+import re
+import threading
+
+import numpy as np
+
+from ._capi import (MemoryPlan, _AotOptions, _DTYPES, _Options, _Tensor, _TensorType,
+                    _library as _lib, run_pipeline)
+from .errors import CompileError
+
+
+def _describe(shape, dtype):
+    return f"{dtype}[{'x'.join('?' if d is None else str(d) for d in shape)}]"
+
+
+def _check_inputs(arrays, specs):
+    """`arrays` as NumPy arrays, checked against (shape, dtype) specs where a
+    None dim takes any size; ValueError naming the first misfit."""
+    if len(arrays) != len(specs):
+        raise ValueError(f"expected {len(specs)} inputs, got {len(arrays)}")
+    arrays = [np.asarray(a) for a in arrays]
+    for i, (a, (shape, dtype)) in enumerate(zip(arrays, specs)):
+        if (a.dtype != dtype or a.ndim != len(shape) or
+                any(w is not None and w != d for w, d in zip(shape, a.shape))):
+            raise ValueError(f"input {i}: expected {_describe(shape, dtype)}, "
+                             f"got {_describe(a.shape, a.dtype)}")
+    return arrays
+
+
+def _output_arrays(out, specs):
+    """The result arrays of a run: new ones for `specs` ((shape, dtype) per
+    result), or the caller's `out`, checked to fit them and be C-contiguous
+    and writable (the kernels write them in place)."""
+    if out is None:
+        return [np.empty(shape, dtype) for shape, dtype in specs]
+    outs = list(out)
+    if len(outs) != len(specs):
+        raise ValueError(f"expected {len(specs)} output arrays, got {len(outs)}")
+    for i, (o, spec) in enumerate(zip(outs, specs)):
+        if not isinstance(o, np.ndarray) or o.shape != spec[0] or o.dtype != spec[1]:
+            raise ValueError(f"output {i}: expected {_describe(*spec)}")
+        if not (o.flags.c_contiguous and o.flags.writeable):
+            raise ValueError(f"output {i}: must be C-contiguous and writable")
+    return outs
+
+
+# lower-to-llvm's targets (passes/lower_to_llvm.c) and "cuda" (lower-to-nvvm).
+TARGETS = ("host", "avx2", "avx512", "cuda")
+
+
+def _check_options(threads, target):
+    """ValueError for a bad `threads` (None, 0 for all cores, or a positive
+    int) or `target` (None or one of TARGETS), before any work."""
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or threads < 0):
+        raise ValueError(f"threads must be None, 0 (all cores) or a positive integer, "
+                         f"got {threads!r}")
+    if target is not None and target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}; one of {', '.join(TARGETS)}")
+
+
+class Module:
+    """A compiled model. `run(*arrays)` returns a list of arrays, one per
+    result; calling the module returns the array itself when there is one."""
+
+    # The IR after each stage, as `Module.ir(stage)` shows it.
+    GRAPH = ("func.func(dlg-simplify,dlg-fold-batch-norm,dlg-fold-constants,"
+             "dlg-simplify)")
+    STAGES = {
+        "dlg": f"builtin.module({GRAPH})",
+        "dlk": f"builtin.module({GRAPH},func.func(dlg-fuse))",
+        "linalg": f"builtin.module({GRAPH},func.func(dlg-fuse),"
+                  "dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),"
+                  "canonicalize,cse)",
+        "llvm": "builtin.module(lower-to-llvm)",
+        # NVIDIA GPU (docs/gpu.md): the kernels in the NVVM dialect, and
+        # their PTX (needs no GPU or driver).
+        "nvvm": "builtin.module(lower-to-nvvm{stop-after=nvvm})",
+        "ptx": "builtin.module(lower-to-nvvm{format=isa})",
+    }
+
+    def __init__(self, source, *, name="<input>", threads=None, target=None, entry=None,
+                 _profile=False):
+        _check_options(threads, target)
+        lib = _lib()
+        self._source, self._name, self._target, self._entry = source, name, target, entry
+        self._options = dict(name=name, threads=threads, target=target, entry=entry)
+        self._profiled = None  # the same model compiled with profiling, at first profile()
+        data = source.encode()
+        pipeline = None
+        if target == "cuda":  # fails with "no CUDA driver: ..." where none is
+            if _profile:
+                raise ValueError("profile() times CPU kernels; target 'cuda' has no profiler yet")
+            pipeline = b"builtin.module(lower-to-nvvm)"
+        elif target:
+            pipeline = (f"builtin.module(lower-to-llvm{{target={target}"
+                        f"{' profile=true' if _profile else ''}}})").encode()
+        opts = _Options(entry.encode() if entry else None, pipeline, threads or 0, 3, _profile)
+        err = ctypes.c_void_p()
+        self._p = lib.dlcProgramCompile(data, len(data), name.encode(), ctypes.byref(opts),
+                                        ctypes.byref(err))
+        if not self._p:
+            text = ctypes.string_at(err.value).decode() if err.value else ""
+            if err.value:
+                lib._free(err)
+            raise CompileError("could not compile " + name, text)
+        n_in, n_out = lib.dlcProgramNumInputs(self._p), lib.dlcProgramNumOutputs(self._p)
+        self.inputs = [self._spec(lib.dlcProgramInput(self._p, i)) for i in range(n_in)]
+        self.outputs = [self._spec(lib.dlcProgramOutput(self._p, i)) for i in range(n_out)]
+        # Dynamic input dims (None): compiled per input shapes at first use.
+        self.dynamic = any(d is None for shape, _ in self.inputs for d in shape)
+        # A static model's C tensor descriptors are built once; a call only
+        # sets their data pointers (building them cost more than a small
+        # kernel runs).
+        # Per thread: several threads may run one Module at once (the C
+        # program is thread-safe; these buffers are not).
+        self._tls = threading.local()
+
+    @classmethod
+    def _descriptors(cls, specs):
+        c = (_Tensor * max(1, len(specs)))()
+        for t, (shape, dtype) in zip(c, specs):
+            cls._describe_into(t, shape, dtype)
+        return c
+
+    @staticmethod
+    def _describe_into(t, shape, dtype):
+        t.type.dtype = _DTYPES.index(np.dtype(dtype).name)
+        t.type.rank = len(shape)
+        for i, d in enumerate(shape):
+            t.type.dims[i] = d
+
+    def output_specs(self, *input_specs):
+        """(shape, dtype) of each result for inputs of the given (shape,
+        dtype); for a dynamic model this compiles the variant for them."""
+        tin = (_TensorType * max(1, len(input_specs)))()
+        for t, (shape, dtype) in zip(tin, input_specs):
+            t.dtype, t.rank = _DTYPES.index(np.dtype(dtype).name), len(shape)
+            for i, d in enumerate(shape):
+                t.dims[i] = d
+        tout = (_TensorType * max(1, len(self.outputs)))()
+        msg = ctypes.create_string_buffer(4096)
+        if not _lib().dlcProgramResolve(self._p, tin, tout, msg, len(msg)):
+            text = msg.value.decode()
+            raise (CompileError("could not compile for these input shapes", text)
+                   if "error:" in text else ValueError(text))
+        return [self._spec(tout[i]) for i in range(len(self.outputs))]
+
+    @staticmethod
+    def _spec(t):
+        """(shape, dtype) with None for a dynamic dimension."""
+        return (tuple(None if t.dims[i] < 0 else t.dims[i] for i in range(t.rank)),
+                np.dtype(_DTYPES[t.dtype]))
+
+    @classmethod
+    def _tensor(cls, array, spec):
+        t = _Tensor()
+        cls._describe_into(t, *spec)
+        t.data = array.ctypes.data
+        return t
+
+    def run(self, *arrays, out=None):
+        """Runs the model; `out` optionally gives preallocated, C-contiguous,
+        writable result arrays (one per result), which are filled and returned."""
+        ins = [a if a.flags.c_contiguous else np.ascontiguousarray(a)  # keeps 0-d
+               for a in _check_inputs(arrays, self.inputs)]
+        in_specs = [(a.shape, a.dtype) for a in ins]
+        out_specs = self.outputs
+        if self.dynamic:
+            out_specs = self.output_specs(*in_specs)
+        outs = _output_arrays(out, out_specs)
+        tls = self._tls
+        if not hasattr(tls, "msg"):
+            tls.msg = ctypes.create_string_buffer(512)
+            if not self.dynamic:
+                tls.c_in = self._descriptors(self.inputs)
+                tls.c_out = self._descriptors(self.outputs)
+        if self.dynamic:
+            c_in = (_Tensor * max(1, len(ins)))(
+                *[self._tensor(a, s) for a, s in zip(ins, in_specs)])
+            c_out = (_Tensor * max(1, len(outs)))(
+                *[self._tensor(a, s) for a, s in zip(outs, out_specs)])
+        else:
+            c_in, c_out = tls.c_in, tls.c_out
+            for t, a in zip(c_in, ins):
+                t.data = a.ctypes.data
+            for t, a in zip(c_out, outs):
+                t.data = a.ctypes.data
+        msg = tls.msg
+        if not _lib().dlcProgramRun(self._p, c_in, c_out, msg, len(msg)):
+            raise ValueError(msg.value.decode())
+        return outs
+
+    def __call__(self, *arrays):
+        outs = self.run(*arrays)
+        return outs[0] if len(outs) == 1 else outs
+
+    def memory(self, *input_specs):
+        """The memory plan (a dict: workspace_bytes, peak_bytes, naive_bytes,
+        weights_bytes, temporaries, unplanned) of the model, for inputs of
+        the given (shape, dtype) when it is dynamic."""
+        tin = None
+        if input_specs:
+            tin = (_TensorType * max(1, len(input_specs)))()
+            for t, (shape, dtype) in zip(tin, input_specs):
+                t.dtype, t.rank = _DTYPES.index(np.dtype(dtype).name), len(shape)
+                for i, d in enumerate(shape):
+                    t.dims[i] = d
+        elif self.dynamic:
+            raise ValueError("a dynamic model's memory plan depends on the input shapes; "
+                             "give them as (shape, dtype) pairs")
+        plan, msg = MemoryPlan(), ctypes.create_string_buffer(4096)
+        if not _lib().dlcProgramMemory(self._p, tin, ctypes.byref(plan), msg, len(msg)):
+            raise ValueError(msg.value.decode())
+        return plan.as_dict()
+
+    def save(self, directory, name="model", *, isa=None, threads=None):
+        """Compiles the model ahead of time into `directory`: NAME.h, NAME.o
+        and libNAME.so (see dlc-compile); dlc.load(directory) runs it later
+        without MLIR. The model must have static shapes."""
+        return _compile_library(self._source, self._name, directory, name,
+                                entry=self._entry, isa=isa or self._target, threads=threads)
+    def profile(self, *arrays, runs=10, trace=None):
+        """Per-kernel profile of `runs` runs on `arrays` (after one warm-up),
+        as TVM's debug executor prints it: one row per kernel with its kind,
+        root op and shapes, time and share of the run, GFLOP/s or GB/s and %
+        of this machine's roofline. Returns the table's text; `trace` names a
+        file to write the runs to as a Chrome trace (Perfetto,
+        chrome://tracing). The model is compiled once more, with each kernel
+        timed; this module's own code stays untimed."""
+        if self._profiled is None:
+            self._profiled = Module(self._source, _profile=True, **self._options)
+        m, lib = self._profiled, _lib()
+        m.run(*arrays)
+        lib.dlcProgramProfileReset(m._p)
+        for _ in range(runs):
+            m.run(*arrays)
+        msg = ctypes.create_string_buffer(512)
+        text = lib.dlcProgramProfileTable(m._p, msg, len(msg))
+        if not text:
+            raise ValueError(msg.value.decode())
+        table = ctypes.string_at(text).decode()
+        lib._free(text)
+        if trace is not None and not lib.dlcProgramProfileTrace(m._p, os.fsencode(trace), msg,
+                                                                 len(msg)):
+            raise OSError(msg.value.decode())
+        return table
+
+    def ir(self, stage="dlg"):
+        """The module after `stage`: "dlg", "dlk", "linalg" or "llvm"."""
+        if stage not in self.STAGES:
+            raise ValueError(f"unknown stage {stage!r}; one of {', '.join(self.STAGES)}")
+        pipeline = self.STAGES[stage]
+        if stage == "llvm" and self._target and self._target != "cuda":
+            pipeline = f"builtin.module(lower-to-llvm{{target={self._target}}})"
+        text = run_pipeline(self._source, pipeline, name=self._name)
+        return _ptx(text) if stage == "ptx" else text
+
+    def __del__(self):
+        if getattr(self, "_p", None):
+            _lib().dlcProgramDestroy(self._p)
+            self._p = None
+
+
+_BINARY = re.compile(r'gpu\.binary @(\w+)\s*\[.*?assembly = "((?:[^"\\]|\\.)*)"', re.S)
+
+
+def _unescape(s):
+    """The body of an MLIR string literal: \\XX hex escapes, \\\\ and \\"."""
+    out, i = bytearray(), 0
+    while i < len(s):
+        if s[i] == "\\":
+            if s[i + 1] in "\\\"":
+                out.append(ord(s[i + 1]))
+                i += 2
+            else:
+                out.append(int(s[i + 1:i + 3], 16))
+                i += 3
+        else:
+            out.extend(s[i].encode())
+            i += 1
+    return out.decode()
+
+
+def _ptx(module_text):
+    """The PTX of every gpu.binary in a module lowered with format=isa, each
+    after a `// gpu.binary @name` line."""
+    return "".join(f"// gpu.binary @{m.group(1)}\n{_unescape(m.group(2))}\n"
+                   for m in _BINARY.finditer(module_text))
+
+
+def compile_mlir(text, *, threads=None, target=None, entry=None, output=None, name="model",
+                 source_name="<input>"):
+    """MLIR text (dlg ops) compiled as dlc.compile does: a Module, or with
+    `output=DIR` a library written to DIR/NAME.{h,o} and DIR/libNAME.so and
+    loaded (dlc.load). `source_name` names the text in diagnostics."""
+    _check_options(threads, target)
+    if output is not None:
+        _compile_library(text, source_name, output, name, entry=entry, isa=target,
+                         threads=threads)
+        return load(output, name)
+    return Module(text, name=source_name, threads=threads, target=target, entry=entry)
+
+
+def _compile_library(text, source_name, directory, name, *, entry=None, isa=None, threads=None):
+    lib = _lib()
+    os.makedirs(directory, exist_ok=True)
+    data = text.encode()
+    opts = _AotOptions(entry.encode() if entry else None, isa.encode() if isa else None,
+                       None, threads or 1, True, None)
+    plan, err = MemoryPlan(), ctypes.c_void_p()
+    if not lib.dlcCompileToLibrary(data, len(data), source_name.encode(),
+                                   os.fsencode(directory), name.encode(), ctypes.byref(opts),
+                                   ctypes.byref(plan), ctypes.byref(err)):
+        msg = ctypes.string_at(err.value).decode() if err.value else ""
+        if err.value:
+            lib._free(err)
+        raise CompileError(f"could not compile {source_name} to a library", msg)
+    return plan.as_dict()
+
+
+class AotModule:
+    """A library written by dlc-compile, Module.save or compile(output=),
+    called through its C ABI with ctypes (no MLIR needed). Runs like a
+    Module; threads may call it at once (each thread keeps a workspace)."""
+
+    def __init__(self, path, name):
+        self.path, self.name = path, name
+        self._lib = ctypes.CDLL(path)
+        fn = lambda s: getattr(self._lib, f"{name}_{s}")  # noqa: E731
+        self._run = fn("run")
+        self._run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        self._run.restype = ctypes.c_int
+        self._error = fn("error_string")
+        self._error.argtypes, self._error.restype = [ctypes.c_int], ctypes.c_char_p
+        sig = fn("signature")
+        sig.argtypes, sig.restype = [], ctypes.c_char_p
+        self.signature = json.loads(sig().decode())
+        self.workspace_bytes = self.signature["workspace_bytes"]
+        self.inputs = [(tuple(t["shape"]), np.dtype(t["dtype"])) for t in self.signature["inputs"]]
+        self.outputs = [(tuple(t["shape"]), np.dtype(t["dtype"]))
+                        for t in self.signature["outputs"]]
+        self.dynamic = False
+        self._tls = threading.local()
+
+    def run(self, *arrays, out=None):
+        ins = [a if a.flags.c_contiguous else np.ascontiguousarray(a)
+               for a in _check_inputs(arrays, self.inputs)]
+        outs = _output_arrays(out, self.outputs)
+        tls = self._tls
+        if not hasattr(tls, "ws"):
+            # 64-byte aligned workspace, kept per thread.
+            tls.raw = np.empty(self.workspace_bytes + 64, np.uint8)
+            tls.ws = tls.raw.ctypes.data + (-tls.raw.ctypes.data) % 64
+            tls.c_in = (ctypes.c_void_p * max(1, len(ins)))()
+            tls.c_out = (ctypes.c_void_p * max(1, len(outs)))()
+        for i, a in enumerate(ins):
+            tls.c_in[i] = a.ctypes.data
+        for i, a in enumerate(outs):
+            tls.c_out[i] = a.ctypes.data
+        rc = self._run(tls.c_in, tls.c_out, tls.ws)
+        if rc:
+            raise RuntimeError(f"{self.name}_run: {self._error(rc).decode()}")
+        return outs
+
+    def __call__(self, *arrays):
+        outs = self.run(*arrays)
+        return outs[0] if len(outs) == 1 else outs
+
+
+def load(directory, name=None):
+    """Loads DIR/libNAME.so written by dlc-compile, Module.save or
+    compile(output=DIR) (NAME: the only library in DIR when not given)."""
+    if name is None:
+        libs = sorted(glob.glob(os.path.join(glob.escape(str(directory)), "lib*.so")))
+        if len(libs) != 1:
+            raise ValueError(f"{directory}: expected one lib*.so, found {len(libs)}; give name=")
+        name = os.path.basename(libs[0])[3:-3]
+    path = os.path.join(str(directory), f"lib{name}.so")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such library")
+    return AotModule(os.path.abspath(path), name)
+
