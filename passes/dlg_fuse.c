@@ -18,7 +18,7 @@
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
-#include "dlc-c/Dlg.h"
+#include "dlc-c/DlgFamily.h"
 #include "dlc-c/Passes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -33,7 +33,7 @@ typedef enum { K_OPAQUE, K_ELEMENTWISE, K_INJECTIVE, K_REDUCTION, K_CONTRACTION 
 static const char *const kKindNames[] = {"opaque", "elementwise", "injective", "reduction",
                                          "contraction"};
 
-/* What fusion makes of each op family (dlc-c/Dlg.h; the families are
+/* What fusion makes of each op family (dlc-c/DlgFamily.h; the families are
    declared in DlgOps.td): an op added to a family is fused as its family is,
    with no edit here. Norms, softmax and pools reduce along some dims, so
    they are a kernel's root like reductions; batch_norm (inference) is a

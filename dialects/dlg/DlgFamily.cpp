@@ -1,6 +1,6 @@
 //===- DlgFamily.cpp - the C query of a dlg op's family ---------*- C++ -*-===//
 //
-// dlc-c/Dlg.h's op-family functions: which Family<F>::Impl trait (DlgOps.td's
+// dlc-c/DlgFamily.h's op-family functions: which Family<F>::Impl trait (DlgOps.td's
 // Dlg_*Family) a registered dlg op carries, and the list of dlg ops with what
 // the Python builder needs of each. No family is decided here: the ODS
 // definitions are the one place that says which op belongs where.

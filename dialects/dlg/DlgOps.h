@@ -8,7 +8,7 @@
 #ifndef DLC_DIALECTS_DLG_DLGOPS_H
 #define DLC_DIALECTS_DLG_DLGOPS_H
 
-#include "dlc-c/Dlg.h"
+#include "dlc-c/DlgFamily.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"

@@ -6,7 +6,7 @@
 // C shape rule (dlc-c/Shape.h); the verifier reports that rule's message.
 // Every op names its family (Dlg_*Family, "Op families" below), which the
 // passes, the reference kernels and the Python builder read through
-// dlc-c/Dlg.h's dlcDlgOpGetFamily instead of keeping lists of op names.
+// dlc-c/DlgFamily.h's dlcDlgOpGetFamily instead of keeping lists of op names.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,7 +69,7 @@ def Dlg_KnownAttributes : NativeOpTrait<"KnownAttributes"> {
 // Op families
 //===----------------------------------------------------------------------===//
 
-// Every dlg op belongs to exactly one family (DlcOpFamily in dlc-c/Dlg.h),
+// Every dlg op belongs to exactly one family (DlcOpFamily in dlc-c/DlgFamily.h),
 // given as the second argument of Dlg_Op, so that a new op cannot be left
 // without one. Fusion, constant folding, lowering and the Python builder ask
 // dlcDlgOpGetFamily instead of keeping their own lists of op names. The

@@ -10,7 +10,7 @@
 #include "fold/reference.h"
 
 #include "dlc-c/Builder.h"
-#include "dlc-c/Dlg.h"
+#include "dlc-c/DlgFamily.h"
 #include "lowering/emit.h"
 
 #include "mlir-c/BuiltinAttributes.h"
