@@ -52,12 +52,12 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-/* Lowers every dlg op of one function, in post-order (operands first). */
-static bool lowerFunction(MlirOperation func, const DlcLowerPolicy *policy) {
+/* Lowers every dlg op of the module, in post-order (operands first). */
+static bool lowerAll(MlirOperation module, const DlcLowerPolicy *policy) {
   DlcOpList l = {0};
-  mlirOperationWalk(func, collect, &l, MlirWalkPostOrder);
+  mlirOperationWalk(module, collect, &l, MlirWalkPostOrder);
   bool ok = true;
-  for (intptr_t i = 0; i < l.n && ok; ++i) {
+  for (intptr_t i = 0; i < l.n; ++i) {
     MlirOperation op = l.ops[i];
     MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
     DlcLowerFn lower = lookup(name);
@@ -90,16 +90,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   DlcLowerPolicy policy = {dlcOptionsGetBool(o, "pack")
                                ? dlcGemmPackingCpu(dlcOptionsGetInt(o, "vector-width"))
                                : dlcGemmPackingNone()};
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  DlcOpList funcs = {0};
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
-    if (dlcOpIs(op, "func.func"))
-      dlcOpListPush(&funcs, op);
-  bool ok = true;
-  for (intptr_t i = 0; i < funcs.n && ok; ++i)
-    ok = lowerFunction(funcs.ops[i], &policy);
-  dlcOpListFree(&funcs);
+  bool ok = lowerAll(module, &policy);
   if (ok && dlcOptionsGetBool(o, "outline"))
     dlcOutlineKernels(module);
   return (MlirLogicalResult){ok};
