@@ -14,6 +14,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcDlgFoldConstantsPass,
     &dlcDlgFoldBatchNormPass,
     &dlcDlkToLinalgPass,
+    &dlcDlkOutlineKernelsPass,
     &dlcReadonlyArgsPass,
     &dlcCpuSchedulePass,
     &dlcExpandExpPass,

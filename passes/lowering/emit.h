@@ -113,8 +113,6 @@ enum { DLC_CMP_EQ, DLC_CMP_NE, DLC_CMP_LT, DLC_CMP_LE, DLC_CMP_GT, DLC_CMP_GE,
        DLC_COMPARE_COUNT };
 int dlcCompareKind(MlirStringRef name);
 
-/* Whether `name` is an elementwise dlg op (dlcEmitElementwise handles it). */
-bool dlcIsElementwiseName(MlirStringRef name);
 /* The math dialect op of a float unary dlg op that is exactly one (dlg.sin
    -> math.sin, ...), or NULL (math_unary.c). */
 const char *dlcMathUnaryOp(MlirStringRef name);

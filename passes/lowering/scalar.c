@@ -119,13 +119,6 @@ static bool is(MlirStringRef n, const char *s) {
   return n.length == strlen(s) && memcmp(n.data, s, n.length) == 0;
 }
 
-static const char *const kElementwise[] = {
-    "dlg.add",  "dlg.sub",  "dlg.mul",     "dlg.div",   "dlg.max",  "dlg.min",
-    "dlg.pow",  "dlg.neg",  "dlg.abs",     "dlg.exp",   "dlg.log",  "dlg.sqrt",
-    "dlg.rsqrt", "dlg.tanh", "dlg.erf",    "dlg.sigmoid", "dlg.relu", "dlg.silu",
-    "dlg.gelu", "dlg.clamp", "dlg.where",  "dlg.cast", "dlg.equal", "dlg.not_equal",
-    "dlg.less", "dlg.less_equal", "dlg.greater", "dlg.greater_equal"};
-
 /* arith.cmpf / arith.cmpi predicates of the comparisons, in DlcCompareKind order:
    ordered float predicates (false on NaN) except une, signed integers. */
 static const char *const kCompare[DLC_COMPARE_COUNT] = {
@@ -149,13 +142,6 @@ static MlirValue compare(DlcBuilder *b, int k, MlirValue x, MlirValue y) {
       mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64), fl ? kCmpF[k] : kCmpI[k]);
   return first(dlcBuildOpTyped(b, fl ? "arith.cmpf" : "arith.cmpi", DLC_VALUES(x, y), 1, &i1,
                                DLC_ATTRS(dlcNamed(b->context, "predicate", pred))));
-}
-
-bool dlcIsElementwiseName(MlirStringRef name) {
-  for (size_t i = 0; i < sizeof kElementwise / sizeof kElementwise[0]; ++i)
-    if (is(name, kElementwise[i]))
-      return true;
-  return dlcMathUnaryOp(name) != NULL;
 }
 
 MlirValue dlcEmitElementwise(DlcBuilder *b, MlirOperation op, const MlirValue *a,

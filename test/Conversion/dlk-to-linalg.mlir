@@ -16,14 +16,14 @@ func.func @bias_relu(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> 
 
 // -----
 
-// A kernel becomes a private function called in its place; its contraction
-// root is tagged for the scheduler and keeps the kernel's schedule.
+// A kernel becomes a private function called in its place, carrying the
+// kernel's kind and schedule for the scheduler.
 // CHECK-LABEL: func.func @kernel
 // CHECK: %[[R:.*]] = call @kernel_kernel0(%arg0, %arg1)
 // CHECK: return %[[R]]
 // CHECK: func.func private @kernel_kernel0({{.*}}) -> tensor<4x16xf32> attributes {dlk.kind = "contraction", dlk.schedule = #dlk.schedule<tile = [4, 16, 8], vector = 8>}
 // CHECK: linalg.fill
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}}attrs = {dlc.root}
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK: arith.mulf
 // CHECK: arith.addf
 // CHECK: return
@@ -161,7 +161,7 @@ func.func @conv_gemm(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8x3x3xf32>, %b: te
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x8x3x3x7x7xf32>)
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x16x72xf32>) outs(%{{.*}} : tensor<2x72x16xf32>) permutation = [0, 2, 1]
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<72x49xf32>) outs(%{{.*}} : tensor<49x72xf32>) permutation = [1, 0]
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<49x72xf32>, tensor<2x72x16xf32>) outs(%{{.*}} : tensor<2x49x16xf32>) attrs = {dlc.root}
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<49x72xf32>, tensor<2x72x16xf32>) outs(%{{.*}} : tensor<2x49x16xf32>)
 // CHECK: %[[B:.*]] = tensor.expand_shape %arg2 {{\[}}[0, 1]] output_shape [2, 16] : tensor<32xf32> into tensor<2x16xf32>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[B]] : tensor<2x49x16xf32>, tensor<2x16xf32>) outs(%{{.*}} : tensor<2x16x49xf32>)
 // CHECK: return {{.*}} : tensor<1x32x7x7xf32>

@@ -1,0 +1,285 @@
+/* matmul and conv2d: generics with reduction loops accumulating into a
+   zero- (or bias-) initialised output. Where the strategy's packing policy
+   (schedule/gemm_packing.h) says so, a GEMM reads B from NR-column panels
+   Bp[N / NR][K][NR], packed by a named linalg.transpose that the schedule
+   fuses into each output tile, and runs over loops (panel, m, n, k) into
+   C3[N / NR][M][NR], which a transposing copy turns back into C
+   (elementwise fusion merges that copy with the epilogue); a conv2d
+   becomes such a GEMM through im2col. */
+
+#include "lowering/lower.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+static bool macBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
+  MlirType t = mlirValueGetType(a[2]);
+  MlirValue p = dlcConvertScalar(b, a[0], t), q = dlcConvertScalar(b, a[1], t);
+  y[0] = dlcArith(b, "arith.addf", "arith.addi", a[2],
+                  dlcArith(b, "arith.mulf", "arith.muli", p, q));
+  return true;
+}
+
+/* A kernel whose given #dlk.schedule names the plain GEMM's loops
+   [M, N, K] keeps them. */
+static bool scheduledPlain(MlirOperation op, intptr_t rank) {
+  MlirOperation k = mlirOperationGetParentOperation(op);
+  if (mlirOperationIsNull(k) || !dlcOpIs(k, "dlk.kernel"))
+    return false;
+  MlirAttribute a =
+      mlirOperationGetAttributeByName(k, mlirStringRefCreateFromCString("schedule"));
+  DlcSchedule s;
+  return !mlirAttributeIsNull(a) && dlcScheduleRead(a, &s) && s.numTiles == rank + 1;
+}
+
+static bool addBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
+  y[0] = dlcArith(b, "arith.addf", NULL, a[0], a[1]);
+  return true;
+}
+
+static MlirType tensorOf(intptr_t rank, const int64_t *dims, MlirType elt) {
+  return mlirRankedTensorTypeGet(rank, dims, elt, mlirAttributeGetNull());
+}
+
+/* The GEMM on packed panels: A [M, K] (transposed: [K, M]) times
+   bp [batch..., N/NR, K, NR], over loops (batch..., panel, m, n, k) into
+   C3 [batch..., N/NR, M, NR], then the copy back to [batch..., M, N/NR, NR]
+   (plus `bias` [M] when given), or with `outT` to the transposed
+   [batch..., N/NR, NR, M] (plus `bias` [N]). */
+static MlirValue emitPanelGemm(DlcBuilder *b, MlirValue a, bool ta, MlirValue bp,
+                               MlirValue bias, bool outT) {
+  MlirContext ctx = b->context;
+  MlirType bt = mlirValueGetType(bp), et = mlirShapedTypeGetElementType(bt);
+  intptr_t nb = mlirShapedTypeGetRank(bt) - 3, P = nb, M = nb + 1, N = nb + 2, K = nb + 3;
+  int64_t m = mlirShapedTypeGetDimSize(mlirValueGetType(a), ta ? 1 : 0);
+  int64_t dims[DLC_MAX_LOOPS];
+  MlirAffineExpr be[DLC_MAX_LOOPS], ce[DLC_MAX_LOOPS], ue[DLC_MAX_LOOPS];
+  for (intptr_t d = 0; d < nb; ++d) {
+    be[d] = ce[d] = ue[d] = dlcDim(ctx, d);
+    dims[d] = mlirShapedTypeGetDimSize(bt, d);
+  }
+  int64_t panels = mlirShapedTypeGetDimSize(bt, P);
+  DlcGeneric g = {.nLoops = nb + 4, .nIns = 2, .nOuts = 1};
+  g.reduction[K] = true;
+  g.ins[0] = a;
+  g.maps[0] = dlcMapGet(ctx, g.nLoops, 2,
+                        (MlirAffineExpr[]){dlcDim(ctx, ta ? K : M), dlcDim(ctx, ta ? M : K)});
+  g.ins[1] = bp;
+  be[nb] = dlcDim(ctx, P), be[nb + 1] = dlcDim(ctx, K), be[nb + 2] = dlcDim(ctx, N);
+  g.maps[1] = dlcMapGet(ctx, g.nLoops, nb + 3, be);
+  ce[nb] = dlcDim(ctx, P), ce[nb + 1] = dlcDim(ctx, M), ce[nb + 2] = dlcDim(ctx, N);
+  g.maps[2] = dlcMapGet(ctx, g.nLoops, nb + 3, ce);
+  dims[nb] = panels, dims[nb + 1] = m, dims[nb + 2] = mlirShapedTypeGetDimSize(bt, nb + 2);
+  g.outs[0] = dlcEmitFilled(b, tensorOf(nb + 3, dims, et), 0.0, NULL, NULL);
+  MlirOperation r = dlcEmitGeneric(b, &g, macBody, NULL);
+  if (mlirOperationIsNull(r))
+    return dlcLowerNull();
+  /* C3 -> [batch..., M, N/NR, NR] (outT: [batch..., N/NR, NR, M]), plus the bias */
+  int64_t nr = dims[nb + 2];
+  bool withBias = !mlirValueIsNull(bias);
+  DlcGeneric u = {.nLoops = nb + 3, .nIns = withBias ? 2 : 1, .nOuts = 1};
+  u.ins[0] = dlcLowerOut(r);
+  if (outT) /* loops (batch..., panel, n, m) */
+    ue[nb] = dlcDim(ctx, nb), ue[nb + 1] = dlcDim(ctx, nb + 2), ue[nb + 2] = dlcDim(ctx, nb + 1);
+  else /* loops (batch..., m, panel, n) */
+    ue[nb] = dlcDim(ctx, nb + 1), ue[nb + 1] = dlcDim(ctx, nb), ue[nb + 2] = dlcDim(ctx, nb + 2);
+  u.maps[0] = dlcMapGet(ctx, u.nLoops, nb + 3, ue);
+  if (withBias && outT) { /* bias [N] as [N/NR, NR] */
+    u.ins[1] = dlcEmitSplitDim(b, bias, 0, nr);
+    MlirAffineExpr pe[2] = {dlcDim(ctx, nb), dlcDim(ctx, nb + 1)};
+    u.maps[1] = dlcMapGet(ctx, u.nLoops, 2, pe);
+  } else if (withBias) {
+    u.ins[1] = bias;
+    MlirAffineExpr me = dlcDim(ctx, nb);
+    u.maps[1] = dlcMapGet(ctx, u.nLoops, 1, &me);
+  }
+  u.maps[u.nIns] = dlcMapIdentity(ctx, u.nLoops);
+  if (outT)
+    dims[nb] = panels, dims[nb + 1] = nr, dims[nb + 2] = m;
+  else
+    dims[nb] = m, dims[nb + 1] = panels;
+  u.outs[0] = dlcEmitEmpty(b, tensorOf(nb + 3, dims, et), NULL, NULL);
+  return dlcLowerOut(dlcEmitGeneric(b, &u, withBias ? addBody : dlcCopyBody, NULL));
+}
+
+/* C [m, n] = A x B on f32 operands, B packed into `panel`-column panels. */
+static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool ta, bool tb,
+                                  int64_t panel) {
+  /* B [K, N] -> [K, N/NR, NR] -> [N/NR, K, NR]; transposed, [N, K] -> [N/NR, NR, K]. */
+  int64_t perm[3] = {1, 0, 2}, permT[3] = {0, 2, 1};
+  MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w, tb ? 0 : 1, panel), tb ? permT : perm);
+  MlirValue c = emitPanelGemm(b, a, ta, bp, dlcLowerNull(), false);
+  return mlirValueIsNull(c) ? c : dlcEmitMergeDims(b, c, 1, 2);
+}
+
+static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy *p) {
+  MlirContext ctx = b->context;
+  MlirValue a = mlirOperationGetOperand(op, 0), w = mlirOperationGetOperand(op, 1);
+  DlcShape sa = dlcLowerShape(a), sb = dlcLowerShape(w);
+  DlcShape so = dlcLowerShape(mlirOperationGetResult(op, 0));
+  bool ta = dlcGetBool(op, "transpose_a", false), tb = dlcGetBool(op, "transpose_b", false);
+  int64_t panel = dlcGemmPackedPanel(&p->packing, &sa, &sb, &so, tb);
+  if (panel > 0 && mlirTypeIsAF32(dlcElementType(w)) && mlirTypeIsAF32(dlcElementType(a)) &&
+      !scheduledPlain(op, so.rank))
+    return emitPackedMatmul(b, a, w, ta, tb, panel);
+  intptr_t nb = so.rank - 2, m = nb, n = nb + 1, k = nb + 2, loops = nb + 3;
+  DlcGeneric g = {.nLoops = loops, .nIns = 2, .nOuts = 1};
+  g.reduction[k] = true;
+  const DlcShape *ss[2] = {&sa, &sb};
+  for (int which = 0; which < 2; ++which) {
+    const DlcShape *s = ss[which];
+    MlirAffineExpr e[DLC_MAX_LOOPS];
+    intptr_t lead = nb - (s->rank - 2);
+    for (intptr_t j = 0; j < s->rank - 2; ++j)
+      e[j] = s->dims[j] == 1 && so.dims[lead + j] != 1 ? dlcConst(ctx, 0)
+                                                       : dlcDim(ctx, lead + j);
+    bool t = which == 0 ? ta : tb;
+    intptr_t rows = which == 0 ? m : k, cols = which == 0 ? k : n;
+    e[s->rank - 2] = dlcDim(ctx, t ? cols : rows);
+    e[s->rank - 1] = dlcDim(ctx, t ? rows : cols);
+    g.ins[which] = which == 0 ? a : w;
+    g.maps[which] = dlcMapGet(ctx, loops, s->rank, e);
+  }
+  MlirAffineExpr oe[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < so.rank; ++i)
+    oe[i] = dlcDim(ctx, i);
+  g.maps[2] = dlcMapGet(ctx, loops, so.rank, oe);
+  DlcDimSources dims = dlcDimsNone();
+  /* dynamic dims: M from a, N from b, a batch dim from the operand where
+     it is dynamic (the other one's is then broadcast or absent) */
+  dims.of[m] = a, dims.idx[m] = ta ? sa.rank - 1 : sa.rank - 2;
+  dims.of[n] = w, dims.idx[n] = tb ? sb.rank - 2 : sb.rank - 1;
+  for (intptr_t i = 0; i < nb; ++i) {
+    intptr_t ja = i - (nb - (sa.rank - 2)), jb = i - (nb - (sb.rank - 2));
+    if (ja >= 0 && sa.dims[ja] == DLC_DYNAMIC)
+      dims.of[i] = a, dims.idx[i] = ja;
+    else if (jb >= 0 && sb.dims[jb] == DLC_DYNAMIC)
+      dims.of[i] = w, dims.idx[i] = jb;
+  }
+  g.outs[0] = dlcFilledFrom(b, dlcLowerResultType(op), 0.0, &dims);
+  if (mlirValueIsNull(g.outs[0]))
+    return dlcLowerFail(
+        op, "cannot lower: a dynamic batch dimension of the result is static in both operands");
+  return dlcLowerOut(dlcEmitGeneric(b, &g, macBody, NULL));
+}
+
+static bool copyBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
+  y[0] = dlcConvertScalar(b, a[0], mlirValueGetType(a[1]));
+  return true;
+}
+
+/* (oh * stride + kh * dilation, ow * stride + kw * dilation) */
+static void windowExprs(MlirContext ctx, intptr_t oh, intptr_t ow, intptr_t kh, intptr_t kw,
+                        const int64_t *st, const int64_t *dl, MlirAffineExpr *out) {
+  out[0] = mlirAffineAddExprGet(mlirAffineMulExprGet(dlcDim(ctx, oh), dlcConst(ctx, st[0])),
+                                mlirAffineMulExprGet(dlcDim(ctx, kh), dlcConst(ctx, dl[0])));
+  out[1] = mlirAffineAddExprGet(mlirAffineMulExprGet(dlcDim(ctx, ow), dlcConst(ctx, st[1])),
+                                mlirAffineMulExprGet(dlcDim(ctx, kw), dlcConst(ctx, dl[1])));
+}
+
+/* conv2d as a GEMM (im2col): W [O, C*kH*kW] x col [C*kH*kW, Ho*Wo], where
+   col copies the input window of each output pixel, then the packed GEMM
+   above; the epilogue (bias, batch_norm, activation) fuses into its copy
+   back to C. col costs C*kH*kW*Ho*Wo moves against O times as many
+   multiply-adds. The copy is a generic with the convolution's index map:
+   it reads the input rows contiguously (for stride 1), which LLVM
+   vectorises. `mode`: see DlcConvGemm. */
+static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
+                                 const int64_t *st, const int64_t *dl, DlcConvGemm mode,
+                                 int64_t panel) {
+  MlirContext ctx = b->context;
+  MlirValue w = mlirOperationGetOperand(op, 1);
+  DlcShape sw = dlcLowerShape(w), so = dlcLowerShape(mlirOperationGetResult(op, 0));
+  int64_t images = so.dims[0], c = sw.dims[1], kh = sw.dims[2], kw = sw.dims[3];
+  int64_t oh = so.dims[2], ow = so.dims[3];
+  MlirType et = dlcElementType(xpad);
+  enum { I, C, KH, KW, OH, OW, LOOPS };
+  DlcGeneric g = {.nLoops = LOOPS, .nIns = 1, .nOuts = 1};
+  MlirAffineExpr xe[4] = {dlcDim(ctx, I), dlcDim(ctx, C)};
+  windowExprs(ctx, OH, OW, KH, KW, st, dl, xe + 2);
+  g.ins[0] = xpad;
+  g.maps[0] = dlcMapGet(ctx, LOOPS, 4, xe);
+  g.maps[1] = dlcMapIdentity(ctx, LOOPS);
+  int64_t colDims[6] = {images, c, kh, kw, oh, ow};
+  g.outs[0] = dlcEmitEmpty(b, tensorOf(6, colDims, et), NULL, NULL);
+  MlirValue col = dlcLowerOut(dlcEmitGeneric(b, &g, dlcCopyBody, NULL));
+  if (mlirValueIsNull(col))
+    return dlcLowerNull();
+  col = dlcEmitMergeDims(b, dlcEmitMergeDims(b, col, 4, 2), 1, 3); /* [N, K, Ho*Wo] */
+  MlirValue bias =
+      mlirOperationGetNumOperands(op) > 2 ? mlirOperationGetOperand(op, 2) : dlcLowerNull();
+  MlirValue y;
+  if (mode == DLC_CONV_PIXEL_PANELS) {
+    int64_t perm[4] = {0, 2, 1, 3}; /* [N, Ho*Wo/NR, K, NR] */
+    MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, col, 2, panel), perm);
+    y = emitPanelGemm(b, dlcEmitMergeDims(b, w, 1, 3) /* [O, K] */, false, bp, bias, false);
+  } else { /* Y^T [Ho*Wo, O] = col^T x W^T, W in [O/NR, K, NR] panels */
+    MlirValue w2 = dlcEmitMergeDims(b, w, 1, 3);
+    int64_t permT[3] = {0, 2, 1}, perm2[2] = {1, 0};
+    MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w2, 0, panel), permT);
+    int64_t colDims2[2] = {c * kh * kw, oh * ow};
+    /* col^T [Ho*Wo, K] by a named transpose, which keeps elementwise fusion
+       from folding the im2col copy into the contraction's indexing */
+    MlirValue a = dlcEmitTranspose(b, dlcEmitReshape(b, col, tensorOf(2, colDims2, et)), perm2);
+    y = emitPanelGemm(b, a, false, bp, bias, true); /* [O/NR, NR, Ho*Wo] */
+  }
+  return mlirValueIsNull(y) ? y : dlcEmitReshape(b, y, dlcLowerResultType(op));
+}
+
+static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy *p) {
+  MlirContext ctx = b->context;
+  MlirValue x = mlirOperationGetOperand(op, 0), w = mlirOperationGetOperand(op, 1);
+  DlcShape sx = dlcLowerShape(x), sw = dlcLowerShape(w);
+  DlcShape so = dlcLowerShape(mlirOperationGetResult(op, 0));
+  int64_t st[2] = {1, 1}, dl[2] = {1, 1}, pad[4] = {0, 0, 0, 0};
+  dlcGetI64Array(op, "strides", st, 2);
+  dlcGetI64Array(op, "dilations", dl, 2);
+  dlcGetI64Array(op, "padding", pad, 4);
+  int64_t groups = dlcGetI64(op, "groups", 1);
+  int64_t low[4] = {0, 0, pad[0], pad[1]}, high[4] = {0, 0, pad[2], pad[3]};
+  x = dlcEmitPad(b, x, low, high, 0.0);
+  DlcConvGemm mode;
+  bool f32 = mlirTypeIsAF32(dlcElementType(mlirOperationGetOperand(op, 0))) &&
+             mlirTypeIsAF32(dlcElementType(w));
+  int64_t panel = dlcConvAsGemm(&p->packing, &sx, &sw, &so, groups, f32, &mode);
+  if (panel > 0)
+    return lowerConvAsGemm(b, op, x, st, dl, mode, panel);
+  /* loops: n o oh ow | c kh kw */
+  enum { N, O, OH, OW, C, KH, KW, LOOPS };
+  DlcGeneric g = {.nLoops = LOOPS, .nIns = 2, .nOuts = 1};
+  g.reduction[C] = g.reduction[KH] = g.reduction[KW] = true;
+  MlirAffineExpr ch = dlcDim(ctx, C);
+  if (groups > 1) {
+    int64_t og = sw.dims[0] / groups, cg = sw.dims[1];
+    MlirAffineExpr grp = mlirAffineFloorDivExprGet(dlcDim(ctx, O), dlcConst(ctx, og));
+    ch = mlirAffineAddExprGet(mlirAffineMulExprGet(grp, dlcConst(ctx, cg)), ch);
+  }
+  MlirAffineExpr xe[4] = {dlcDim(ctx, N), ch};
+  windowExprs(ctx, OH, OW, KH, KW, st, dl, xe + 2);
+  MlirAffineExpr we[4] = {dlcDim(ctx, O), dlcDim(ctx, C), dlcDim(ctx, KH), dlcDim(ctx, KW)};
+  MlirAffineExpr oe[4] = {dlcDim(ctx, N), dlcDim(ctx, O), dlcDim(ctx, OH), dlcDim(ctx, OW)};
+  g.ins[0] = x, g.ins[1] = w;
+  g.maps[0] = dlcMapGet(ctx, LOOPS, 4, xe);
+  g.maps[1] = dlcMapGet(ctx, LOOPS, 4, we);
+  g.maps[2] = dlcMapGet(ctx, LOOPS, 4, oe);
+  MlirType rt = dlcLowerResultType(op);
+  DlcDimSources dims = dlcDimsNone(); /* batch from x, output channels from w */
+  dims.of[0] = x, dims.of[1] = w;
+  if (mlirOperationGetNumOperands(op) > 2) { /* start from the broadcast bias */
+    MlirValue bias = mlirOperationGetOperand(op, 2);
+    DlcGeneric bg = {.nLoops = 4, .nIns = 1, .nOuts = 1};
+    bg.ins[0] = bias;
+    MlirAffineExpr be = dlcDim(ctx, 1);
+    bg.maps[0] = dlcMapGet(ctx, 4, 1, &be);
+    bg.maps[1] = dlcMapIdentity(ctx, 4);
+    bg.outs[0] = dlcEmptyFrom(b, rt, &dims);
+    g.outs[0] = dlcLowerOut(dlcEmitGeneric(b, &bg, copyBody, NULL));
+  } else {
+    g.outs[0] = dlcFilledFrom(b, rt, 0.0, &dims);
+  }
+  if (mlirValueIsNull(g.outs[0]) || so.rank != 4)
+    return dlcLowerFail(op, "cannot lower conv2d with dynamic spatial or channel dimensions");
+  return dlcLowerOut(dlcEmitGeneric(b, &g, macBody, NULL));
+}
+
+DLC_LOWERINGS(Contraction, {"dlg.matmul", lowerMatmul}, {"dlg.conv2d", lowerConv});

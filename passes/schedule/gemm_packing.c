@@ -1,0 +1,52 @@
+/* The GEMM packing policy (see gemm_packing.h). */
+
+#include "schedule/gemm_packing.h"
+#include "schedule/cost_model.h"
+
+/* Packing pays for itself from this many rows of A on. */
+enum { kPackMinRows = 16 };
+/* Batches of up to this many images become one GEMM. */
+enum { kMaxImagesAsGemm = 64 };
+
+DlcGemmPacking dlcGemmPackingCpu(int64_t vectorWidth) {
+  return (DlcGemmPacking){true, vectorWidth, kPackMinRows, kMaxImagesAsGemm};
+}
+
+DlcGemmPacking dlcGemmPackingNone(void) { return (DlcGemmPacking){false, 0, 0, 0}; }
+
+int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *sa, const DlcShape *sb,
+                           const DlcShape *so, bool tb) {
+  if (!p->pack)
+    return 0;
+  if (sa->rank != 2 || sb->rank != 2 || so->rank != 2)
+    return 0;
+  for (intptr_t i = 0; i < 2; ++i)
+    if (sa->dims[i] == DLC_DYNAMIC || sb->dims[i] == DLC_DYNAMIC)
+      return 0;
+  int64_t k = tb ? sb->dims[1] : sb->dims[0], n = tb ? sb->dims[0] : sb->dims[1];
+  int64_t panel = dlcGemmPanelWidth(p->vectorWidth, n);
+  return so->dims[0] >= p->minRows && panel > 0 && k >= panel ? panel : 0;
+}
+
+int64_t dlcConvAsGemm(const DlcGemmPacking *p, const DlcShape *sx, const DlcShape *sw,
+                      const DlcShape *so, int64_t groups, bool f32, DlcConvGemm *mode) {
+  if (!p->pack || groups != 1 || sx->rank != 4 || so->rank != 4 ||
+      sx->dims[0] > p->maxImagesAsGemm || !f32)
+    return 0;
+  for (intptr_t i = 0; i < 4; ++i)
+    if (sx->dims[i] == DLC_DYNAMIC || sw->dims[i] == DLC_DYNAMIC || so->dims[i] == DLC_DYNAMIC)
+      return 0;
+  DlcShape sa = {2, {sw->dims[0], sw->dims[1] * sw->dims[2] * sw->dims[3]}};
+  DlcShape sb = {2, {sa.dims[1], so->dims[2] * so->dims[3]}};
+  DlcShape sc = {2, {sw->dims[0], sb.dims[1]}};
+  int64_t panel = dlcGemmPackedPanel(p, &sa, &sb, &sc, false);
+  *mode = DLC_CONV_PIXEL_PANELS;
+  if (panel > 0 || sx->dims[0] != 1)
+    return panel;
+  /* Ho*Wo not a multiple of a vector (14x14, 7x7): transposed, the output
+     channels are the GEMM's columns */
+  DlcShape ta = {2, {sb.dims[1], sa.dims[1]}}, tb = {2, {sa.dims[0], sa.dims[1]}};
+  DlcShape tc = {2, {sb.dims[1], sa.dims[0]}};
+  *mode = DLC_CONV_CHANNEL_PANELS;
+  return dlcGemmPackedPanel(p, &ta, &tb, &tc, true);
+}

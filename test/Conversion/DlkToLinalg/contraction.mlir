@@ -1,0 +1,118 @@
+// RUN: dlc-opt %s --split-input-file --dlk-to-linalg | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlk-to-linalg=pack=false | FileCheck %s --check-prefix=NOPACK
+
+// Contractions: generics with reduction loops accumulating into a zero-
+// (or bias-) initialised output. The CPU packing policy (the default) packs
+// B into column panels for GEMMs with enough rows and turns a conv2d into a
+// GEMM (im2col); pack=false (the GPU's policy) keeps plain contractions.
+
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<4x16xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8x16xf32>) outs(%[[ACC]] : tensor<4x16xf32>)
+// CHECK: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[O:.*]]: f32):
+// CHECK: %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK: arith.addf %[[O]], %[[P]] : f32
+func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %0 = dlg.matmul %a, %b : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// 32 rows: B [64, 32] packed into 16-column panels [2, 64, 16] by a named
+// transpose, the GEMM over (panel, m, n, k), then the copy back.
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+// CHECK-DAG: #[[BP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[C3:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @matmul_packed
+// CHECK: %[[S:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [64, 2, 16]
+// CHECK: %[[PANELS:.*]] = linalg.transpose ins(%[[S]] : tensor<64x2x16xf32>) outs(%{{.*}} : tensor<2x64x16xf32>) permutation = [1, 0, 2]
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[A]], #[[BP]], #[[C3]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %[[PANELS]] : tensor<32x64xf32>, tensor<2x64x16xf32>) outs(%{{.*}} : tensor<2x32x16xf32>)
+// CHECK: %[[U:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[R]] : tensor<2x32x16xf32>) outs(%{{.*}} : tensor<32x2x16xf32>)
+// CHECK: tensor.collapse_shape %[[U]] {{\[}}[0], [1, 2]] : tensor<32x2x16xf32> into tensor<32x32xf32>
+// NOPACK-LABEL: func.func @matmul_packed
+// NOPACK-NOT: linalg.transpose
+// NOPACK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<32x64xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<32x32xf32>)
+// NOPACK-NOT: linalg.transpose
+func.func @matmul_packed(%a: tensor<32x64xf32>, %b: tensor<64x32xf32>) -> tensor<32x32xf32> {
+  %0 = dlg.matmul %a, %b : tensor<32x64xf32>, tensor<64x32xf32> -> tensor<32x32xf32>
+  return %0 : tensor<32x32xf32>
+}
+
+// -----
+
+// Batched with broadcasting: a's size-1 batch dim pinned to 0.
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d3)>
+// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @matmul_batched
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<2x1x4x8xf32>, tensor<3x8x5xf32>) outs(%{{.*}} : tensor<2x3x4x5xf32>)
+func.func @matmul_batched(%a: tensor<2x1x4x8xf32>, %b: tensor<3x8x5xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = dlg.matmul %a, %b : tensor<2x1x4x8xf32>, tensor<3x8x5xf32> -> tensor<2x3x4x5xf32>
+  return %0 : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// Integers multiply-add in the output's type; transpose_b swaps B's map.
+// CHECK-DAG: #[[BT:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func.func @matmul_i32
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK: linalg.fill ins(%[[ZERO]] : i32)
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[BT]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: arith.muli
+// CHECK: arith.addi
+func.func @matmul_i32(%a: tensor<4x8xi32>, %b: tensor<16x8xi32>) -> tensor<4x16xi32> {
+  %0 = dlg.matmul %a, %b {transpose_b = true} : tensor<4x8xi32>, tensor<16x8xi32> -> tensor<4x16xi32>
+  return %0 : tensor<4x16xi32>
+}
+
+// -----
+
+// Grouped, strided conv2d: a direct convolution over
+// (n, o, oh, ow | c, kh, kw), the input channel offset by the group, the
+// output initialised from the broadcast bias.
+// CHECK-DAG: #[[BIAS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-DAG: #[[ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 8) * 4 + d4, d2 * 2 + d5, d3 * 2 + d6)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv2d
+// CHECK: %[[XP:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[INIT:.*]] = linalg.generic {indexing_maps = [#[[BIAS]], #[[ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg2 : tensor<16xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[XP]], %arg1 : tensor<1x8x34x34xf32>, tensor<16x4x3x3xf32>) outs(%[[INIT]] : tensor<1x16x16x16xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @conv2d(%x: tensor<1x8x32x32xf32>, %w: tensor<16x4x3x3xf32>, %b: tensor<16xf32>) -> tensor<1x16x16x16xf32> {
+  %0 = dlg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, groups = 2}
+      : (tensor<1x8x32x32xf32>, tensor<16x4x3x3xf32>, tensor<16xf32>) -> tensor<1x16x16x16xf32>
+  return %0 : tensor<1x16x16x16xf32>
+}
+
+// -----
+
+// conv2d as a GEMM: the im2col copy [1, C, kH, kW, Ho, Wo], merged to
+// [1, 72, 64], packed into pixel panels [1, 4, 72, 16], then the panel GEMM
+// with W [16, 72]. pack=false: the direct convolution.
+// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, d4)>
+// CHECK-DAG: #[[BP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+// CHECK-LABEL: func.func @conv2d_gemm
+// CHECK: %[[COL:.*]] = linalg.generic {indexing_maps = [#[[WIN]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<1x8x10x10xf32>) outs(%{{.*}} : tensor<1x8x3x3x8x8xf32>)
+// CHECK: tensor.collapse_shape %[[COL]]
+// CHECK: %[[PANELS:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x72x4x16xf32>) outs(%{{.*}} : tensor<1x4x72x16xf32>) permutation = [0, 2, 1, 3]
+// CHECK: %[[W2:.*]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[W]], #[[BP]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[W2]], %[[PANELS]] : tensor<16x72xf32>, tensor<1x4x72x16xf32>) outs(%{{.*}} : tensor<1x4x16x16xf32>)
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x16x8x8xf32>
+// NOPACK-LABEL: func.func @conv2d_gemm
+// NOPACK-NOT: linalg.transpose
+// NOPACK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %arg1 : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%{{.*}} : tensor<1x16x8x8xf32>)
+func.func @conv2d_gemm(%x: tensor<1x8x8x8xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x16x8x8xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>}
+      : (tensor<1x8x8x8xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x8x8xf32>
+  return %0 : tensor<1x16x8x8xf32>
+}
