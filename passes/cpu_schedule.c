@@ -102,13 +102,10 @@ static void emitForallAndFuse(DlcScript *s, Group *g, const int64_t *forallSizes
   int last = g->numOps - 1;
   propagateTileExtents(g, forallSizes);
   const DlcLoopNest *sl = &g->ops[last].loops;
-  for (int i = 0; i <= last; ++i)
-    handles[i] = dlcScriptMatch(s, g->firstSid + i);
+  dlcScriptMatchAll(s, g->firstSid, g->numOps, handles);
   if (dlcCountNonZero(forallSizes, sl->numLoops) == 0)
     return;
-  int forall = dlcScriptTileForall(s, &handles[last], forallSizes, sl->numLoops, NULL);
-  for (int i = last - 1; i >= 0; --i)
-    forall = dlcScriptFuseInto(s, &handles[i], forall);
+  dlcScriptTileAndFuse(s, handles, g->numOps, forallSizes, sl->numLoops, NULL);
 }
 
 /* The MR x NR x 1 register tile of the (Kc- and NR-tiled) GEMM `h`: its

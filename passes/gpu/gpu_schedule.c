@@ -180,12 +180,8 @@ static void emitGroup(DlcScript *s, Group *g) {
   }
   /* thread tiles are relative to the block's tile: a loop the block keeps
      whole (0) that threads split gets the split against its extent */
-  for (int i = 0; i <= last; ++i)
-    handles[i] = dlcScriptMatch(s, g->firstSid + i);
-  int h = handles[last];
-  int forall = dlcScriptTileForall(s, &h, wg, n, "block");
-  for (int i = last - 1; i >= 0; --i)
-    forall = dlcScriptFuseInto(s, &handles[i], forall);
+  dlcScriptMatchAll(s, g->firstSid, g->numOps, handles);
+  int forall = dlcScriptTileAndFuse(s, handles, g->numOps, wg, n, "block");
   int p = s->next++;
   dlcScriptEmit(
       s,
@@ -193,9 +189,7 @@ static void emitGroup(DlcScript *s, Group *g) {
       "    transform.annotate %%h%d \"" DLC_ATTR_BLOCK_DIMS "\" = %%h%d : !transform.any_op, "
       "!transform.any_param\n",
       p, (long long)dims[0], (long long)dims[1], (long long)dims[2], forall, p);
-  int threads = dlcScriptTileForall(s, &h, th, n, "thread");
-  for (int i = last - 1; i >= 0; --i)
-    threads = dlcScriptFuseInto(s, &handles[i], threads);
+  dlcScriptTileAndFuse(s, handles, g->numOps, th, n, "thread");
 }
 
 static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOperation *ops, int n,

@@ -64,6 +64,11 @@ int dlcScriptMatch(DlcScript *s, int64_t sid) {
   return h;
 }
 
+void dlcScriptMatchAll(DlcScript *s, int64_t firstSid, int n, int *handles) {
+  for (int i = 0; i < n; ++i)
+    handles[i] = dlcScriptMatch(s, firstSid + i);
+}
+
 int dlcScriptTileFor(DlcScript *s, int h, const int64_t *sizes, int n, int *innermost) {
   int loops = dlcCountNonZero(sizes, n);
   if (innermost)
@@ -115,6 +120,14 @@ int dlcScriptFuseInto(DlcScript *s, int *h, int containing) {
                 f, f + 1, *h, containing);
   *h = f;
   return f + 1;
+}
+
+int dlcScriptTileAndFuse(DlcScript *s, int *handles, int numOps, const int64_t *sizes, int n,
+                         const char *gpuKind) {
+  int forall = dlcScriptTileForall(s, &handles[numOps - 1], sizes, n, gpuKind);
+  for (int i = numOps - 2; i >= 0; --i)
+    forall = dlcScriptFuseInto(s, &handles[i], forall);
+  return forall;
 }
 
 void dlcScriptVectorize(DlcScript *s, int h) {

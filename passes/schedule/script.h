@@ -39,6 +39,9 @@ int dlcCountNonZero(const int64_t *sizes, int n);
 /* %h = the op tagged with schedule id `sid`. */
 int dlcScriptMatch(DlcScript *s, int64_t sid);
 
+/* handles[i] = the op tagged `firstSid + i`, for i < n (a group's ops). */
+void dlcScriptMatchAll(DlcScript *s, int64_t firstSid, int n, int *handles);
+
 /* Tiles handle `h` with scf.for loops by `sizes`; returns the tiled op's
    handle and, through `innermost` (may be NULL), the innermost loop's
    (-1 when nothing is tiled). */
@@ -48,6 +51,13 @@ int dlcScriptTileFor(DlcScript *s, int h, const int64_t *sizes, int n, int *inne
    forall's handle is returned. With a `gpuKind` ("block" or "thread") the
    tiled loops map innermost first to x, y, z of #gpu.<kind>. */
 int dlcScriptTileForall(DlcScript *s, int *h, const int64_t *sizes, int n, const char *gpuKind);
+
+/* Tiles the sink handles[numOps - 1] by tile_using_forall (as
+   dlcScriptTileForall) and fuses every producer into the forall, last
+   first; each handle becomes its tiled or fused op's. Returns the forall's
+   handle. */
+int dlcScriptTileAndFuse(DlcScript *s, int *handles, int numOps, const int64_t *sizes, int n,
+                         const char *gpuKind);
 
 /* Fuses the producer `*h` into the loop `containing`: `*h` becomes the
    fused op's handle; returns the loop's new handle. */
