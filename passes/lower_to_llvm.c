@@ -1,26 +1,29 @@
 /* --lower-to-llvm: the whole CPU pipeline from dlg (or dlk) to the LLVM
-   dialect. Our rewrites run above the type-conversion boundary; from
-   linalg on tensors on, the pipeline composes upstream passes:
+   dialect, built stage by stage (the shared stages are
+   pipeline/stages.h). Our rewrites run above the type-conversion
+   boundary; from linalg on tensors on, the pipeline composes upstream
+   passes:
 
-     dlg-simplify, dlg-fold-batch-norm,
-     dlg-fold-constants, dlg-fuse      graph level (C)
-     dlc-memory-order                  each op just before its first user
-                                       where that shortens lifetimes (C)
-     dlk-to-linalg                     kernels -> linalg on tensors (C)
-     linalg-fuse-elementwise-ops       one generic per elementwise chain
-     dlc-cpu-schedule                  tiling, parallel forall, vectorisation,
-                                       accumulator hoisting (C, transform IR)
-     one-shot-bufferize ...            memrefs, results as caller buffers
-     dlc-static-buffers, dlc-memory-plan   copy elision; temporaries in one
-                                       workspace arena, a last argument (C)
-     scf-forall-to-parallel, convert-scf-to-openmp   2-core parallel loops
-     vector / math / memref / scf -> LLVM
+     graph            dlg-simplify, dlg-fold-batch-norm,
+                      dlg-fold-constants, dlg-fuse (C, shared)
+     kernel order     dlc-memory-order: each op just before its first user
+                      where that shortens lifetimes; dlc-profile (C)
+     kernels          dlk-to-linalg, linalg-fuse-elementwise-ops (shared)
+     schedule         dlc-cpu-schedule: tiling, parallel forall,
+                      vectorisation, accumulator hoisting (C, transform IR)
+     bufferize        one-shot-bufferize ...: memrefs, results as caller
+                      buffers (shared)
+     memory plan      dlc-static-buffers, dlc-memory-plan: copy elision;
+                      temporaries in one workspace arena, a last argument (C)
+     parallel         scf-forall-to-parallel, convert-scf-to-openmp
+     vector to cf     (shared), then math, vector, memref -> LLVM
 
    The target (avx2, avx512 or host) sets the vector width the schedule
    tiles for; the JIT and llc then pick the matching instructions. */
 
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "pipeline/stages.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/Func.h"
@@ -31,8 +34,8 @@
 /*--- dlc-readonly-args: public function arguments are the caller's --------------*/
 
 static MlirLogicalResult markReadonly(MlirOperation func, void *state, DlcPass *pass) {
-  MlirAttribute vis = mlirOperationGetAttributeByName(
-      func, mlirStringRefCreateFromCString("sym_visibility"));
+  MlirAttribute vis =
+      mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("sym_visibility"));
   if (!mlirAttributeIsNull(vis)) /* private or nested: internal calls may write */
     return (MlirLogicalResult){1};
   MlirRegion body = mlirOperationGetRegion(func, 0);
@@ -84,9 +87,50 @@ int64_t dlcTargetVectorWidth(MlirStringRef target) {
 bool dlcTargetIsKnown(MlirStringRef target) {
   static const char *const kTargets[] = {"host", "avx2", "avx512"};
   for (size_t i = 0; i < sizeof kTargets / sizeof kTargets[0]; ++i)
-    if (target.length == strlen(kTargets[i]) && memcmp(target.data, kTargets[i], target.length) == 0)
+    if (target.length == strlen(kTargets[i]) &&
+        memcmp(target.data, kTargets[i], target.length) == 0)
       return true;
   return false;
+}
+
+/* Kernels in the order that shortens lifetimes, and (when profiling)
+   timed, while they are still dlk.kernels with their names and kinds. */
+static void addKernelOrderStage(DlcPipeline *p, bool profile) {
+  dlcPipelineAdd(p, "func.func(dlc-memory-order)");
+  if (profile)
+    dlcPipelineAdd(p, "dlc-profile");
+}
+
+/* The CPU strategy: tiles, parallel foralls and vectors by each kernel's
+   schedule; the target's name, as "host" reads this machine's caches. */
+static void addScheduleStage(DlcPipeline *p, MlirStringRef target, int64_t vectorWidth) {
+  dlcPipelineAdd(p, "dlc-cpu-schedule{target=%.*s vector-width=%d},canonicalize,cse",
+                 (int)target.length, target.data, (int)vectorWidth);
+}
+
+/* Copies elided into the caller's buffers, temporaries in one workspace
+   arena (a last argument), what is left of linalg as loops. */
+static void addMemoryPlanStage(DlcPipeline *p) {
+  dlcPipelineAdd(p, "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg,"
+                    "func.func(convert-linalg-to-loops)");
+}
+
+/* The schedule's parallel foralls as OpenMP loops (or serial loops). */
+static void addParallelStage(DlcPipeline *p, bool openmp) {
+  dlcPipelineAdd(p, openmp ? "scf-forall-to-parallel,convert-scf-to-openmp"
+                           : "scf-forall-to-parallel");
+}
+
+/* Math the LLVM conversion cannot take (expanded, or libm calls), then
+   everything to the LLVM dialect. */
+static void addLLVMStage(DlcPipeline *p) {
+  dlcPipelineAdd(p, "func.func(math-expand-ops{ops=ctlz,sinh,cosh,tanh,asinh,acosh,atanh,tan,fma,"
+                    "ceil,exp2,round,roundeven,rsqrt},dlc-expand-exp),"
+                    "convert-math-to-funcs{convert-ctlz=false},"
+                    "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
+                    "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,"
+                    "lower-affine,finalize-memref-to-llvm,convert-to-llvm,"
+                    "reconcile-unrealized-casts");
 }
 
 static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
@@ -94,44 +138,27 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   MlirStringRef target = dlcOptionsGetString(o, "target");
   if (vw <= 0)
     vw = dlcTargetVectorWidth(target);
-  bool fuse = dlcOptionsGetBool(o, "fuse"), sched = dlcOptionsGetBool(o, "schedule");
-  bool par = dlcOptionsGetBool(o, "parallel");
   if (!dlcTargetIsKnown(target)) {
     fprintf(stderr, "lower-to-llvm: unknown target '%.*s' (host, avx2 or avx512)\n",
             (int)target.length, target.data);
     return (MlirLogicalResult){0};
   }
-  char schedule[128] = "";
-  if (sched) /* the target's name: "host" reads this machine's cache sizes */
-    snprintf(schedule, sizeof schedule, "dlc-cpu-schedule{target=%.*s vector-width=%d},canonicalize,cse,",
-             (int)target.length, target.data, (int)given);
-  char p[2048];
-  snprintf(p, sizeof p,
-           "func.func(dlg-simplify,dlg-fold-batch-norm,dlg-fold-constants,dlg-simplify),%s"
-           "func.func(dlc-memory-order),%sdlk-to-linalg{vector-width=%d},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
-           "%s"
-           "inline,symbol-dce,func.func(dlc-readonly-args),"
-           "one-shot-bufferize{bufferize-function-boundaries "
-           "function-boundary-type-conversion=identity-layout-map},"
-           "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
-           "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-           "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg,func.func(convert-linalg-to-loops),%s"
-           "canonicalize,lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},convert-scf-to-cf,"
-           "func.func(math-expand-ops{ops=ctlz,sinh,cosh,tanh,asinh,acosh,atanh,tan,fma,ceil,exp2,round,roundeven,rsqrt},"
-           "dlc-expand-exp),convert-math-to-funcs{convert-ctlz=false},"
-           "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
-           "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,"
-           "finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
-           fuse ? "func.func(dlg-fuse)," : "", dlcOptionsGetBool(o, "profile") ? "dlc-profile," : "",
-           (int)vw, schedule,
-           par ? "scf-forall-to-parallel,convert-scf-to-openmp," : "scf-forall-to-parallel,");
-  DlcText e = {NULL, 0, 0};
-  MlirLogicalResult r =
-      mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(p), dlcTextAppend, &e);
-  if (mlirLogicalResultIsFailure(r))
-    fprintf(stderr, "lower-to-llvm: %s\n", dlcTextGet(&e));
-  dlcTextFree(&e);
-  return r;
+  DlcPipeline p = {.pm = pm, .name = "lower-to-llvm"};
+  dlcAddGraphStage(&p, dlcOptionsGetBool(o, "fuse"));
+  addKernelOrderStage(&p, dlcOptionsGetBool(o, "profile"));
+  char dlkToLinalg[64]; /* packs GEMM operands into panels of the vector width */
+  snprintf(dlkToLinalg, sizeof dlkToLinalg, "dlk-to-linalg{vector-width=%d}", (int)vw);
+  dlcAddKernelStage(&p, dlkToLinalg);
+  if (dlcOptionsGetBool(o, "schedule"))
+    addScheduleStage(&p, target, given);
+  dlcAddBufferizeStage(&p);
+  addMemoryPlanStage(&p);
+  addParallelStage(&p, dlcOptionsGetBool(o, "parallel"));
+  /* Canonicalisation first folds the loops that tiling left with one trip. */
+  dlcPipelineAdd(&p, "canonicalize");
+  dlcAddVectorToCfStage(&p);
+  addLLVMStage(&p);
+  return (MlirLogicalResult){!p.failed};
 }
 
 const DlcPipelineDescriptor dlcLowerToLLVMPipeline = {

@@ -1,5 +1,8 @@
 /* --lower-to-nvvm: the NVIDIA GPU pipeline from dlg (or dlk) to the LLVM
-   dialect with the kernels compiled into a gpu.binary (docs/gpu.md).
+   dialect with the kernels compiled into a gpu.binary (docs/gpu.md),
+   built stage by stage: the graph, kernel and bufferisation stages are
+   the CPU's (pipeline/stages.h); the strategy and the backend are the
+   GPU's, and stop-after ends the pipeline after a named stage.
 
      dlg-simplify ... dlg-fuse           graph level, shared with the CPU
      dlk-to-linalg{pack=false}           kernels -> linalg on tensors; plain
@@ -24,6 +27,7 @@
 
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "pipeline/stages.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -111,30 +115,101 @@ bool dlcFindCudaToolkit(const char *given, char *out, size_t n) {
   return searchUsrLocal(out, n);
 }
 
+/* What the GPU's stages read of the options. */
 typedef struct {
+  MlirStringRef chip, features, format;
+  int optLevel;
+  const char *toolkit;
+} Gpu;
+
+/* Kernels to linalg with plain contractions (packing is a CPU layout),
+   named ops generalised (the GPU schedule tiles generics), then the GPU
+   strategy: blocks, threads and per-thread vectors. No canonicalisation
+   follows: it drops the mapping of a forall whose trip count it folds to
+   one. */
+static void addScheduleStage(DlcPipeline *p, const Gpu *g) {
+  (void)g;
+  dlcPipelineAdd(p, "func.func(linalg-generalize-named-ops),dlc-gpu-schedule");
+}
+
+static void addBufferizeStage(DlcPipeline *p, const Gpu *g) {
+  (void)g;
+  dlcAddBufferizeStage(p);
+}
+
+/* A gpu.launch per loop nest and device memory (dlc-gpu-map), what is
+   left of linalg inside the launches as loops. */
+static void addLaunchStage(DlcPipeline *p, const Gpu *g) {
+  (void)g;
+  dlcPipelineAdd(p, "dlc-copy-to-linalg,dlc-gpu-map,canonicalize,cse,"
+                    "func.func(convert-linalg-to-loops)");
+}
+
+/* Launch bodies outlined into kernels of a gpu.module, launched
+   asynchronously on one stream. */
+static void addOutlineStage(DlcPipeline *p, const Gpu *g) {
+  (void)g;
+  dlcPipelineAdd(p, "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
+                    "func.func(gpu-async-region)");
+}
+
+/* Kernels to the NVVM dialect for the chip, with libdevice for math. */
+static void addNVVMStage(DlcPipeline *p, const Gpu *g) {
+  dlcAddVectorToCfStage(p);
+  dlcPipelineAdd(p,
+                 "nvvm-attach-target{chip=%.*s features=%.*s O=%d "
+                 "l=%s/nvvm/libdevice/libdevice.10.bc}",
+                 (int)g->chip.length, g->chip.data, (int)g->features.length, g->features.data,
+                 g->optLevel, g->toolkit);
+  dlcPipelineAdd(p, "gpu.module(math-expand-ops,expand-strided-metadata,lower-affine,"
+                    "convert-vector-to-llvm,convert-gpu-to-nvvm,dlc-gpu-align-args,canonicalize,"
+                    "cse,reconcile-unrealized-casts)");
+}
+
+/* Host code to LLVM with mgpu* runtime calls (runtime/cuda_runtime.c),
+   and the kernels compiled into the gpu.binary. */
+static void addHostStage(DlcPipeline *p, const Gpu *g) {
+  dlcPipelineAdd(p, "expand-strided-metadata,lower-affine,convert-vector-to-llvm,"
+                    "convert-math-to-llvm,gpu-to-llvm,finalize-memref-to-llvm,convert-to-llvm");
+  dlcPipelineAdd(p, "gpu-module-to-binary{format=%.*s toolkit=%s}", (int)g->format.length,
+                 g->format.data, g->toolkit);
+  dlcPipelineAdd(p, "canonicalize,cse,reconcile-unrealized-casts");
+}
+
+/* The stages after the shared graph and kernel ones, in order; those with
+   a name are where stop-after may end the pipeline. */
+static const struct {
   const char *name;
-  const char *upTo; /* the pipeline text up to and including the stage */
-} Stage;
+  void (*add)(DlcPipeline *, const Gpu *);
+} kStages[] = {
+    {"schedule", addScheduleStage}, {"bufferize", addBufferizeStage}, {"launch", addLaunchStage},
+    {"outline", addOutlineStage},   {"nvvm", addNVVMStage},           {NULL, addHostStage},
+};
+
+static bool named(MlirStringRef s, const char *name) {
+  return s.length == strlen(name) && memcmp(s.data, name, s.length) == 0;
+}
 
 static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
-  MlirStringRef chip = dlcOptionsGetString(o, "chip"), feat = dlcOptionsGetString(o, "features");
-  MlirStringRef fmt = dlcOptionsGetString(o, "format"), tk = dlcOptionsGetString(o, "toolkit");
+  Gpu g = {.chip = dlcOptionsGetString(o, "chip"),
+           .features = dlcOptionsGetString(o, "features"),
+           .format = dlcOptionsGetString(o, "format"),
+           .optLevel = (int)dlcOptionsGetInt(o, "opt-level")};
+  MlirStringRef tk = dlcOptionsGetString(o, "toolkit");
   MlirStringRef stop = dlcOptionsGetString(o, "stop-after");
   if (dlcOptionsGetBool(o, "allow-tf32")) {
     fprintf(stderr, "lower-to-nvvm: allow-tf32 is not implemented (f32 contractions use exact "
                     "FFMA); leave it false\n");
     return (MlirLogicalResult){0};
   }
-  if (!(fmt.length == 6 && memcmp(fmt.data, "fatbin", 6) == 0) &&
-      !(fmt.length == 3 && memcmp(fmt.data, "bin", 3) == 0) &&
-      !(fmt.length == 3 && memcmp(fmt.data, "isa", 3) == 0)) {
+  if (!named(g.format, "fatbin") && !named(g.format, "bin") && !named(g.format, "isa")) {
     fprintf(stderr, "lower-to-nvvm: format '%.*s' is not one of fatbin, bin, isa\n",
-            (int)fmt.length, fmt.data);
+            (int)g.format.length, g.format.data);
     return (MlirLogicalResult){0};
   }
-  if (chip.length < 4 || memcmp(chip.data, "sm_", 3) != 0) {
-    fprintf(stderr, "lower-to-nvvm: chip '%.*s' is not an sm_XX architecture\n", (int)chip.length,
-            chip.data);
+  if (g.chip.length < 4 || memcmp(g.chip.data, "sm_", 3) != 0) {
+    fprintf(stderr, "lower-to-nvvm: chip '%.*s' is not an sm_XX architecture\n", (int)g.chip.length,
+            g.chip.data);
     return (MlirLogicalResult){0};
   }
   char given[1024], toolkit[1024];
@@ -146,69 +221,25 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
             given[0] ? "at " : "found", given);
     return (MlirLogicalResult){0};
   }
-  char p[6144];
-  snprintf(p, sizeof p,
-           "func.func(dlg-simplify,dlg-fold-batch-norm,dlg-fold-constants,dlg-simplify),%s"
-           "dlk-to-linalg{pack=false},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
-           "func.func(linalg-generalize-named-ops),"
-           "dlc-gpu-schedule,"
-           "|schedule|"
-           "inline,symbol-dce,func.func(dlc-readonly-args),"
-           "one-shot-bufferize{bufferize-function-boundaries "
-           "function-boundary-type-conversion=identity-layout-map},"
-           "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
-           "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-           "|bufferize|"
-           "dlc-copy-to-linalg,dlc-gpu-map,canonicalize,cse,"
-           "func.func(convert-linalg-to-loops),"
-           "|launch|"
-           "gpu-launch-sink-index-computations,gpu-kernel-outlining,func.func(gpu-async-region),"
-           "|outline|"
-           "lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},convert-scf-to-cf,"
-           "nvvm-attach-target{chip=%.*s features=%.*s O=%d l=%s/nvvm/libdevice/libdevice.10.bc},"
-           "gpu.module(math-expand-ops,expand-strided-metadata,lower-affine,convert-vector-to-llvm,"
-           "convert-gpu-to-nvvm,dlc-gpu-align-args,canonicalize,cse,"
-           "reconcile-unrealized-casts),"
-           "|nvvm|"
-           "expand-strided-metadata,lower-affine,convert-vector-to-llvm,convert-math-to-llvm,"
-           "gpu-to-llvm,finalize-memref-to-llvm,convert-to-llvm,"
-           "gpu-module-to-binary{format=%.*s toolkit=%s},"
-           "canonicalize,cse,reconcile-unrealized-casts",
-           dlcOptionsGetBool(o, "fuse") ? "func.func(dlg-fuse)," : "", (int)chip.length,
-           chip.data, (int)feat.length, feat.data, (int)dlcOptionsGetInt(o, "opt-level"), toolkit,
-           (int)fmt.length, fmt.data, toolkit);
-  /* Cut at the stage asked for, and drop the other stage marks. */
+  g.toolkit = toolkit;
+  size_t numStages = sizeof kStages / sizeof kStages[0], last = numStages - 1;
   if (stop.length > 0) {
-    char mark[64];
-    snprintf(mark, sizeof mark, "|%.*s|", (int)stop.length, stop.data);
-    char *at = strstr(p, mark);
-    if (!at || stop.length > 40) {
-      fprintf(stderr, "lower-to-nvvm: stop-after '%.*s' is not one of schedule, bufferize, "
-                      "launch, outline, nvvm\n", (int)stop.length, stop.data);
+    for (last = 0; last < numStages && !(kStages[last].name && named(stop, kStages[last].name));)
+      ++last;
+    if (last == numStages) {
+      fprintf(stderr,
+              "lower-to-nvvm: stop-after '%.*s' is not one of schedule, bufferize, "
+              "launch, outline, nvvm\n",
+              (int)stop.length, stop.data);
       return (MlirLogicalResult){0};
     }
-    *at = '\0';
   }
-  char q[6144];
-  size_t k = 0;
-  for (const char *c = p; *c && k + 1 < sizeof q;) {
-    if (*c == '|') {
-      const char *end = strchr(c + 1, '|');
-      c = end ? end + 1 : c + 1;
-      continue;
-    }
-    q[k++] = *c++;
-  }
-  while (k > 0 && q[k - 1] == ',')
-    --k;
-  q[k] = '\0';
-  DlcText e = {NULL, 0, 0};
-  MlirLogicalResult r =
-      mlirOpPassManagerAddPipeline(pm, mlirStringRefCreateFromCString(q), dlcTextAppend, &e);
-  if (mlirLogicalResultIsFailure(r))
-    fprintf(stderr, "lower-to-nvvm: %s\n", dlcTextGet(&e));
-  dlcTextFree(&e);
-  return r;
+  DlcPipeline p = {.pm = pm, .name = "lower-to-nvvm"};
+  dlcAddGraphStage(&p, dlcOptionsGetBool(o, "fuse"));
+  dlcAddKernelStage(&p, "dlk-to-linalg{pack=false}");
+  for (size_t i = 0; i <= last; ++i)
+    kStages[i].add(&p, &g);
+  return (MlirLogicalResult){!p.failed};
 }
 
 const DlcPipelineDescriptor dlcLowerToNVVMPipeline = {

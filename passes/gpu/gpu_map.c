@@ -20,6 +20,8 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "schedule/script.h"
+#include "support/attr_names.h"
 #include "support/op_list.h"
 
 #include "mlir-c/AffineMap.h"
@@ -31,7 +33,6 @@
 #include "mlir-c/Dialect/MemRef.h"
 #include "mlir-c/Dialect/SCF.h"
 #include "mlir-c/Dialect/Transform.h"
-#include "mlir-c/Dialect/Transform/Interpreter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +70,7 @@ static void wrapInOneThread(MlirOperation op) {
       str("scf.forall (%i) in (1) {\n"
           "  scf.forall (%j) in (1) {\n"
           "  } {mapping = [#gpu.thread<x>]}\n"
-          "} {mapping = [#gpu.block<x>], dlc.block_dims = array<i64: 1, 1, 1>}"),
+          "} {mapping = [#gpu.block<x>], " DLC_ATTR_BLOCK_DIMS " = array<i64: 1, 1, 1>}"),
       str("dlc-gpu-map"));
   MlirBlock ob = mlirRegionGetFirstBlock(mlirOperationGetRegion(outer, 0));
   MlirOperation inner = mlirBlockGetFirstOperation(ob);
@@ -125,7 +126,8 @@ static MlirWalkResult collect(MlirOperation op, void *u) {
   else if (dlcOpIs(op, "memref.copy") && onHost(op))
     dlcOpListPush(&f->copies, op);
   else if (dlcOpIs(op, "scf.forall") && !insideAny(op, "scf.forall") &&
-           !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(op, str("dlc.block_dims"))))
+           !mlirAttributeIsNull(
+               mlirOperationGetDiscardableAttributeByName(op, str(DLC_ATTR_BLOCK_DIMS))))
     dlcOpListPush(&f->launches, op);
   return MlirWalkResultAdvance;
 }
@@ -176,11 +178,8 @@ static void freeFound(Found *f) {
 
 static MlirLogicalResult mapLaunches(MlirOperation module, const DlcOpList *launches, bool print) {
   MlirContext ctx = mlirOperationGetContext(module);
-  DlcText t = {NULL, 0, 0};
-  dlcTextAppend(str("module attributes {transform.with_named_sequence} {\n"
-                    "  transform.named_sequence @__transform_main(%m: !transform.any_op "
-                    "{transform.readonly}) {\n"),
-                &t);
+  DlcScript s = {.text = {NULL, 0, 0}};
+  dlcScriptBegin(&s);
   for (intptr_t i = 0; i < launches->n; ++i) {
     MlirOperation forall = launches->ops[i];
     MlirOperation region = mlirOperationCreateParse(
@@ -188,39 +187,25 @@ static MlirLogicalResult mapLaunches(MlirOperation module, const DlcOpList *laun
     mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(forall), forall, region);
     mlirOperationMoveBefore(
         forall, mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(region, 0))));
-    mlirOperationSetDiscardableAttributeByName(
-        region, str("dlc.launch"), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), i));
-    MlirAttribute dims = mlirOperationGetDiscardableAttributeByName(forall, str("dlc.block_dims"));
-    char line[640];
-    snprintf(line, sizeof line,
-             "    %%r%ld = transform.structured.match attributes{dlc.launch = %ld : i64} in %%m"
-             " : (!transform.any_op) -> !transform.any_op\n"
-             "    %%l%ld = transform.gpu.map_forall_to_blocks %%r%ld generate_gpu_launch"
-             " : (!transform.any_op) -> !transform.any_op\n"
-             "    transform.gpu.map_nested_forall_to_threads %%l%ld block_dims = [%lld, %lld, %lld]"
-             " : (!transform.any_op) -> !transform.any_op\n",
-             (long)i, (long)i, (long)i, (long)i, (long)i,
-             (long long)mlirDenseI64ArrayGetElement(dims, 0),
-             (long long)mlirDenseI64ArrayGetElement(dims, 1),
-             (long long)mlirDenseI64ArrayGetElement(dims, 2));
-    dlcTextAppend(str(line), &t);
+    mlirOperationSetDiscardableAttributeByName(region, str(DLC_ATTR_LAUNCH),
+                                               mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), i));
+    MlirAttribute dims =
+        mlirOperationGetDiscardableAttributeByName(forall, str(DLC_ATTR_BLOCK_DIMS));
+    dlcScriptEmit(&s,
+                  "    %%r%ld = transform.structured.match attributes{" DLC_ATTR_LAUNCH
+                  " = %ld : i64} in %%m : (!transform.any_op) -> !transform.any_op\n"
+                  "    %%l%ld = transform.gpu.map_forall_to_blocks %%r%ld generate_gpu_launch"
+                  " : (!transform.any_op) -> !transform.any_op\n"
+                  "    transform.gpu.map_nested_forall_to_threads %%l%ld"
+                  " block_dims = [%lld, %lld, %lld] : (!transform.any_op) -> !transform.any_op\n",
+                  (long)i, (long)i, (long)i, (long)i, (long)i,
+                  (long long)mlirDenseI64ArrayGetElement(dims, 0),
+                  (long long)mlirDenseI64ArrayGetElement(dims, 1),
+                  (long long)mlirDenseI64ArrayGetElement(dims, 2));
   }
-  dlcTextAppend(str("    transform.yield\n  }\n}\n"), &t);
-  if (print)
-    fputs(dlcTextGet(&t), stderr);
-  MlirModule script = mlirModuleCreateParse(ctx, str(dlcTextGet(&t)));
-  dlcTextFree(&t);
-  if (mlirModuleIsNull(script)) {
-    mlirEmitError(mlirOperationGetLocation(module), "dlc-gpu-map: invalid mapping script");
-    return (MlirLogicalResult){0};
-  }
-  MlirOperation sop = mlirModuleGetOperation(script);
-  MlirOperation entry =
-      mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(sop, 0)));
-  MlirTransformOptions topts = mlirTransformOptionsCreate();
-  MlirLogicalResult r = mlirTransformApplyNamedSequence(module, entry, sop, topts);
-  mlirTransformOptionsDestroy(topts);
-  mlirModuleDestroy(script);
+  dlcScriptEnd(&s);
+  MlirLogicalResult r = dlcScriptRun(&s, module, "dlc-gpu-map", print);
+  dlcScriptFree(&s);
   return r;
 }
 

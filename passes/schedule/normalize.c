@@ -21,6 +21,8 @@
 
 #include "schedule/normalize.h"
 
+#include "schedule/analysis.h"
+
 #include "dlc-c/Dialects.h"
 #include "lowering/emit.h"
 #include "support/op_list.h"
@@ -39,14 +41,6 @@ typedef struct {
   MlirAffineMap maps[3];
 } Contraction;
 
-static bool isReduction(MlirAttribute iter) {
-  DlcText t = {NULL, 0, 0};
-  mlirAttributePrint(iter, dlcTextAppend, &t);
-  bool r = strstr(dlcTextGet(&t), "reduction") != NULL;
-  dlcTextFree(&t);
-  return r;
-}
-
 /* A static generic with two inputs and one output, parallel loops then at
    least `minReductions` reductions, the output indexed by the parallel
    loops in order, and inputs that each read every reduction loop through a
@@ -62,10 +56,10 @@ static bool readContraction(MlirOperation op, Contraction *c, intptr_t minReduct
     return false;
   c->numParallel = 0;
   while (c->numParallel < c->numLoops &&
-         !isReduction(mlirArrayAttrGetElement(iters, c->numParallel)))
+         !dlcIteratorIsReduction(mlirArrayAttrGetElement(iters, c->numParallel)))
     c->numParallel++;
   for (intptr_t d = c->numParallel; d < c->numLoops; ++d)
-    if (!isReduction(mlirArrayAttrGetElement(iters, d)))
+    if (!dlcIteratorIsReduction(mlirArrayAttrGetElement(iters, d)))
       return false;
   if (c->numLoops - c->numParallel < minReductions || c->numParallel < 2)
     return false;

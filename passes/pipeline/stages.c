@@ -1,0 +1,71 @@
+/* The shared stages of the lowering pipelines (stages.h). */
+
+#include "pipeline/stages.h"
+
+#include "dlc-c/Dialects.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void dlcPipelineAdd(DlcPipeline *p, const char *fmt, ...) {
+  if (p->failed)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *text = malloc((size_t)n + 1);
+  if (!text) {
+    p->failed = true;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(text, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  DlcText e = {NULL, 0, 0};
+  MlirLogicalResult r =
+      mlirOpPassManagerAddPipeline(p->pm, mlirStringRefCreate(text, (size_t)n), dlcTextAppend, &e);
+  if (mlirLogicalResultIsFailure(r)) {
+    fprintf(stderr, "%s: %s\n", p->name, dlcTextGet(&e));
+    p->failed = true;
+  }
+  dlcTextFree(&e);
+  free(text);
+}
+
+void dlcAddGraphStage(DlcPipeline *p, bool fuse) {
+  /* Simplify before folding (so folded constants see canonical ops) and
+     after (folding leaves identities behind). */
+  dlcPipelineAdd(p, "func.func(dlg-simplify,dlg-fold-batch-norm,dlg-fold-constants,"
+                    "dlg-simplify)");
+  /* Kernels: what one loop nest (or one GEMM with its epilogue) computes;
+     kernels already present are kept. */
+  if (fuse)
+    dlcPipelineAdd(p, "func.func(dlg-fuse)");
+}
+
+void dlcAddKernelStage(DlcPipeline *p, const char *dlkToLinalg) {
+  /* Each kernel becomes linalg on tensors; elementwise fusion makes one
+     generic of each elementwise chain, which the schedule tiles as one. */
+  dlcPipelineAdd(p, "%s,func.func(linalg-fuse-elementwise-ops),canonicalize,cse", dlkToLinalg);
+}
+
+void dlcAddBufferizeStage(DlcPipeline *p) {
+  /* Kernels are inlined so bufferisation sees whole lifetimes; public
+     arguments are the caller's and are never written. */
+  dlcPipelineAdd(p, "inline,symbol-dce,func.func(dlc-readonly-args)");
+  /* Results become caller-provided buffers (the runtime's calling
+     convention), with explicit deallocation of temporaries. */
+  dlcPipelineAdd(p, "one-shot-bufferize{bufferize-function-boundaries "
+                    "function-boundary-type-conversion=identity-layout-map},"
+                    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
+                    "buffer-deallocation-pipeline,convert-bufferization-to-memref");
+}
+
+void dlcAddVectorToCfStage(DlcPipeline *p) {
+  /* One-dimensional transfers, which both LLVM conversions lower to plain
+     vector loads and stores, then branches. */
+  dlcPipelineAdd(p, "lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},"
+                    "convert-scf-to-cf");
+}
