@@ -454,18 +454,22 @@ def compile(model, *, threads=None, target=None, entry=None, output=None, name="
     model is compiled ahead of time instead, into DIR/NAME.h, DIR/NAME.o and
     DIR/libNAME.so, and the result is that library loaded (dlc.load)."""
     _check_options(threads, target)
-    source_name = "<input>"
+    source_name, onnx_model = "<input>", None
     is_proto = hasattr(model, "graph") and hasattr(model, "opset_import")
     if is_proto or (isinstance(model, (str, os.PathLike)) and str(model).endswith(".onnx")):
         from . import onnx as _onnx
         source_name = "<onnx>" if is_proto else str(model)
+        onnx_model = _onnx.load(model)
+        if output is not None:
+            _onnx.check_aot_types(onnx_model)
         try:
             text = _onnx.import_model(model)
         except _onnx.DynamicShapeError:
             if output is not None:
                 raise ValueError("this ONNX model's shape computations need its dynamic input "
                                  "dims: an AOT library needs static shapes") from None
-            return PerShapeModule(model, source_name, threads=threads, target=target, entry=entry)
+            return _onnx.typed_module(onnx_model, PerShapeModule(
+                model, source_name, threads=threads, target=target, entry=entry))
     elif isinstance(model, (str, os.PathLike)) and str(model).endswith(".mlir") \
             and os.path.exists(str(model)):
         with open(model) as f:
@@ -478,7 +482,11 @@ def compile(model, *, threads=None, target=None, entry=None, output=None, name="
         _compile_library(text, source_name, output, name, entry=entry, isa=target,
                          threads=threads)
         return load(output, name)
-    return Module(text, name=source_name, threads=threads, target=target, entry=entry)
+    m = Module(text, name=source_name, threads=threads, target=target, entry=entry)
+    if onnx_model is not None:  # element types dlg lacks: converted at the boundary
+        from . import onnx as _onnx
+        return _onnx.typed_module(onnx_model, m)
+    return m
 
 
 def _compile_library(text, source_name, directory, name, *, entry=None, isa=None, threads=None):

@@ -95,6 +95,53 @@ _NP_DTYPES = {**_ONNX_DTYPES, 2: np.uint8, 4: np.uint16, 5: np.int16, 11: np.flo
               12: np.uint32, 13: np.uint64}
 
 
+# Integer element types dlg lacks, held widened in the graph: ONNX type ->
+# (storage dtype, bits, signed). The stored value is always the exact number
+# (kept in range: an op that can leave it, like Add, wraps its result modulo
+# 2^bits as ONNX's integer arithmetic does), except UINT64, held as the int64
+# of the same bits (two's complement: Add/Sub/Mul wrap alike; ordering is
+# through the sign-bit flip). dlc.compile widens such inputs before the call
+# and narrows such outputs after it (TypedModule); both are exact.
+_WIDE = {2: (np.int32, 8, False), 4: (np.int32, 16, False), 5: (np.int32, 16, True),
+         12: (np.int64, 32, False), 13: (np.int64, 64, False)}
+_WIDE_NP = {np.uint8: 2, np.uint16: 4, np.int16: 5, np.uint32: 12, np.uint64: 13}
+
+
+def _widen(a):
+    """A NumPy array of a _WIDE type as its storage array (exact)."""
+    e = _WIDE_NP[a.dtype.type]
+    return a.view(np.int64) if e == 13 else a.astype(_WIDE[e][0])
+
+
+def _narrow(a, elem):
+    """A storage array back in ONNX type `elem` (as is for other types)."""
+    if elem not in _WIDE or a.dtype == _NP_DTYPES[elem]:
+        return a
+    return a.astype(np.int64).view(np.uint64) if elem == 13 else a.astype(_NP_DTYPES[elem])
+
+
+# Ops on widened values, by what the result is: SAME keeps the operands'
+# numbers (data movement, max/min, pooling; Div/Mod of in-range numbers stay
+# in range except int16's -32768 / -1, wrapped), WRAP can leave the range and
+# is wrapped, BOOL gives a mask, SHAPE reads only the shape. ORDERED ops
+# compare numbers: UINT64 goes through the sign-bit flip for those in FLIP,
+# and is refused for the others.
+_WIDE_SAME = {"Identity", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Concat",
+              "Slice", "Gather", "Expand", "Tile", "MaxPool", "Max", "Min", "Mod", "Split",
+              "Where", "ReduceMax", "ReduceMin", "GlobalMaxPool", "Pad", "DepthToSpace",
+              "SpaceToDepth", "GatherElements", "GatherND"}
+_WIDE_WRAP = {"Add", "Sub", "Mul", "Sum", "Neg", "Div"}
+_WIDE_BOOL = {"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"}
+_WIDE_SHAPE = {"Shape", "Size"}
+_WIDE_FLIP = {"Max", "Min", "MaxPool", "ReduceMax", "ReduceMin", "GlobalMaxPool", "Greater",
+              "Less", "GreaterOrEqual", "LessOrEqual"}
+_WIDE_ORDERED = _WIDE_FLIP | {"Div", "Mod"}
+# Ops whose handlers take and make widened values themselves (self.wide).
+_WIDE_AWARE = {"Cast", "CastLike", "BitShift", "QuantizeLinear", "DequantizeLinear",
+               "DynamicQuantizeLinear", "MatMulInteger", "ConvInteger", "QLinearMatMul",
+               "QLinearConv"}
+
+
 def _attrs(node):
     return {a.name: _onnx.helper.get_attribute_value(a) for a in node.attribute}
 
@@ -113,6 +160,7 @@ class _Importer:
         self.deps = {}      # name -> graph inputs it is computed from
         self.producer = {}  # name -> the node that computed it
         self.value_inputs = set()  # graph inputs dlc may specialise on (small, shape-like)
+        self.wide = {}      # name -> ONNX element type dlg lacks, held widened (_WIDE)
 
     # --- values -----------------------------------------------------------
 
@@ -125,6 +173,9 @@ class _Importer:
         node = node or self.producer.get(name)
         if isinstance(v, Value):
             return v
+        if name not in self.materialized and v.dtype.type in _WIDE_NP:
+            self.materialized[name] = self.g.constant(_widen(v), name=name)
+            self.wide[name] = _WIDE_NP[v.dtype.type]
         if name not in self.materialized:
             if v.dtype.type not in _ONNX_DTYPES.values():
                 raise UnsupportedError(node, f"'{name}' has element type {v.dtype}, which dlg "
@@ -171,8 +222,11 @@ class _Importer:
             if all(d >= 0 for d in dims) and dtype is not None and \
                     int(np.prod(dims)) <= _VALUE_INPUT_ELEMENTS:
                 self.value_inputs.add(name)
-            if name in self.input_values:
-                self.vals[name] = np.asarray(self.input_values[name])
+            if name in self.input_values:  # (a widened type: given widened, as run)
+                self.vals[name] = _narrow(np.asarray(self.input_values[name]), elem_type)
+            elif elem_type in _WIDE:  # held widened; dlc.compile widens the argument
+                self.vals[name] = self.g.input(dims, _WIDE[elem_type][0], name=name)
+                self.wide[name] = elem_type
             elif elem_type not in _ONNX_DTYPES:
                 self.vals[name] = _BadInput(name, elem_type)
             else:
@@ -183,6 +237,7 @@ class _Importer:
         for o in graph.output:
             if isinstance(self.vals.get(o.name), _BadInput):
                 raise CompileError(f"ONNX output '{o.name}': " + self.vals[o.name].why(), "")
+            self._check_wide_output(o)
         outs = [self.value(o.name) for o in graph.output]
         self.g.output(*outs)
         return self.g
@@ -225,7 +280,7 @@ class _Importer:
             # NumPy returns scalars (np.int64) for 0-d results: keep arrays
             outs = [np.asarray(o) for o in (out if isinstance(out, list) else [out])]
         else:
-            out = fn(node, _attrs(node))
+            out = self._typed(node, fn)
             outs = out if isinstance(out, list) else [out]
         if len(outs) < len([o for o in node.output if o]):
             raise UnsupportedError(node, f"output '{node.output[len(outs)]}' is not supported")
@@ -1633,6 +1688,8 @@ class _Importer:
 
     def op_Cast(self, node, a, to=None):
         to = a["to"] if to is None else to
+        if to in _WIDE or self._elem(node.input[0]):
+            return self._cast_wide(node, to)
         dtype = _ONNX_DTYPES.get(to)
         if dtype is None:
             raise UnsupportedError(node, "cast to " + _type_name(to))
@@ -1646,7 +1703,8 @@ class _Importer:
         if isinstance(like, np.ndarray):
             to = next((k for k, v in _NP_DTYPES.items() if np.dtype(v) == like.dtype), 0)
         else:
-            to = next(k for k, v in _ONNX_DTYPES.items() if np.dtype(v) == _elt_np(like))
+            to = self._elem(node.input[1]) or \
+                next(k for k, v in _ONNX_DTYPES.items() if np.dtype(v) == _elt_np(like))
         return self.op_Cast(node, a, to)
 
     def op_Pad(self, node, a):
@@ -1721,6 +1779,176 @@ class _Importer:
 
     def op_Size(self, node, a):
         return np.array(int(np.prod(_static(node, self.shape(node.input[0]), "Size"))), np.int64)
+
+    # --- element types dlg lacks, held widened (_WIDE) --------------------
+
+    def _elem(self, name):
+        """The _WIDE element type of value `name`, or None."""
+        v = self.vals.get(name) if name else None
+        if isinstance(v, np.ndarray):
+            return _WIDE_NP.get(v.dtype.type)
+        return self.wide.get(name) if name else None
+
+    def _substituted(self, node, fn, subs):
+        """fn(node) with the values `subs` ({name: Value}) read for those inputs."""
+        saved = {n: self.vals[n] for n in subs}
+        self.vals.update(subs)
+        try:
+            return fn(node, _attrs(node))
+        finally:
+            self.vals.update(saved)
+
+    def _typed(self, node, fn):
+        """fn(node), where inputs of a _WIDE type follow the op's rule
+        (_WIDE_SAME, _WIDE_WRAP, ...): the outputs' type, a wrap, a refusal."""
+        elems = [self._elem(i) for i in node.input]
+        wide = [e for e in elems if e is not None]
+        op = node.op_type
+        if not wide or op in _WIDE_AWARE or op in _WIDE_SHAPE:
+            return fn(node, _attrs(node))
+        e, tname = wide[0], _type_name(wide[0])
+        if op == "Pow" and elems[0] is None and len(wide) == 1:
+            # a widened exponent: its number, exact (UINT64 as unsigned)
+            y = self._x(node, 1)
+            return self._substituted(node, fn, {node.input[1]: self._u64_to_float(y)}) \
+                if e == 13 else fn(node, _attrs(node))
+        if op not in _WIDE_SAME | _WIDE_WRAP | _WIDE_BOOL:
+            raise UnsupportedError(node, f"{op} on {tname} (dlc holds {tname} widened; "
+                                   f"{op} is not supported on it)")
+        if any(x is not None and x != e for x in elems):
+            raise UnsupportedError(node, "operands of different element types "
+                                   f"{sorted({_type_name(x) for x in wide})}")
+        if e == 13 and op in _WIDE_ORDERED and op not in _WIDE_FLIP:
+            raise UnsupportedError(node, f"{op} on UINT64 (unsigned 64-bit division)")
+        flip = e == 13 and op in _WIDE_FLIP
+        if flip:  # order-preserving: u64 bits + 2^63 (wrapping) compared as int64
+            out = self._substituted(node, fn, {i: self._flip(self.value(i, node))
+                                               for i, x in zip(node.input, elems) if x})
+        else:
+            out = fn(node, _attrs(node))
+        if op in _WIDE_BOOL:
+            return out
+        outs = out if isinstance(out, list) else [out]
+        # the data outputs (MaxPool's Indices stay int64)
+        data = range(len(outs)) if op == "Split" else [0]
+        for i in data:
+            if flip:
+                outs[i] = self._flip(outs[i])
+            elif op in _WIDE_WRAP:
+                outs[i] = self._wrap(outs[i], e)
+            if i < len(node.output) and node.output[i]:
+                self.wide[node.output[i]] = e
+        return outs
+
+    def _flip(self, v):
+        return self.g.add(v, self.g.constant(np.array(np.iinfo(np.int64).min, np.int64)))
+
+    def _u64_to_float(self, v, dtype=np.float64):
+        """UINT64 bits (held as int64) as the unsigned number, in `dtype`."""
+        f = self.g.cast(v, np.float64)
+        f = self.g.where(self.g.less(v, self._k(v, 0)), self.g.add(f, self._k(f, 2.0 ** 64)), f)
+        return f if np.dtype(dtype) == np.float64 else self.g.cast(f, dtype)
+
+    def _wrap(self, v, e):
+        """A storage value's number modulo 2^bits, into _WIDE type e's range
+        (UINT64: the int64 arithmetic already wraps)."""
+        _, bits, signed = _WIDE[e]
+        if e == 13:
+            return v
+        m = self._k(v, 2 ** bits)
+        x = self.g.add(v, self._k(v, 2 ** (bits - 1))) if signed else v
+        r = self.g.sub(x, self.g.mul(self.g.div(x, m), m))  # truncating division
+        r = self.g.where(self.g.less(r, self._k(v, 0)), self.g.add(r, m), r)
+        return self.g.sub(r, self._k(v, 2 ** (bits - 1))) if signed else r
+
+    def _cast_wide(self, node, to):
+        """Cast from or to a _WIDE type: to one, through its storage type and
+        wrapped into its range (as NumPy's astype; float out of range is
+        undefined in ONNX); from one, from its exact number."""
+        src = self._elem(node.input[0])
+        x = self._x(node)
+        if src == to:
+            return x
+        if to not in _WIDE:
+            dtype = _ONNX_DTYPES.get(to)
+            if dtype is None:
+                raise UnsupportedError(node, "cast to " + _type_name(to))
+            if dtype == np.bool_:
+                return self.g.not_equal(x, self._k(x, 0), name=node.name)
+            if src == 13 and np.dtype(dtype).kind == "f":
+                return self._u64_to_float(x, dtype)
+            return x if _elt_np(x) == np.dtype(dtype) else self.g.cast(x, dtype, name=node.name)
+        st = _WIDE[to][0]
+        if _elt(x) == "i1":
+            x = self.g.where(x, self._scalar_of(st, 1), self._scalar_of(st, 0))
+        elif to == 13 and _elt(x) in _FLOATS:
+            # above 2^63: through the int64 of x - 2^64
+            big = self.g.greater_equal(x, self._k(x, 2.0 ** 63))
+            lo = self.g.cast(x, np.int64)
+            hi = self.g.cast(self.g.sub(x, self._k(x, 2.0 ** 64)), np.int64)
+            x = self.g.where(big, hi, lo)
+        elif _elt_np(x) != np.dtype(st):
+            x = self.g.cast(x, st)
+        self.wide[node.output[0]] = to
+        return self._wrap(x, to)
+
+    def _scalar_of(self, dtype, v):
+        return self.g.constant(np.array(v, dtype))
+
+    def op_BitShift(self, node, a):
+        """x << y as x * 2^y wrapped; x >> y as x / 2^y (truncating =
+        floor on the nonnegative numbers); a shift by bits or more gives 0.
+        UINT64 (int64 bits): the sign bit handled apart."""
+        e = self._elem(node.input[0])
+        if e is None or self._elem(node.input[1]) != e:
+            raise UnsupportedError(node, "BitShift on signed or mixed element types "
+                                   "(ONNX defines it for unsigned integers)")
+        d = a.get("direction", b"")
+        d = d.decode() if isinstance(d, bytes) else d
+        if d not in ("LEFT", "RIGHT"):
+            raise UnsupportedError(node, f"direction '{d}'")
+        bits = _WIDE[e][1]
+        x, y = self._x(node, 0), self._x(node, 1)
+        # y as a shift count: UINT64's >= 2^63 is negative as int64, and as big
+        big = self.g.greater_equal(y, self._k(y, bits))
+        if e == 13:
+            big = self.g.where(self.g.less(y, self._k(y, 0)), self._mask(True), big)
+        ys = self.g.where(big, self._k(y, 0), y)
+        # 2^y (< 2^63) exactly, through float64; 2^63 (UINT64 only) as its int64 bits
+        p = self.g.cast(self.g.pow(self._k(self.g.cast(ys, np.float64), 2.0),
+                                   self.g.cast(ys, np.float64)), np.int64)
+        top = self.g.equal(ys, self._k(ys, 63))
+        p = self.g.where(top, self._k(p, np.iinfo(np.int64).min), p)
+        if _elt(x) != "i64":
+            p = self.g.cast(p, _elt_np(x))  # 2^y < 2^bits <= 2^16 here
+        zero = self._k(x, 0)
+        if d == "LEFT":
+            r = self._wrap(self.g.mul(x, p), e)
+        elif e != 13:
+            r = self.g.div(x, p)
+        else:
+            # x >= 2^63 (negative bits): (x - 2^63) / 2^y + 2^(63 - y), y in [1, 62];
+            # y = 63: x >= 2^63 gives 1; y = 0: x
+            neg = self.g.less(x, zero)
+            low = self._flip(x)
+            pos_p = self.g.where(top, self._k(p, 1), p)
+            q = self.g.div(self.g.where(neg, low, x), pos_p)
+            hi = self.g.cast(self.g.pow(self._k(self.g.cast(ys, np.float64), 2.0),
+                                        self.g.sub(self._k(self.g.cast(ys, np.float64), 63.0),
+                                                   self.g.cast(ys, np.float64))), np.int64)
+            q = self.g.where(neg, self.g.add(q, hi), q)
+            q = self.g.where(top, self.g.where(neg, self._k(x, 1), zero), q)
+            r = self.g.where(self.g.equal(ys, self._k(ys, 0)), x, q)
+        self.wide[node.output[0]] = e
+        return self.g.where(big, zero, r, name=node.name)
+
+    def _check_wide_output(self, o):
+        """A graph output of a _WIDE type must be held as one (its storage
+        is narrowed by dlc.compile): anything else is a bug, said here."""
+        elem = o.type.tensor_type.elem_type
+        if elem in _WIDE and self._elem(o.name) != elem:
+            raise CompileError(f"ONNX output '{o.name}' is {_type_name(elem)} but the "
+                               "importer did not compute it as one", "")
 
 
 def _type_name(elem_type):
@@ -1840,7 +2068,7 @@ _FOLD = {
         c[0], tuple(a["axes"]) if "axes" in a else (tuple(int(v) for v in c[1]) if len(c) > 1
                                                     else None)),
     "Concat": lambda imp, n, c, a: np.concatenate(c, axis=a["axis"]),
-    "Cast": lambda imp, n, c, a: c[0].astype(_ONNX_DTYPES[a["to"]]),
+    "Cast": lambda imp, n, c, a: c[0].astype(_NP_DTYPES[a["to"]]),
     "Add": lambda imp, n, c, a: c[0] + c[1],
     "Sub": lambda imp, n, c, a: c[0] - c[1],
     "Mul": lambda imp, n, c, a: c[0] * c[1],
@@ -1960,9 +2188,72 @@ def _graph_inputs(model):
 
 
 def input_specs(model):
-    """(name, shape with None for dynamic dims, dtype) of each graph input."""
-    return [(name, shape, np.dtype(_NP_DTYPES.get(elem, np.float32)))
+    """(name, shape with None for dynamic dims, dtype) of each graph input
+    (for an element type dlg lacks, the type it is held in: _WIDE)."""
+    return [(name, shape, np.dtype(_WIDE[elem][0] if elem in _WIDE else
+                                   _NP_DTYPES.get(elem, np.float32)))
             for name, shape, elem in _graph_inputs(load(model))]
+
+
+class TypedModule:
+    """A compiled ONNX model with inputs or outputs of an element type dlg
+    lacks (_WIDE): the arguments are checked against the ONNX types and
+    widened before the call, those outputs narrowed after it (both exact;
+    the graph keeps them in range). Otherwise like the module it wraps."""
+
+    def __init__(self, module, model):
+        self._m = module
+        self._in = [e for _, _, e in _graph_inputs(model)]
+        self._out = [o.type.tensor_type.elem_type for o in model.graph.output]
+        self.inputs = [(shape, np.dtype(_NP_DTYPES[e]) if e in _WIDE else dtype)
+                       for (shape, dtype), e in zip(module.inputs, self._in)]
+
+    def run(self, *arrays, out=None):
+        if out is not None:
+            raise ValueError("out= is not supported for a model with inputs or outputs "
+                             "of an element type dlg lacks (they are converted)")
+        conv = []
+        for i, (a, e) in enumerate(zip(arrays, self._in)):
+            a = np.asarray(a)
+            if e in _WIDE:
+                if a.dtype != _NP_DTYPES[e]:
+                    raise ValueError(f"input {i}: expected {np.dtype(_NP_DTYPES[e]).name}, "
+                                     f"got {a.dtype}")
+                a = _widen(a)
+            conv.append(a)
+        outs = self._m.run(*conv, *arrays[len(conv):])
+        return [_narrow(o, e) for o, e in zip(outs, self._out)]
+
+    def __call__(self, *arrays):
+        outs = self.run(*arrays)
+        return outs[0] if len(outs) == 1 else outs
+
+    def __getattr__(self, name):  # ir, profile, outputs, ...: the wrapped module's
+        return getattr(self._m, name)
+
+
+def typed_module(model, module):
+    """`module` (compiled from ONNX `model`), wrapped in a TypedModule where
+    the model's inputs or outputs have element types dlg lacks."""
+    model = load(model)
+    elems = [e for _, _, e in _graph_inputs(model)] + \
+        [o.type.tensor_type.elem_type for o in model.graph.output]
+    return TypedModule(module, model) if any(e in _WIDE for e in elems) else module
+
+
+def check_aot_types(model):
+    """An AOT library takes the graph's own types: refused for element types dlg lacks."""
+    model = load(model)
+    for name, _, e in _graph_inputs(model):
+        if e in _WIDE:
+            raise ValueError(f"ONNX input '{name}' is {_type_name(e)}, which dlg holds "
+                             "widened: an AOT library cannot take it (use dlc.compile "
+                             "without output=)")
+    for o in model.graph.output:
+        if o.type.tensor_type.elem_type in _WIDE:
+            raise ValueError(f"ONNX output '{o.name}' is "
+                             f"{_type_name(o.type.tensor_type.elem_type)}, which dlg holds "
+                             "widened: an AOT library cannot return it")
 
 
 def main(argv=None):

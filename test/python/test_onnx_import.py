@@ -422,3 +422,78 @@ def test_topk_ties_to_lower_index():
     v, i = run(m, x)
     np.testing.assert_array_equal(i, [[0, 2, 3], [2, 4, 0]])
     np.testing.assert_array_equal(v, [[3, 3, 2], [5, 5, 0]])
+
+
+# --- element types dlg lacks (uint8/16/32/64, int16), held widened ------------
+
+U8, U16, I16, U32, U64 = (TensorProto.UINT8, TensorProto.UINT16, TensorProto.INT16,
+                          TensorProto.UINT32, TensorProto.UINT64)
+
+
+def binary(op, elem, a, b, **kw):
+    m = model([helper.make_node(op, ["a", "b"], ["y"], **kw)],
+              [("a", elem, a.shape), ("b", elem, b.shape)], [("y", elem, None)], opset=14)
+    y, = run(m, a, b)
+    assert y.dtype == a.dtype
+    return y
+
+
+@pytest.mark.parametrize("op,fn", [("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply)])
+@pytest.mark.parametrize("dtype,elem", [(np.uint8, U8), (np.uint16, U16), (np.int16, I16),
+                                        (np.uint32, U32), (np.uint64, U64)])
+def test_narrow_integer_arithmetic_wraps(op, fn, dtype, elem):
+    """Held widened, the result must still wrap modulo 2^bits like the type's own
+    arithmetic (a widened sum that is not wrapped would be a silent wrong answer)."""
+    info = np.iinfo(dtype)
+    a = np.array([info.max, info.max - 3, info.min, 7, info.max // 2 + 1, 0], dtype)
+    b = np.array([info.max, 5, 1, info.max, 3, info.min], dtype)
+    np.testing.assert_array_equal(binary(op, elem, a, b), fn(a, b))
+
+
+def test_uint64_ordering_and_shifts_above_2_63():
+    """UINT64 is held as int64 bits: Max/Min/Greater and BitShift right must
+    treat 2^63 and above as the large numbers they are."""
+    a = np.array([2 ** 64 - 1, 2 ** 63, 5, 2 ** 63 + 7], np.uint64)
+    b = np.array([1, 2 ** 63 - 1, 2 ** 64 - 2, 2 ** 63 + 9], np.uint64)
+    np.testing.assert_array_equal(binary("Max", U64, a, b), np.maximum(a, b))
+    np.testing.assert_array_equal(binary("Min", U64, a, b), np.minimum(a, b))
+    s = np.array([63, 1, 0, 64], np.uint64)
+    np.testing.assert_array_equal(binary("BitShift", U64, a, s, direction="RIGHT"),
+                                  np.array([1, 2 ** 62, 5, 0], np.uint64))
+    np.testing.assert_array_equal(binary("BitShift", U64, b, s, direction="LEFT"),
+                                  np.array([2 ** 63, 2 ** 64 - 2, 2 ** 64 - 2, 0], np.uint64))
+    m = model([helper.make_node("Cast", ["a"], ["y"], to=TensorProto.DOUBLE)],
+              [("a", U64, a.shape)], [("y", TensorProto.DOUBLE, None)])
+    y, = run(m, a)
+    np.testing.assert_array_equal(y, a.astype(np.float64))
+
+
+def test_int16_division_and_cast_to_uint8():
+    """int16's -32768 / -1 wraps to -32768; a Cast to uint8 wraps (as astype)."""
+    a = np.array([-32768, 7, -7, 300], np.int16)
+    b = np.array([-1, -2, 2, 7], np.int16)
+    np.testing.assert_array_equal(binary("Div", I16, a, b), np.array([-32768, -3, -3, 42],
+                                                                     np.int16))
+    m = model([helper.make_node("Cast", ["a"], ["y"], to=U8)], [("a", I16, a.shape)],
+              [("y", U8, None)])
+    y, = run(m, a)
+    np.testing.assert_array_equal(y, a.astype(np.uint8))
+
+
+def test_narrow_integer_unsupported_op_is_named():
+    """An op that does not take a widened type says so (no silent int32 math)."""
+    x = np.arange(4, dtype=np.uint8)
+    m = model([helper.make_node("ReduceSum", ["x"], ["y"], keepdims=0)], [("x", U8, x.shape)],
+              [("y", U8, None)])
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"ReduceSum on UINT8"):
+        run(m, x)
+    m = model([helper.make_node("Mod", ["a", "b"], ["y"])], [("a", U64, [2]), ("b", U64, [2])],
+              [("y", U64, None)])
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"Mod on UINT64"):
+        run(m, np.ones(2, np.uint64), np.ones(2, np.uint64))
+
+
+def test_narrow_integer_input_type_is_checked():
+    m = model([helper.make_node("Identity", ["x"], ["y"])], [("x", U8, [3])], [("y", U8, None)])
+    with pytest.raises(ValueError, match="expected uint8, got int32"):
+        run(m, np.zeros(3, np.int32))
