@@ -894,8 +894,10 @@ class _Importer:
         return self.g.where(small, c, x, name=node.name)
 
     def op_Round(self, node, a):
+        return self._round_even(node, self._x(node))
+
+    def _round_even(self, node, x):
         """Half to even: floor, +1 above .5, and at .5 the even neighbour."""
-        x = self._x(node)
         f = self._floor(node, x)
         d = self.g.sub(x, f)
         half = self._k(x, 0.5)
@@ -1949,6 +1951,188 @@ class _Importer:
         if elem in _WIDE and self._elem(o.name) != elem:
             raise CompileError(f"ONNX output '{o.name}' is {_type_name(elem)} but the "
                                "importer did not compute it as one", "")
+
+    # --- quantization (uint8 held widened, int8 native) --------------------
+    # Composed in float: integer operands are exact in f32 (|v| < 2^24) and
+    # the integer products' sums exact in f64 (< 2^53); rounding is half to
+    # even and the result saturates to the type's range, as ONNX defines.
+
+    _QRANGE = {2: (0, 255), 3: (-128, 127)}
+
+    def _q_elem(self, node, i):
+        """The quantized type (UINT8 or INT8) of input i (a zero point or
+        quantized tensor); an absent zero point means UINT8."""
+        if not self._has(node, i):
+            return 2
+        e = self._elem(node.input[i])
+        if e is None:
+            e = 3 if _elt(self._x(node, i)) == "i8" else None
+        if e not in self._QRANGE:
+            v = self.vals[node.input[i]]
+            t = _type_name(e) if e else (str(v.dtype) if isinstance(v, np.ndarray) else _elt(v))
+            raise UnsupportedError(node, f"input '{node.input[i]}' of type {t} "
+                                   "(uint8 and int8 only)")
+        return e
+
+    def _as(self, node, i, dtype, default=0.0):
+        """Input i's numbers in float `dtype` (absent: `default`)."""
+        if not self._has(node, i):
+            return self.g.constant(np.array(default, dtype))
+        c = self.const(node.input[i])
+        if c is not None:
+            return self.g.constant(c.astype(dtype))
+        x = self._x(node, i)
+        return x if _elt_np(x) == np.dtype(dtype) else self.g.cast(x, dtype)
+
+    def _per_axis(self, node, v, rank, axis):
+        """A scale or zero point: a 1-D one (of more than one) along `axis`."""
+        if len(v.shape) == 1 and v.shape[0] != 1 and rank > 1:
+            shape = [1] * rank
+            shape[axis % rank] = v.shape[0]
+            return self._reshape_to(node, v, shape)
+        if len(v.shape) > 1:
+            raise UnsupportedError(node, f"a scale or zero point of shape {list(v.shape)} "
+                                   "(a scalar or 1-D per axis only)")
+        return v
+
+    def _saturate(self, node, q, elem, out=0):
+        """Rounded-to-integer floats q clamped to elem's range, in its storage."""
+        lo, hi = self._QRANGE[elem]
+        q = self.g.min(self.g.max(q, self._k(q, lo)), self._k(q, hi))
+        if elem == 3:
+            return self.g.cast(q, np.int8)
+        self.wide[node.output[out]] = elem
+        return self.g.cast(q, np.int32)
+
+    def op_QuantizeLinear(self, node, a):
+        x = self._x(node)
+        if _elt(x) not in ("f32", "f16", "f64"):
+            raise UnsupportedError(node, f"input of type {_elt(x)} (float only)")
+        elem, axis, rank = self._q_elem(node, 2), int(a.get("axis", 1)), len(x.shape)
+        x = x if _elt(x) == "f32" else self.g.cast(x, np.float32)
+        scale = self._per_axis(node, self._as(node, 1, np.float32), rank, axis)
+        zp = self._per_axis(node, self._as(node, 2, np.float32), rank, axis)
+        q = self.g.add(self._round_even(node, self.g.div(x, scale)), zp)
+        return self._saturate(node, q, elem)
+
+    def op_DequantizeLinear(self, node, a):
+        x = self._x(node)
+        if self._elem(node.input[0]) is None and _elt(x) not in ("i8", "i32"):
+            raise UnsupportedError(node, f"input of type {_elt(x)} (uint8, int8, int32)")
+        axis, rank = int(a.get("axis", 1)), len(x.shape)
+        scale = self._per_axis(node, self._as(node, 1, np.float32), rank, axis)
+        zp = self._per_axis(node, self._as(node, 2, np.float32), rank, axis)
+        # int32 (exact below 2^24 in f32): through f64 then the product in f32
+        xf = self.g.cast(self.g.sub(self.g.cast(x, np.float64), self.g.cast(zp, np.float64)),
+                         np.float32)
+        return self.g.mul(xf, scale, name=node.name)
+
+    def op_DynamicQuantizeLinear(self, node, a):
+        """scale = (max(0, max x) - min(0, min x)) / 255, zero point =
+        saturate(round(-min / scale)), y = saturate(round(x / scale) + zp)."""
+        x = self._x(node)
+        if _elt(x) != "f32":
+            raise UnsupportedError(node, f"input of type {_elt(x)} (float32 only)")
+        axes = list(range(len(x.shape)))
+        zero = self._k(x, 0.0)
+        mn = self.g.min(self.g.reduce_min(x, axes=axes, keepdims=False), zero)
+        mx = self.g.max(self.g.reduce_max(x, axes=axes, keepdims=False), zero)
+        scale = self.g.div(self.g.sub(mx, mn), self._k(x, 255.0))
+        zpf = self.g.min(self.g.max(self._round_even(node, self.g.div(self.g.sub(zero, mn),
+                                                                       scale)), zero),
+                         self._k(x, 255.0))
+        y = self._saturate(node, self.g.add(self._round_even(node, self.g.div(x, scale)), zpf), 2)
+        return [y, scale, self._saturate(node, zpf, 2, out=2)]
+
+    def _int_operand(self, node, i, zp_i, zp_axis):
+        """Quantized input i minus its zero point (input zp_i, 1-D along
+        zp_axis of the operand when more than one), exact, in f64."""
+        self._q_elem(node, i)
+        if self._has(node, zp_i):
+            self._q_elem(node, zp_i)
+        v = self._as(node, i, np.float64)
+        zp = self._as(node, zp_i, np.float64)
+        if len(zp.shape) == 1 and zp.shape[0] != 1:
+            shape = [1] * len(v.shape)
+            shape[zp_axis % len(v.shape)] = zp.shape[0]
+            zp = self._reshape_to(node, zp, shape)
+        return self.g.sub(v, zp)
+
+    def _conv_node(self, node, n_in):
+        """A Conv node of `node`'s attributes on its first two inputs."""
+        c = _onnx.NodeProto()
+        c.CopyFrom(node)
+        c.op_type = "Conv"
+        del c.input[n_in:]
+        return c
+
+    def _conv_f64(self, node, a, x, w, bias=None):
+        """Conv (with node's attributes) of f64 operands x and w."""
+        c = self._conv_node(node, 2)
+        subs = {c.input[0]: x, c.input[1]: w}
+        if bias is not None:
+            c.input.append(c.input[0] + "#bias")
+            subs[c.input[2]] = bias
+        if len(set(subs)) != len(subs):
+            raise UnsupportedError(node, "the same tensor as data and weight")
+        saved = {k: self.vals.get(k) for k in subs}
+        self.vals.update(subs)
+        try:
+            return self.op_Conv(c, a)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    self.vals.pop(k, None)
+                else:
+                    self.vals[k] = v
+
+    def op_MatMulInteger(self, node, a):
+        """(A - a_zp) @ (B - b_zp) in int32 (a_zp per row of A, b_zp per
+        column of B when 1-D), summed exactly in f64."""
+        acc = self.g.matmul(self._int_operand(node, 0, 2, -2), self._int_operand(node, 1, 3, -1))
+        return self.g.cast(acc, np.int32, name=node.name)
+
+    def op_ConvInteger(self, node, a):
+        """Conv of x - x_zp and w - w_zp (per output channel when 1-D): the
+        padding is the zero point, so zero after the subtraction."""
+        x = self._int_operand(node, 0, 2, 1)
+        w = self._int_operand(node, 1, 3, 0)
+        return self.g.cast(self._conv_f64(node, a, x, w), np.int32, name=node.name)
+
+    def _requantize(self, node, acc, scale, y_scale_i, y_zp_i, rank):
+        """saturate(round(acc * scale / y_scale) + y_zp) of f64 acc."""
+        elem = self._q_elem(node, y_zp_i)
+        ys = self._as(node, y_scale_i, np.float64)
+        yzp = self._as(node, y_zp_i, np.float64)
+        if len(ys.shape) > 1 or len(yzp.shape) > 1 or \
+                any(len(v.shape) == 1 and v.shape[0] != 1 for v in (ys, yzp)):
+            raise UnsupportedError(node, "a per-axis output scale or zero point")
+        r = self.g.div(self.g.mul(acc, scale), ys)
+        return self._saturate(node, self.g.add(self._round_even(node, r), yzp), elem)
+
+    def op_QLinearMatMul(self, node, a):
+        x = self._int_operand(node, 0, 2, -2)
+        w = self._int_operand(node, 3, 5, -1)
+        sa, sb = self._as(node, 1, np.float64), self._as(node, 4, np.float64)
+        if len(sa.shape) == 1 and sa.shape[0] != 1:
+            sa = self._reshape_to(node, sa, [sa.shape[0], 1])
+        acc = self.g.matmul(x, w)
+        return self._requantize(node, acc, self.g.mul(sa, sb), 6, 7, len(acc.shape))
+
+    def op_QLinearConv(self, node, a):
+        x = self._int_operand(node, 0, 2, 1)
+        w = self._int_operand(node, 3, 5, 0)
+        bias = None
+        if self._has(node, 8):
+            b = self._x(node, 8)
+            if _elt(b) != "i32":
+                raise UnsupportedError(node, f"bias of type {_elt(b)} (int32 only)")
+            bias = self.g.cast(b, np.float64)
+        acc = self._conv_f64(node, a, x, w, bias)
+        rank = len(acc.shape)
+        sx, sw = self._as(node, 1, np.float64), self._as(node, 4, np.float64)
+        sw = self._per_axis(node, sw, rank, 1)
+        return self._requantize(node, acc, self.g.mul(sx, sw), 6, 7, rank)
 
 
 def _type_name(elem_type):

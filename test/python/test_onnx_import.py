@@ -497,3 +497,58 @@ def test_narrow_integer_input_type_is_checked():
     m = model([helper.make_node("Identity", ["x"], ["y"])], [("x", U8, [3])], [("y", U8, None)])
     with pytest.raises(ValueError, match="expected uint8, got int32"):
         run(m, np.zeros(3, np.int32))
+
+
+# --- quantization ---------------------------------------------------------------
+
+I8 = TensorProto.INT8
+
+
+@pytest.mark.parametrize("zp_dtype,elem", [(np.uint8, U8), (np.int8, I8)])
+def test_quantize_rounds_half_to_even_and_saturates(zp_dtype, elem):
+    x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 1000, -1000, 3.49, 127.5], np.float32)
+    zp = np.array(3, zp_dtype)
+    m = model([helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y"])],
+              [("x", F, x.shape)], [("y", elem, None)],
+              inits=[("s", np.array(1.0, np.float32)), ("zp", zp)])
+    y, = run(m, x)
+    info = np.iinfo(zp_dtype)
+    np.testing.assert_array_equal(y, np.clip(np.round(x) + 3, info.min, info.max).astype(zp_dtype))
+
+
+def test_matmulinteger_per_row_zero_point_int8():
+    a = RNG.integers(-128, 128, (4, 5)).astype(np.int8)
+    b = RNG.integers(-128, 128, (5, 3)).astype(np.int8)
+    azp = np.array([1, -2, 3, 127], np.int8)
+    bzp = np.array([-128, 0, 5], np.int8)
+    m = model([helper.make_node("MatMulInteger", ["a", "b", "azp", "bzp"], ["y"])],
+              [("a", I8, a.shape), ("b", I8, b.shape)], [("y", TensorProto.INT32, None)],
+              opset=10, inits=[("azp", azp), ("bzp", bzp)])
+    y, = run(m, a, b)
+    want = (a.astype(np.int32) - azp[:, None]) @ (b.astype(np.int32) - bzp[None, :])
+    np.testing.assert_array_equal(y, want)
+
+
+def test_dequantize_uint8_per_axis_roundtrip():
+    x = RNG.integers(0, 256, (2, 3, 4)).astype(np.uint8)
+    s = np.array([0.5, 2.0, 0.25], np.float32)
+    zp = np.array([0, 128, 255], np.uint8)
+    m = model([helper.make_node("DequantizeLinear", ["x", "s", "zp"], ["f"]),
+               helper.make_node("QuantizeLinear", ["f", "s", "zp"], ["y"])],
+              [("x", U8, x.shape)], [("f", F, None), ("y", U8, None)],
+              inits=[("s", s), ("zp", zp)])
+    f, y = run(m, x)
+    np.testing.assert_array_equal(f, (x.astype(np.float32) - zp[:, None].astype(np.float32))
+                                  * s[:, None])
+    np.testing.assert_array_equal(y, x)
+
+
+def test_qlinearmatmul_per_axis_output_scale_is_named():
+    a = np.zeros((2, 2), np.uint8)
+    inits = [("s", np.array(1.0, np.float32)), ("zp", np.array(0, np.uint8)),
+             ("ys", np.array([1.0, 2.0], np.float32))]
+    m = model([helper.make_node("QLinearMatMul", ["a", "s", "zp", "a", "s", "zp", "ys", "zp"],
+                                ["y"])], [("a", U8, a.shape)], [("y", U8, None)], opset=10,
+              inits=inits)
+    with pytest.raises(dlc.onnx.UnsupportedError, match="per-axis output scale"):
+        run(m, a)
