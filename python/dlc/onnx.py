@@ -710,11 +710,15 @@ class _Importer:
         return y
 
     def op_MaxPool(self, node, a):
+        if self._by_slices(node, a):
+            return self._pool_slices(node, a, "max")
         if len(node.output) > 1 and node.output[1]:
             raise UnsupportedError(node, "the Indices output is not supported")
         return self._pool(node, a, "dlg.max_pool2d")
 
     def op_AveragePool(self, node, a):
+        if self._by_slices(node, a):
+            return self._pool_slices(node, a, "avg")
         return self._pool(node, a, "dlg.avg_pool2d")
 
     def op_GlobalAveragePool(self, node, a):
@@ -1951,6 +1955,99 @@ class _Importer:
         if elem in _WIDE and self._elem(o.name) != elem:
             raise CompileError(f"ONNX output '{o.name}' is {_type_name(elem)} but the "
                                "importer did not compute it as one", "")
+
+    # --- pooling as a reduction over strided slices ------------------------
+
+    def _by_slices(self, node, a):
+        """Pooling dlg's 2-D pools do not cover: 3-D, dilated, MaxPool's Indices."""
+        k = a.get("kernel_shape", [])
+        return len(k) == 3 or any(int(d) != 1 for d in a.get("dilations", [])) or \
+            (node.op_type == "MaxPool" and len(node.output) > 1 and bool(node.output[1]))
+
+    def _pool_slices(self, node, a, kind):
+        """N-D max/average pooling as an elementwise max/sum over one strided
+        slice of the (padded) input per kernel offset: masks and counts of
+        which cells are inside the input are constants of the static shapes.
+        MaxPool's Indices: the flat index of the first maximum in window
+        order, (n * C + c) * prod(spatial) + the spatial index in row-major
+        order (storage_order 0) or column-major (1), as ONNX and
+        onnxruntime define it."""
+        x = self._x(node)
+        k = [int(v) for v in a["kernel_shape"]]
+        n = len(k)
+        if len(x.shape) != n + 2:
+            raise UnsupportedError(node, f"a {len(x.shape)}-D input for a {n}-D kernel")
+        size = list(_static(node, x.shape[2:], "pooling"))
+        strides, dil, pads = self._spatial(node, a, x, k)
+        order = int(a.get("storage_order", 0))
+        if order not in (0, 1):
+            raise UnsupportedError(node, f"storage_order {order}")
+        include_pad = bool(a.get("count_include_pad", 0))
+        outs, ends = [], []
+        for i in range(n):
+            span = size[i] + pads[i] + pads[i + n] - ((k[i] - 1) * dil[i] + 1)
+            o = (-(-span // strides[i]) if a.get("ceil_mode", 0) else span // strides[i]) + 1
+            if a.get("ceil_mode", 0) and (o - 1) * strides[i] >= size[i] + pads[i]:
+                o -= 1  # a last window starting in the end padding is dropped
+            outs.append(o)
+            # end padding the last window needs (ceil_mode's extra cells too)
+            ends.append(max(pads[i + n], (o - 1) * strides[i] + (k[i] - 1) * dil[i] + 1
+                            - size[i] - pads[i]))
+        xp = self.g.pad(x, pads=[0, 0] + pads[:n] + [0, 0] + ends, value=0.0) \
+            if any(pads[:n]) or any(ends) else x
+        idx_dims = list(reversed(range(n))) if order else list(range(n))
+        place = [1] * n  # the spatial index's stride per dim
+        for j in range(len(idx_dims) - 2, -1, -1):
+            place[idx_dims[j]] = place[idx_dims[j + 1]] * size[idx_dims[j + 1]]
+        dt = _elt_np(x)
+        low = -np.inf if dt.kind == "f" else np.iinfo(dt).min
+        best = idx = total = None
+        count = np.zeros(outs)
+        for off in np.ndindex(*k):
+            starts = [0, 0] + [off[i] * dil[i] for i in range(n)]
+            stops = [_END, _END] + [off[i] * dil[i] + (outs[i] - 1) * strides[i] + 1
+                                    for i in range(n)]
+            v = self.g.slice(xp, starts=starts, ends=stops, steps=[1, 1] + strides)
+            pos = [np.arange(outs[i]) * strides[i] + off[i] * dil[i] - pads[i] for i in range(n)]
+            grids = np.meshgrid(*pos, indexing="ij")
+            inside = np.ones(outs, bool)
+            padded = np.ones(outs, bool)
+            for i, gi in enumerate(grids):
+                inside &= (gi >= 0) & (gi < size[i])
+                padded &= (gi >= -pads[i]) & (gi < size[i] + pads[i + n])
+            count += inside if kind == "max" or not include_pad else padded
+            if kind == "avg":
+                total = v if total is None else self.g.add(total, v)
+                continue
+            mask = self.g.constant(inside.reshape([1, 1] + outs))
+            if not inside.all():
+                v = self.g.where(mask, v, self.g.constant(np.array(low, dt)))
+            if best is None:
+                best, idx = v, self.g.constant(np.where(
+                    inside, sum(g * p for g, p in zip(grids, place)), -1)
+                    .reshape([1, 1] + outs).astype(np.int64))
+                continue
+            here = self.g.constant((sum(g * p for g, p in zip(grids, place)))
+                                   .reshape([1, 1] + outs).astype(np.int64))
+            # the first maximum: strictly greater, or the first cell inside
+            better = self.g.where(self.g.greater(v, best), self._mask(True),
+                                  self.g.less(idx, self._k(idx, 0)))
+            better = self.g.where(mask, better, self._mask(False))
+            idx = self.g.where(better, here, idx)
+            best = self.g.where(better, v, best)
+        if kind == "avg":
+            if (count == 0).any():
+                raise UnsupportedError(node, "a window of padding only")
+            y = self.g.div(total, self.g.constant(count.reshape([1, 1] + outs).astype(dt)),
+                           name=node.name)
+            return y
+        res = [best]
+        if len(node.output) > 1 and node.output[1]:
+            nb, c = x.shape[0], x.shape[1]
+            base = (np.arange(nb * c, dtype=np.int64) * int(np.prod(size))).reshape(
+                [nb, c] + [1] * n)
+            res.append(self.g.add(idx, self.g.constant(base)))
+        return res
 
     # --- quantization (uint8 held widened, int8 native) --------------------
     # Composed in float: integer operands are exact in f32 (|v| < 2^24) and

@@ -552,3 +552,53 @@ def test_qlinearmatmul_per_axis_output_scale_is_named():
               inits=inits)
     with pytest.raises(dlc.onnx.UnsupportedError, match="per-axis output scale"):
         run(m, a)
+
+
+# --- N-D pooling by slices (3-D, dilated, MaxPool's Indices) ----------------------
+
+@pytest.mark.parametrize("dims,kw", [
+    (3, dict(kernel_shape=[2, 3, 2], strides=[1, 2, 1], pads=[1, 0, 1, 1, 0, 1])),
+    (3, dict(kernel_shape=[3, 2, 2], strides=[2, 2, 2], ceil_mode=1)),
+    (2, dict(kernel_shape=[2, 3], dilations=[2, 1], pads=[1, 1, 1, 1], strides=[1, 2])),
+    (1, dict(kernel_shape=[3], dilations=[2], ceil_mode=1, strides=[2])),
+])
+def test_pooling_by_slices_matches_torch(dims, kw):
+    torch = pytest.importorskip("torch")
+    x = rand(2, 3, *([7, 8, 9][:dims]))
+    k, s = kw["kernel_shape"], kw.get("strides", [1] * dims)
+    d, pads = kw.get("dilations", [1] * dims), kw.get("pads", [0] * 2 * dims)
+    if pads[:dims] != pads[dims:]:  # torch pads symmetrically: pad by hand at -inf / 0
+        pytest.skip("asymmetric pads")
+    ceil = bool(kw.get("ceil_mode", 0))
+    m = model([helper.make_node("MaxPool", ["x"], ["y", "i"], **kw)], [("x", F, x.shape)],
+              [("y", F, None), ("i", TensorProto.INT64, None)], opset=12)
+    y, i = run(m, x)
+    mp = getattr(torch.nn.functional, f"max_pool{dims}d")
+    ty, ti = mp(torch.from_numpy(x), k, s, pads[:dims], d, ceil_mode=ceil, return_indices=True)
+    np.testing.assert_array_equal(y, ty.numpy())
+    plane = int(np.prod(x.shape[2:]))
+    base = (np.arange(6) * plane).reshape([2, 3] + [1] * dims)
+    np.testing.assert_array_equal(i, ti.numpy() + base)
+    if "dilations" not in kw:
+        m = model([helper.make_node("AveragePool", ["x"], ["y"], count_include_pad=1, **kw)],
+                  [("x", F, x.shape)], [("y", F, None)], opset=12)
+        y, = run(m, x)
+        ap = getattr(torch.nn.functional, f"avg_pool{dims}d")
+        np.testing.assert_allclose(y, ap(torch.from_numpy(x), k, s, pads[:dims], ceil_mode=ceil,
+                                         count_include_pad=True).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_maxpool_indices_column_major():
+    """storage_order=1: the spatial index is column-major (w * H + h)."""
+    x = rand(1, 2, 4, 5)
+    m = model([helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2],
+                                storage_order=1)], [("x", F, x.shape)],
+              [("y", F, None), ("i", TensorProto.INT64, None)], opset=12)
+    y, i = run(m, x)
+    for c in range(2):
+        for h in range(3):
+            for w in range(4):
+                win = x[0, c, h:h + 2, w:w + 2]
+                dh, dw = np.unravel_index(np.argmax(win), win.shape)
+                assert y[0, c, h, w] == win.max()
+                assert i[0, c, h, w] == c * 20 + (w + dw) * 4 + (h + dh)
