@@ -231,6 +231,7 @@ class _Importer:
                 self.vals[name] = _BadInput(name, elem_type)
             else:
                 self.vals[name] = self.g.input(dims, _ONNX_DTYPES[elem_type], name=name)
+        self.value_inputs |= _value_operands(self.model, self.deps)
         for node in graph.node:
             with onnx_check.node_errors(node):  # any other exception: CompileError naming node
                 self.node(node)
@@ -1956,6 +1957,15 @@ class _Importer:
             raise CompileError(f"ONNX output '{o.name}' is {_type_name(elem)} but the "
                                "importer did not compute it as one", "")
 
+    def op_NonMaxSuppression(self, node, a):
+        """Folded with NumPy (_nms) once its operands are constants: dlc
+        specialises on them where they are graph inputs (_VALUE_OPS)."""
+        for i in range(min(len(node.input), 5)):
+            if node.input[i]:
+                self.need_const(node, i, f"input '{node.input[i]}' (the number of boxes "
+                                "selected depends on its values)")
+        raise UnsupportedError(node, "NonMaxSuppression was not folded")  # pragma: no cover
+
     # --- pooling as a reduction over strided slices ------------------------
 
     def _by_slices(self, node, a):
@@ -2385,6 +2395,71 @@ _FOLD = {
     "Cos": lambda imp, n, c, a: np.cos(c[0]),
     "Sin": lambda imp, n, c, a: np.sin(c[0]),
 }
+
+
+# Ops whose output shape depends on their operands' values: where an operand
+# is a graph input (of any size), dlc imports the graph per its value
+# (ValueDependentError, as for shape-like inputs) and folds the op with NumPy.
+_VALUE_OPS = {"NonMaxSuppression": range(5)}
+
+
+def _value_operands(model, deps):
+    """The graph inputs that are operands of _VALUE_OPS."""
+    inputs = {name for name, _, _ in _graph_inputs(model)}
+    return {i for n in model.graph.node if n.op_type in _VALUE_OPS
+            for j, i in enumerate(n.input) if j in _VALUE_OPS[n.op_type] and i in inputs}
+
+
+def _nms(imp, node, c, a):
+    """NonMaxSuppression as onnxruntime computes it, in float32: per batch
+    and class, boxes with score > score_threshold by descending score (ties:
+    the lower index first), each kept unless its IoU with a kept box is >
+    iou_threshold; at most max_output_boxes_per_class (default 0: none)."""
+    boxes, scores = np.asarray(c[0], np.float32), np.asarray(c[1], np.float32)
+    limit = int(c[2].reshape(-1)[0]) if len(c) > 2 and c[2] is not None and c[2].size else 0
+    iou_t = np.float32(c[3].reshape(-1)[0]) if len(c) > 3 and c[3] is not None and c[3].size \
+        else np.float32(0)
+    score_t = np.float32(c[4].reshape(-1)[0]) if len(c) > 4 and c[4] is not None and \
+        c[4].size else None
+    if boxes.ndim != 3 or boxes.shape[2] != 4 or scores.ndim != 3 or \
+            scores.shape[0] != boxes.shape[0] or scores.shape[2] != boxes.shape[1]:
+        raise UnsupportedError(node, f"boxes {list(boxes.shape)} and scores "
+                               f"{list(scores.shape)} do not fit")
+    if a.get("center_point_box", 0):
+        ctr, half = boxes[..., :2], boxes[..., 2:] / np.float32(2)
+        lo, hi = ctr - half, ctr + half  # (x, y)
+    else:
+        lo = np.minimum(boxes[..., :2], boxes[..., 2:])
+        hi = np.maximum(boxes[..., :2], boxes[..., 2:])
+    area = np.prod(hi - lo, axis=-1)
+    out = []
+    for b in range(boxes.shape[0]):
+        for cl in range(scores.shape[1]):
+            s = scores[b, cl]
+            cand = [i for i in np.argsort(-s, kind="stable")
+                    if score_t is None or s[i] > score_t]
+            kept = []
+            for i in cand:
+                if len(kept) >= limit:
+                    break
+                ok = True
+                for j in kept:
+                    if area[b, i] <= 0 or area[b, j] <= 0:
+                        continue
+                    inter = np.prod(np.maximum(np.minimum(hi[b, i], hi[b, j]) -
+                                               np.maximum(lo[b, i], lo[b, j]), np.float32(0)))
+                    if inter / (area[b, i] + area[b, j] - inter) > iou_t:
+                        ok = False
+                        break
+                if ok:
+                    kept.append(i)
+            out += [[b, cl, i] for i in kept]
+    if not out:
+        raise UnsupportedError(node, "no box is selected (a zero-size output)")
+    return np.array(out, np.int64)
+
+
+_FOLD["NonMaxSuppression"] = _nms
 
 
 def _window(size, a, coeffs):

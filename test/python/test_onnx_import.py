@@ -602,3 +602,45 @@ def test_maxpool_indices_column_major():
                 dh, dw = np.unravel_index(np.argmax(win), win.shape)
                 assert y[0, c, h, w] == win.max()
                 assert i[0, c, h, w] == c * 20 + (w + dw) * 4 + (h + dh)
+
+
+# --- NonMaxSuppression: specialised on its operands' values ----------------------
+
+@pytest.mark.parametrize("center", [0, 1])
+def test_nonmaxsuppression_matches_torchvision(center):
+    tv = pytest.importorskip("torchvision")
+    torch = pytest.importorskip("torch")
+    xy = RNG.uniform(0, 10, (1, 30, 2)).astype(np.float32)
+    wh = RNG.uniform(0.5, 4, (1, 30, 2)).astype(np.float32)
+    boxes = np.concatenate([xy + wh / 2, wh], -1) if center else np.concatenate([xy, xy + wh], -1)
+    scores = RNG.permutation(60).reshape(1, 2, 30).astype(np.float32) / 60
+    lim, iou, thr = np.array([7], np.int64), np.array([0.3], np.float32), \
+        np.array([0.1], np.float32)
+    m = model([helper.make_node("NonMaxSuppression", ["b", "s", "k", "iou", "thr"], ["y"],
+                                center_point_box=center)],
+              [("b", F, boxes.shape), ("s", F, scores.shape), ("k", TensorProto.INT64, [1]),
+               ("iou", F, [1]), ("thr", F, [1])], [("y", TensorProto.INT64, None)], opset=11)
+    mod = dlc.compile(m)
+    y, = mod.run(boxes, scores, lim, iou, thr)
+    corners = np.concatenate([xy, xy + wh], -1)[0]
+    want = []
+    for c in range(2):
+        keep = scores[0, c] > thr[0]
+        idx = np.nonzero(keep)[0]
+        sel = tv.ops.nms(torch.from_numpy(corners[idx]), torch.from_numpy(scores[0, c, idx]),
+                         float(iou[0])).numpy()[:7]
+        want += [[0, c, int(idx[i])] for i in sel]
+    np.testing.assert_array_equal(y, want)
+    # other values: imported again for them
+    y2, = mod.run(boxes, scores, np.array([2], np.int64), iou, thr)
+    np.testing.assert_array_equal(y2, [w for w in want if w[1] == 0][:2] +
+                                  [w for w in want if w[1] == 1][:2])
+
+
+def test_nonmaxsuppression_on_computed_boxes_is_named():
+    m = model([helper.make_node("Relu", ["b"], ["r"]),
+               helper.make_node("NonMaxSuppression", ["r", "s", "k"], ["y"])],
+              [("b", F, [1, 5, 4]), ("s", F, [1, 1, 5])], [("y", TensorProto.INT64, None)],
+              opset=11, inits=[("k", np.array([2], np.int64))])
+    with pytest.raises(dlc.onnx.UnsupportedError, match="number of boxes selected depends"):
+        dlc.compile(m).run(rand(1, 5, 4), rand(1, 1, 5))
