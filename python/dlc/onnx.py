@@ -1957,14 +1957,30 @@ class _Importer:
             raise CompileError(f"ONNX output '{o.name}' is {_type_name(elem)} but the "
                                "importer did not compute it as one", "")
 
-    def op_NonMaxSuppression(self, node, a):
-        """Folded with NumPy (_nms) once its operands are constants: dlc
-        specialises on them where they are graph inputs (_VALUE_OPS)."""
-        for i in range(min(len(node.input), 5)):
-            if node.input[i]:
-                self.need_const(node, i, f"input '{node.input[i]}' (the number of boxes "
-                                "selected depends on its values)")
-        raise UnsupportedError(node, "NonMaxSuppression was not folded")  # pragma: no cover
+    def _value_op(self, node, a):
+        """An op of _VALUE_OPS, folded with NumPy once its operands are
+        constants: dlc specialises on them where they are graph inputs."""
+        for i in _VALUE_OPS[node.op_type]:
+            if i < len(node.input) and node.input[i]:
+                self.need_const(node, i, f"input '{node.input[i]}' (the size of the output "
+                                "depends on its values)")
+        raise UnsupportedError(node, f"{node.op_type} was not folded")  # pragma: no cover
+
+    op_NonMaxSuppression = op_Unique = op_NonZero = _value_op
+
+    def op_Compress(self, node, a):
+        """A gather of the positions where the condition (a constant, or a
+        graph input dlc specialises on) holds."""
+        cond = self.need_const(node, 1, "the condition (the output's size depends on it)")
+        x = self._x(node)
+        idx = np.nonzero(np.asarray(cond).reshape(-1))[0]
+        if "axis" not in a:
+            x = self._reshape_to(node, x, [int(np.prod(x.shape))])
+        axis = int(a.get("axis", 0)) % len(x.shape)
+        idx = idx[idx < x.shape[axis]]  # a condition longer than the axis: the rest is unused
+        if not len(idx):
+            raise UnsupportedError(node, "the condition selects nothing (a zero-size output)")
+        return self.g.gather(x, self.g.constant(idx.astype(np.int64)), axis=axis, name=node.name)
 
     # --- pooling as a reduction over strided slices ------------------------
 
@@ -2400,7 +2416,7 @@ _FOLD = {
 # Ops whose output shape depends on their operands' values: where an operand
 # is a graph input (of any size), dlc imports the graph per its value
 # (ValueDependentError, as for shape-like inputs) and folds the op with NumPy.
-_VALUE_OPS = {"NonMaxSuppression": range(5)}
+_VALUE_OPS = {"NonMaxSuppression": range(5), "Unique": range(1), "NonZero": range(1)}
 
 
 def _value_operands(model, deps):
@@ -2460,6 +2476,32 @@ def _nms(imp, node, c, a):
 
 
 _FOLD["NonMaxSuppression"] = _nms
+
+
+def _unique(imp, node, c, a):
+    """np.unique; sorted=0: in order of first occurrence (the inverse
+    indices renumbered to match)."""
+    axis = a.get("axis")
+    y, idx, inv, cnt = np.unique(c[0], True, True, True, axis=axis)
+    if not a.get("sorted", 1):
+        order = np.argsort(idx, kind="stable")
+        y = np.take(y, order, axis=0 if axis is None else axis)
+        idx, cnt = idx[order], cnt[order]
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        inv = rank[inv]
+    return [y, idx.astype(np.int64), np.asarray(inv).reshape(-1).astype(np.int64),
+            cnt.astype(np.int64)]
+
+
+def _nonzero(imp, node, c, a):
+    nz = np.array(np.nonzero(c[0]), np.int64)
+    if not nz.size:
+        raise UnsupportedError(node, "no element is nonzero (a zero-size output)")
+    return nz
+
+
+_FOLD["Unique"], _FOLD["NonZero"] = _unique, _nonzero
 
 
 def _window(size, a, coeffs):

@@ -642,5 +642,28 @@ def test_nonmaxsuppression_on_computed_boxes_is_named():
                helper.make_node("NonMaxSuppression", ["r", "s", "k"], ["y"])],
               [("b", F, [1, 5, 4]), ("s", F, [1, 1, 5])], [("y", TensorProto.INT64, None)],
               opset=11, inits=[("k", np.array([2], np.int64))])
-    with pytest.raises(dlc.onnx.UnsupportedError, match="number of boxes selected depends"):
+    with pytest.raises(dlc.onnx.UnsupportedError, match="size of the output depends on its values"):
         dlc.compile(m).run(rand(1, 5, 4), rand(1, 1, 5))
+
+
+def test_compress_and_unique_specialise_on_values():
+    x = rand(3, 4)
+    cond = np.array([True, False, True, True, False])  # longer than axis 1: the rest unused
+    m = model([helper.make_node("Relu", ["x"], ["r"]),
+               helper.make_node("Compress", ["r", "c"], ["y"], axis=1)],
+              [("x", F, x.shape), ("c", TensorProto.BOOL, cond.shape)], [("y", F, None)],
+              opset=11)
+    mod = dlc.compile(m)
+    for c in (cond, np.array([False, True, False, False, False])):
+        y, = mod.run(x, c)
+        np.testing.assert_array_equal(y, np.compress(c[:4], np.maximum(x, 0), axis=1))
+    v = np.array([3, 1, 3, 2, 1, 7], np.float32)
+    m = model([helper.make_node("Unique", ["v"], ["y", "i", "inv", "n"], sorted=0)],
+              [("v", F, v.shape)], [("y", F, None)] + [(o, TensorProto.INT64, None)
+                                                      for o in ("i", "inv", "n")], opset=11)
+    y, i, inv, n = dlc.compile(m).run(v)
+    np.testing.assert_array_equal(y, [3, 1, 2, 7])
+    np.testing.assert_array_equal(i, [0, 1, 3, 5])
+    np.testing.assert_array_equal(inv, [0, 1, 0, 2, 1, 3])
+    np.testing.assert_array_equal(n, [2, 2, 1, 1])
+    assert (y[inv] == v).all()
