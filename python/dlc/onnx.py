@@ -501,8 +501,10 @@ class _Importer:
     def op_Conv(self, node, a):
         x = self._x(node, 0)
         w = self._x(node, 1)
+        if len(w.shape) == 5 and len(x.shape) == 5:
+            return self._conv3d(node, a)
         if len(w.shape) not in (3, 4) or len(x.shape) != len(w.shape):
-            raise UnsupportedError(node, f"{len(w.shape) - 2}-D convolution (1-D and 2-D only)")
+            raise UnsupportedError(node, f"{len(w.shape) - 2}-D convolution (1-D, 2-D, 3-D)")
         kernel = list(a.get("kernel_shape", w.shape[2:]))
         strides, dil, pads = self._params_2d(*self._spatial(node, a, x, kernel))
         ops = [self._as_2d(node, x, "convolution"), self._as_2d(node, w, "convolution")]
@@ -514,23 +516,10 @@ class _Importer:
             y = self._reshape_to(node, y, [y.shape[0], y.shape[1], y.shape[3]])
         return y
 
-    def op_ConvTranspose(self, node, a):
-        """The gradient of a convolution, composed: zeros inserted between
-        input cells (reshape, pad, reshape, slice), then a stride-1
-        convolution with the kernel flipped and its in/out channels swapped
-        per group, padded (or cropped) by (k - 1) * dilation - pads."""
-        x, w = self._x(node, 0), self._x(node, 1)
-        if len(w.shape) not in (3, 4) or len(x.shape) != len(w.shape):
-            raise UnsupportedError(node, f"{len(w.shape) - 2}-D ConvTranspose (1-D and 2-D only)")
-        one_d = len(x.shape) == 3
-        n = len(x.shape) - 2
-        size = list(_static(node, x.shape[2:], "ConvTranspose"))
-        g = int(a.get("group", 1))
-        cin, cout_g = w.shape[0], w.shape[1]
-        k = [int(v) for v in a.get("kernel_shape", w.shape[2:])]
-        s = [int(v) for v in a.get("strides", [1] * n)]
-        d = [int(v) for v in a.get("dilations", [1] * n)]
-        op = [int(v) for v in a.get("output_padding", [0] * n)]
+    def _conv_transpose_pads(self, node, a, size, k, s, d, op):
+        """ConvTranspose's pads [begins..., ends...]: the attribute, or
+        from output_shape / auto_pad SAME_* by ONNX's rule."""
+        n = len(size)
         pads = [int(v) for v in a.get("pads", [0] * (2 * n))]
         auto = a.get("auto_pad", b"NOTSET")
         auto = auto.decode() if isinstance(auto, bytes) else auto
@@ -549,6 +538,28 @@ class _Importer:
                     [h + min(t, 0) for t, h in zip(total, half)]
         elif auto not in ("NOTSET", "VALID", ""):
             raise UnsupportedError(node, f"auto_pad '{auto}'")
+        return pads
+
+    def op_ConvTranspose(self, node, a):
+        """The gradient of a convolution, composed: zeros inserted between
+        input cells (reshape, pad, reshape, slice), then a stride-1
+        convolution with the kernel flipped and its in/out channels swapped
+        per group, padded (or cropped) by (k - 1) * dilation - pads."""
+        x, w = self._x(node, 0), self._x(node, 1)
+        if len(w.shape) == 5 and len(x.shape) == 5:
+            return self._conv_transpose3d(node, a)
+        if len(w.shape) not in (3, 4) or len(x.shape) != len(w.shape):
+            raise UnsupportedError(node, f"{len(w.shape) - 2}-D ConvTranspose (1-D, 2-D, 3-D)")
+        one_d = len(x.shape) == 3
+        n = len(x.shape) - 2
+        size = list(_static(node, x.shape[2:], "ConvTranspose"))
+        g = int(a.get("group", 1))
+        cin, cout_g = w.shape[0], w.shape[1]
+        k = [int(v) for v in a.get("kernel_shape", w.shape[2:])]
+        s = [int(v) for v in a.get("strides", [1] * n)]
+        d = [int(v) for v in a.get("dilations", [1] * n)]
+        op = [int(v) for v in a.get("output_padding", [0] * n)]
+        pads = self._conv_transpose_pads(node, a, size, k, s, d, op)
         if one_d:
             x = self._reshape_to(node, x, [x.shape[0], x.shape[1], 1, size[0]])
             w = self._reshape_to(node, w, [cin, cout_g, 1, k[0]])
@@ -1982,6 +1993,88 @@ class _Importer:
             raise UnsupportedError(node, "the condition selects nothing (a zero-size output)")
         return self.g.gather(x, self.g.constant(idx.astype(np.int64)), axis=axis, name=node.name)
 
+    # --- 3-D convolutions: a sum over the kernel's depth of 2-D ones ----------
+
+    def _conv3d(self, node, a):
+        """Conv 3-D: depth folded into the batch, one 2-D conv per kernel
+        depth tap on the strided depth slice it reads, summed."""
+        x, w = self._x(node, 0), self._x(node, 1)
+        k = [int(v) for v in a.get("kernel_shape", w.shape[2:])]
+        strides, dil, pads = self._spatial(node, a, x, k)
+        nb, c, d, h, wd = _static(node, x.shape, "3-D convolution")
+        m, cg = w.shape[0], w.shape[1]
+        if pads[0] or pads[3]:
+            x = self.g.pad(x, pads=[0, 0, pads[0], 0, 0, 0, 0, pads[3], 0, 0], value=0.0)
+        do = (d + pads[0] + pads[3] - (k[0] - 1) * dil[0] - 1) // strides[0] + 1
+        xt = self.g.transpose(x, perm=[0, 2, 1, 3, 4])  # [N, D, C, H, W]
+        acc = None
+        for t in range(k[0]):
+            xs = self.g.slice(xt, starts=[0, t * dil[0], 0, 0, 0],
+                              ends=[_END, t * dil[0] + (do - 1) * strides[0] + 1, _END, _END, _END],
+                              steps=[1, strides[0], 1, 1, 1])
+            ws = self.g.slice(w, starts=[0, 0, t, 0, 0], ends=[_END, _END, t + 1, _END, _END],
+                              steps=[1] * 5)
+            y = self.g.op("dlg.conv2d", self._reshape_to(node, xs, [nb * do, c, h, wd]),
+                          self._reshape_to(node, ws, [m, cg] + k[1:]), strides=strides[1:],
+                          padding=[pads[1], pads[2], pads[4], pads[5]], dilations=dil[1:],
+                          groups=int(a.get("group", 1)))
+            acc = y if acc is None else self.g.add(acc, y)
+        y = self._reshape_to(node, acc, [nb, do, m] + list(acc.shape[2:]))
+        y = self.g.transpose(y, perm=[0, 2, 1, 3, 4], name=node.name)
+        if self._has(node, 2):
+            y = self.g.add(y, self._reshape_to(node, self._x(node, 2), [m, 1, 1, 1]))
+        return y
+
+    def _conv_transpose3d(self, node, a):
+        """ConvTranspose 3-D: depth folded into the batch, one 2-D
+        ConvTranspose per kernel depth tap, each placed at depth
+        i * stride + tap * dilation of the full output and summed; then the
+        depth pads cropped (a negative pad: zeros added)."""
+        x, w = self._x(node, 0), self._x(node, 1)
+        nb, c, d, h, wd = _static(node, x.shape, "3-D ConvTranspose")
+        cin, cout_g = w.shape[0], w.shape[1]
+        g = int(a.get("group", 1))
+        k = [int(v) for v in a.get("kernel_shape", w.shape[2:])]
+        s = [int(v) for v in a.get("strides", [1] * 3)]
+        dl = [int(v) for v in a.get("dilations", [1] * 3)]
+        op = [int(v) for v in a.get("output_padding", [0] * 3)]
+        pads = self._conv_transpose_pads(node, a, [d, h, wd], k, s, dl, op)
+        a2 = {"kernel_shape": k[1:], "strides": s[1:], "dilations": dl[1:],
+              "output_padding": op[1:], "pads": [pads[1], pads[2], pads[4], pads[5]], "group": g}
+        xf = self._reshape_to(node, self.g.transpose(x, perm=[0, 2, 1, 3, 4]), [nb * d, c, h, wd])
+        full = (d - 1) * s[0] + (k[0] - 1) * dl[0] + 1 + op[0]
+        span = (d - 1) * s[0] + 1
+        acc = None
+        for t in range(k[0]):
+            wt = self.g.slice(w, starts=[0, 0, t, 0, 0], ends=[_END, _END, t + 1, _END, _END],
+                              steps=[1] * 5)
+            z = self._run_on(self.op_ConvTranspose, node, a2,
+                             [xf, self._reshape_to(node, wt, [cin, cout_g] + k[1:])],
+                             "ConvTranspose")
+            ho, wo = z.shape[2], z.shape[3]
+            r = cout_g * g * ho * wo
+            z = self._reshape_to(node, z, [nb, d, 1, r])
+            if s[0] > 1:  # zeros between the depth cells
+                z = self.g.pad(z, pads=[0, 0, 0, 0, 0, 0, s[0] - 1, 0], value=0.0)
+                z = self.g.slice(self._reshape_to(node, z, [nb, d * s[0], r]), starts=[0, 0, 0],
+                                 ends=[_END, span, _END], steps=[1, 1, 1])
+            else:
+                z = self._reshape_to(node, z, [nb, d, r])
+            z = self.g.pad(z, pads=[0, t * dl[0], 0, 0, full - span - t * dl[0], 0], value=0.0)
+            acc = z if acc is None else self.g.add(acc, z)
+        lo, hi = pads[0], pads[3]
+        if lo > 0 or hi > 0:
+            acc = self.g.slice(acc, starts=[0, max(lo, 0), 0], ends=[_END, full - max(hi, 0), _END],
+                               steps=[1, 1, 1])
+        if lo < 0 or hi < 0:
+            acc = self.g.pad(acc, pads=[0, max(-lo, 0), 0, 0, max(-hi, 0), 0], value=0.0)
+        do = full - lo - hi
+        y = self._reshape_to(node, acc, [nb, do, cout_g * g, ho, wo])
+        y = self.g.transpose(y, perm=[0, 2, 1, 3, 4], name=node.name)
+        if self._has(node, 2):
+            y = self.g.add(y, self._reshape_to(node, self._x(node, 2), [cout_g * g, 1, 1, 1]))
+        return y
+
     # --- pooling as a reduction over strided slices ------------------------
 
     def _by_slices(self, node, a):
@@ -2181,33 +2274,26 @@ class _Importer:
             zp = self._reshape_to(node, zp, shape)
         return self.g.sub(v, zp)
 
-    def _conv_node(self, node, n_in):
-        """A Conv node of `node`'s attributes on its first two inputs."""
-        c = _onnx.NodeProto()
-        c.CopyFrom(node)
-        c.op_type = "Conv"
-        del c.input[n_in:]
-        return c
-
     def _conv_f64(self, node, a, x, w, bias=None):
         """Conv (with node's attributes) of f64 operands x and w."""
-        c = self._conv_node(node, 2)
-        subs = {c.input[0]: x, c.input[1]: w}
-        if bias is not None:
-            c.input.append(c.input[0] + "#bias")
-            subs[c.input[2]] = bias
-        if len(set(subs)) != len(subs):
-            raise UnsupportedError(node, "the same tensor as data and weight")
-        saved = {k: self.vals.get(k) for k in subs}
-        self.vals.update(subs)
+        return self._run_on(self.op_Conv, node, a, [x, w] + ([bias] if bias is not None else []),
+                            "Conv")
+
+    def _run_on(self, fn, node, a, operands, op_type):
+        """fn on a copy of `node` (op type op_type, attributes a) whose
+        inputs are the Values `operands` (under names of their own)."""
+        c = _onnx.NodeProto()
+        c.CopyFrom(node)
+        c.op_type = op_type
+        del c.input[:]
+        names = [f"{node.output[0]}#operand{i}" for i in range(len(operands))]
+        c.input.extend(names)
+        self.vals.update(zip(names, operands))
         try:
-            return self.op_Conv(c, a)
+            return fn(c, a)
         finally:
-            for k, v in saved.items():
-                if v is None:
-                    self.vals.pop(k, None)
-                else:
-                    self.vals[k] = v
+            for k in names:
+                self.vals.pop(k, None)
 
     def op_MatMulInteger(self, node, a):
         """(A - a_zp) @ (B - b_zp) in int32 (a_zp per row of A, b_zp per

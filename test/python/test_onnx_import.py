@@ -667,3 +667,38 @@ def test_compress_and_unique_specialise_on_values():
     np.testing.assert_array_equal(inv, [0, 1, 0, 2, 1, 3])
     np.testing.assert_array_equal(n, [2, 2, 1, 1])
     assert (y[inv] == v).all()
+
+
+# --- 3-D convolutions (composed of 2-D ones over the kernel's depth) -------------
+
+@pytest.mark.parametrize("kw", [dict(), dict(strides=[2, 1, 2], pads=[1, 0, 1, 1, 0, 1]),
+                                dict(dilations=[2, 1, 1], group=2, pads=[2, 1, 0, 2, 1, 0])])
+def test_conv3d_matches_torch(kw):
+    torch = pytest.importorskip("torch")
+    g = kw.get("group", 1)
+    x, w, b = rand(2, 4, 6, 5, 7), rand(6, 4 // g, 3, 2, 3), rand(6)
+    m = model([helper.make_node("Conv", ["x", "w", "b"], ["y"], **kw)], [("x", F, x.shape)],
+              [("y", F, None)], inits=[("w", w), ("b", b)])
+    y, = run(m, x)
+    p = kw.get("pads", [0] * 6)
+    want = torch.nn.functional.conv3d(torch.from_numpy(x), torch.from_numpy(w),
+                                      torch.from_numpy(b), kw.get("strides", 1), p[:3],
+                                      kw.get("dilations", 1), g).numpy()
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(strides=[2, 1, 2], pads=[1, 0, 1, 1, 0, 1],
+                                             output_padding=[1, 0, 1]),
+                                dict(strides=[3, 2, 1], dilations=[2, 1, 1], group=2)])
+def test_conv_transpose3d_matches_torch(kw):
+    torch = pytest.importorskip("torch")
+    g = kw.get("group", 1)
+    x, w, b = rand(2, 4, 3, 4, 5), rand(4, 6 // g, 3, 2, 3), rand(6)
+    m = model([helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], **kw)],
+              [("x", F, x.shape)], [("y", F, None)], inits=[("w", w), ("b", b)])
+    y, = run(m, x)
+    p = kw.get("pads", [0] * 6)
+    want = torch.nn.functional.conv_transpose3d(
+        torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b), kw.get("strides", 1),
+        p[:3], kw.get("output_padding", 0), g, kw.get("dilations", 1)).numpy()
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
