@@ -1993,6 +1993,247 @@ class _Importer:
             raise UnsupportedError(node, "the condition selects nothing (a zero-size output)")
         return self.g.gather(x, self.g.constant(idx.astype(np.int64)), axis=axis, name=node.name)
 
+    def op_Det(self, node, a):
+        """The determinant of each trailing n x n matrix by cofactor
+        expansion: n <= 3 (no pivoting LU in dlg)."""
+        x = self._x(node)
+        shape = list(_static(node, x.shape, "Det"))
+        n = shape[-1]
+        if len(shape) < 2 or shape[-2] != n:
+            raise UnsupportedError(node, f"input of shape {shape} (square matrices only)")
+        if n > 3:
+            raise UnsupportedError(node, f"Det of {n}x{n} matrices (up to 3x3)")
+        rank, batch = len(shape), shape[:-2]
+
+        def e(i, j):
+            v = self.g.slice(x, starts=[0] * (rank - 2) + [i, j],
+                             ends=[_END] * (rank - 2) + [i + 1, j + 1], steps=[1] * rank)
+            return self._reshape_to(node, v, batch)
+
+        def det2(r0, r1, c0, c1):
+            return self.g.sub(self.g.mul(e(r0, c0), e(r1, c1)), self.g.mul(e(r0, c1), e(r1, c0)))
+
+        if n == 1:
+            return e(0, 0)
+        if n == 2:
+            return det2(0, 1, 0, 1)
+        y = self.g.mul(e(0, 0), det2(1, 2, 1, 2))
+        y = self.g.sub(y, self.g.mul(e(0, 1), det2(1, 2, 0, 2)))
+        return self.g.add(y, self.g.mul(e(0, 2), det2(1, 2, 0, 1)), name=node.name)
+
+    def _dft_last(self, node, re, im, length, inverse, onesided):
+        """The DFT of f64 signals along their last axis (re, im: [..., n],
+        im None for a real signal), zero-padded or cut to `length`: as
+        matmuls by cos/sin matrices (f64). Returns (re, im): [..., K]."""
+        n = re.shape[-1]
+        if length < n:
+            cut = [0] * (len(re.shape) - 1)
+            re, im = [None if v is None else
+                      self.g.slice(v, starts=cut + [0], ends=[_END] * len(cut) + [length],
+                                   steps=[1] * len(re.shape)) for v in (re, im)]
+            n = length
+        k = length // 2 + 1 if onesided else length
+        theta = 2 * np.pi * np.outer(np.arange(n), np.arange(k)) / length
+        c, sn = self.g.constant(np.cos(theta)), self.g.constant(np.sin(theta))
+        sign = 1.0 if inverse else -1.0  # e^(sign i theta)
+        lead = list(re.shape[:-1])
+        flat = [int(np.prod(lead)) if lead else 1, n]
+        mm = lambda v, m: self.g.matmul(self._reshape_to(node, v, flat), m)  # noqa: E731
+        yre, yim = mm(re, c), self.g.mul(mm(re, sn), self.g.constant(np.array(sign)))
+        if im is not None:
+            yre = self.g.sub(yre, self.g.mul(mm(im, sn), self.g.constant(np.array(sign))))
+            yim = self.g.add(yim, mm(im, c))
+        if inverse:
+            yre, yim = [self.g.div(v, self.g.constant(np.array(float(length)))) for v in (yre, yim)]
+        return [self._reshape_to(node, v, lead + [k]) for v in (yre, yim)]
+
+    def _split_complex(self, node, x):
+        """[..., 1 or 2] (real or complex) as f64 (re, im or None): [...]."""
+        shape = list(_static(node, x.shape, node.op_type))
+        comp, rank = shape[-1], len(shape)
+        if comp not in (1, 2):
+            raise UnsupportedError(node, f"a last dimension of {comp} (1: real, 2: complex)")
+        x = self.g.cast(x, np.float64) if _elt(x) != "f64" else x
+        parts = [self._reshape_to(node, self.g.slice(x, starts=[0] * (rank - 1) + [i],
+                                                     ends=[_END] * (rank - 1) + [i + 1],
+                                                     steps=[1] * rank), shape[:-1])
+                 for i in range(comp)]
+        return parts[0], parts[1] if comp == 2 else None
+
+    def _join_complex(self, node, re, im, dtype):
+        shape = list(re.shape) + [1]
+        y = self.g.concat(self._reshape_to(node, re, shape), self._reshape_to(node, im, shape),
+                          axis=len(shape) - 1)
+        return self.g.cast(y, dtype) if np.dtype(dtype) != np.float64 else y
+
+    def op_DFT(self, node, a):
+        x = self._x(node)
+        rank = len(x.shape)
+        axis = int(a.get("axis", 1))
+        axis = axis + rank if axis < 0 else axis
+        if not 0 < axis < rank - 1:
+            raise UnsupportedError(node, f"axis {a.get('axis', 1)} (a signal axis)")
+        inverse, onesided = int(a.get("inverse", 0)), int(a.get("onesided", 0))
+        if inverse and onesided:
+            raise UnsupportedError(node, "an inverse onesided DFT")
+        length = int(np.asarray(self.need_const(node, 1, "dft_length")).reshape(-1)[0]) \
+            if self._has(node, 1) else x.shape[axis]
+        perm = [i for i in range(rank - 1) if i != axis] + [axis, rank - 1]
+        re, im = self._split_complex(node, self.g.transpose(x, perm=perm))
+        if onesided and im is not None:
+            raise UnsupportedError(node, "a onesided DFT of a complex signal")
+        yre, yim = self._dft_last(node, re, im, length, inverse, onesided)
+        y = self._join_complex(node, yre, yim, _elt_np(x))
+        return self.g.transpose(y, perm=[perm.index(i) for i in range(rank)], name=node.name)
+
+    def op_STFT(self, node, a):
+        """Frames (a gather of a constant [frames, length] index) times the
+        window, then their onesided (default) DFT: [batch, frames, K, 2]."""
+        x = self._x(node)
+        shape = list(_static(node, x.shape, "STFT"))
+        step = int(np.asarray(self.need_const(node, 1, "frame_step")).reshape(-1)[0])
+        win = self._x(node, 2) if self._has(node, 2) else None
+        if self._has(node, 3):
+            length = int(np.asarray(self.need_const(node, 3, "frame_length")).reshape(-1)[0])
+        elif win is not None:
+            length = win.shape[0]
+        else:
+            raise UnsupportedError(node, "neither a window nor frame_length")
+        frames = (shape[1] - length) // step + 1
+        if frames < 1 or step < 1:
+            raise UnsupportedError(node, f"frame_step {step}, frame_length {length} for a "
+                                   f"signal of {shape[1]} (no frame)")
+        idx = (np.arange(frames)[:, None] * step + np.arange(length)[None, :]).astype(np.int64)
+        re, im = self._split_complex(node, x)  # [batch, n]
+        onesided = int(a.get("onesided", 1))
+        if onesided and im is not None:
+            raise UnsupportedError(node, "a onesided STFT of a complex signal")
+        fr = [None if v is None else self.g.gather(v, self.g.constant(idx), axis=1)
+              for v in (re, im)]
+        if win is not None:
+            w = self.g.cast(win, np.float64) if _elt(win) != "f64" else win
+            fr = [None if v is None else self.g.mul(v, w) for v in fr]
+        yre, yim = self._dft_last(node, fr[0], fr[1], length, False, onesided)
+        return self._join_complex(node, yre, yim, _elt_np(x))
+
+    # --- GridSample: gathers at computed pixel indices ---------------------
+
+    def _and(self, p, q):
+        return self.g.where(p, q, self._mask(False))
+
+    def _reflect(self, v, lo2, hi2):
+        """PyTorch's reflect_coordinates: v reflected into [lo2/2, hi2/2]."""
+        if lo2 == hi2:
+            return self.g.mul(v, self._k(v, 0.0))
+        mn, span = lo2 / 2, (hi2 - lo2) / 2
+        d = self.g.abs(self.g.sub(v, self._k(v, mn)))
+        flips = self._floor(None, self.g.div(d, self._k(v, span)))
+        extra = self.g.sub(d, self.g.mul(flips, self._k(v, span)))
+        odd = self.g.not_equal(self.g.sub(flips, self.g.mul(
+            self._floor(None, self.g.mul(flips, self._k(v, 0.5))), self._k(v, 2.0))),
+            self._k(v, 0.0))
+        return self.g.where(odd, self.g.add(self.g.sub(self._k(v, span), extra), self._k(v, mn)),
+                            self.g.add(extra, self._k(v, mn)))
+
+    def _grid_pad(self, v, size, padding, align):
+        """A source coordinate under padding_mode border/reflection (zeros: as is)."""
+        if padding == "zeros":
+            return v
+        if padding == "reflection":
+            v = self._reflect(v, 0, 2 * (size - 1)) if align else \
+                self._reflect(v, -1, 2 * size - 1)
+        return self.g.min(self.g.max(v, self._k(v, 0.0)), self._k(v, float(size - 1)))
+
+    def op_GridSample(self, node, a):
+        """As PyTorch's grid_sample (which ONNX's opset 16 follows): each
+        tap is a Gather of rows of the input as [N*H*W, C] at the computed
+        (clamped) pixel index, zero where the tap is outside (zeros
+        padding), weighted (bilinear, bicubic with A = -0.75, or nearest
+        rounding half to even) and summed."""
+        x, grid = self._x(node, 0), self._x(node, 1)
+        strs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in a.items()}
+        mode, padding = strs.get("mode", "bilinear"), strs.get("padding_mode", "zeros")
+        align = int(a.get("align_corners", 0))
+        if len(x.shape) != 4:
+            raise UnsupportedError(node, f"a {len(x.shape)}-D input (4-D only)")
+        if mode not in ("bilinear", "nearest", "bicubic"):
+            raise UnsupportedError(node, f"mode '{mode}'")
+        if padding not in ("zeros", "border", "reflection"):
+            raise UnsupportedError(node, f"padding_mode '{padding}'")
+        if _elt(x) not in ("f32", "f64") or _elt(grid) != _elt(x):
+            raise UnsupportedError(node, f"types {_elt(x)}, {_elt(grid)} (f32 or f64, alike)")
+        nb, c, h, w = _static(node, x.shape, "GridSample")
+        _, ho, wo, _ = _static(node, grid.shape, "GridSample")
+        rows = self._reshape_to(node, self.g.transpose(x, perm=[0, 2, 3, 1]), [nb * h * w, c])
+        base = self.g.constant((np.arange(nb) * h * w).reshape(nb, 1, 1).astype(np.int64))
+
+        def coord(i, size):
+            g = self._reshape_to(node, self.g.slice(grid, starts=[0, 0, 0, i],
+                                                    ends=[_END, _END, _END, i + 1],
+                                                    steps=[1] * 4), [nb, ho, wo])
+            g1 = self.g.add(g, self._k(g, 1.0))
+            return self.g.mul(g1, self._k(g, (size - 1) / 2)) if align else \
+                self.g.div(self.g.sub(self.g.mul(g1, self._k(g, float(size))), self._k(g, 1.0)),
+                           self._k(g, 2.0))
+
+        def tap(yi, xi):
+            """The input at integer-valued coordinates: [nb, ho, wo, c]."""
+            if padding != "zeros" and mode == "bicubic":
+                yi, xi = self._grid_pad(yi, h, padding, align), self._grid_pad(xi, w, padding, align)
+            inside = self._and(self._and(self.g.greater_equal(xi, self._k(xi, 0.0)),
+                                         self.g.less_equal(xi, self._k(xi, float(w - 1)))),
+                               self._and(self.g.greater_equal(yi, self._k(yi, 0.0)),
+                                         self.g.less_equal(yi, self._k(yi, float(h - 1)))))
+            xc = self.g.min(self.g.max(xi, self._k(xi, 0.0)), self._k(xi, float(w - 1)))
+            yc = self.g.min(self.g.max(yi, self._k(yi, 0.0)), self._k(yi, float(h - 1)))
+            flat = self.g.add(self.g.cast(self.g.add(self.g.mul(yc, self._k(yc, float(w))), xc),
+                                          np.int64), base)
+            v = self.g.gather(rows, self._reshape_to(node, flat, [nb * ho * wo]), axis=0)
+            v = self._reshape_to(node, v, [nb, ho, wo, c])
+            inside = self._reshape_to(node, inside, [nb, ho, wo, 1])
+            return self.g.where(inside, v, self._k(v, 0.0))
+
+        def wt(v):
+            return self._reshape_to(node, v, [nb, ho, wo, 1])
+
+        ix, iy = coord(0, w), coord(1, h)
+        if mode != "bicubic":
+            ix, iy = self._grid_pad(ix, w, padding, align), self._grid_pad(iy, h, padding, align)
+        if mode == "nearest":
+            y = tap(self._round_even(node, iy), self._round_even(node, ix))
+        else:
+            x0, y0 = self._floor(node, ix), self._floor(node, iy)
+            tx, ty = self.g.sub(ix, x0), self.g.sub(iy, y0)
+            one = self._k(tx, 1.0)
+            if mode == "bilinear":
+                cx, cy = [self.g.sub(one, tx), tx], [self.g.sub(one, ty), ty]
+                offs = [0, 1]
+            else:
+                A = -0.75
+
+                def cub1(t):  # |t| <= 1
+                    return self.g.add(self.g.mul(self.g.mul(self.g.sub(
+                        self.g.mul(self._k(t, A + 2), t), self._k(t, A + 3)), t), t), one)
+
+                def cub2(t):  # 1 < |t| < 2
+                    p = self.g.add(self.g.mul(self.g.sub(self.g.mul(self._k(t, A), t),
+                                                         self._k(t, 5 * A)), t), self._k(t, 8 * A))
+                    return self.g.sub(self.g.mul(p, t), self._k(t, 4 * A))
+
+                cx = [cub2(self.g.add(tx, one)), cub1(tx), cub1(self.g.sub(one, tx)),
+                      cub2(self.g.sub(self._k(tx, 2.0), tx))]
+                cy = [cub2(self.g.add(ty, one)), cub1(ty), cub1(self.g.sub(one, ty)),
+                      cub2(self.g.sub(self._k(ty, 2.0), ty))]
+                offs = [-1, 0, 1, 2]
+            y = None
+            for j, oy in enumerate(offs):
+                for i, ox in enumerate(offs):
+                    t = tap(self.g.add(y0, self._k(y0, float(oy))),
+                            self.g.add(x0, self._k(x0, float(ox))))
+                    t = self.g.mul(t, wt(self.g.mul(cy[j], cx[i])))
+                    y = t if y is None else self.g.add(y, t)
+        return self.g.transpose(y, perm=[0, 3, 1, 2], name=node.name)
+
     # --- 3-D convolutions: a sum over the kernel's depth of 2-D ones ----------
 
     def _conv3d(self, node, a):

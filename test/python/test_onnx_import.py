@@ -702,3 +702,58 @@ def test_conv_transpose3d_matches_torch(kw):
         torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b), kw.get("strides", 1),
         p[:3], kw.get("output_padding", 0), g, kw.get("dilations", 1)).numpy()
     np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+
+
+# --- GridSample, DFT, STFT, Det ------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [0, 1])
+def test_gridsample_matches_torch(mode, padding, align):
+    torch = pytest.importorskip("torch")
+    x = rand(2, 3, 5, 6)
+    grid = RNG.uniform(-1.6, 1.6, (2, 4, 7, 2)).astype(np.float32)
+    m = model([helper.make_node("GridSample", ["x", "g"], ["y"], mode=mode,
+                                padding_mode=padding, align_corners=align)],
+              [("x", F, x.shape), ("g", F, grid.shape)], [("y", F, None)], opset=16)
+    y, = run(m, x, grid)
+    want = torch.nn.functional.grid_sample(torch.from_numpy(x), torch.from_numpy(grid), mode,
+                                           padding, bool(align)).numpy()
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kw,length", [(dict(axis=1), None), (dict(axis=2, onesided=1), 9),
+                                       (dict(axis=1, inverse=1), 5)])
+def test_dft_matches_numpy(kw, length):
+    x = rand(2, 7, 6, 1 if kw.get("onesided") else 2)
+    inputs = ["x"] + (["n"] if length else [])
+    m = model([helper.make_node("DFT", inputs, ["y"], **kw)], [("x", F, x.shape)],
+              [("y", F, None)], opset=17,
+              inits=[("n", np.array(length, np.int64))] if length else [])
+    y, = run(m, x)
+    z = x[..., 0] if kw.get("onesided") else x[..., 0] + 1j * x[..., 1]
+    fn = np.fft.ifft if kw.get("inverse") else (np.fft.rfft if kw.get("onesided") else np.fft.fft)
+    want = fn(z, n=length, axis=kw["axis"])
+    np.testing.assert_allclose(y, np.stack([want.real, want.imag], -1), rtol=1e-4, atol=1e-4)
+
+
+def test_stft_matches_numpy():
+    x = rand(2, 40, 1)
+    win = np.hanning(8).astype(np.float32)
+    m = model([helper.make_node("STFT", ["x", "step", "w"], ["y"])], [("x", F, x.shape)],
+              [("y", F, None)], opset=17,
+              inits=[("step", np.array(3, np.int64)), ("w", win)])
+    y, = run(m, x)
+    frames = np.stack([x[:, i * 3:i * 3 + 8, 0] * win for i in range(11)], 1)
+    want = np.fft.rfft(frames, axis=-1)
+    np.testing.assert_allclose(y, np.stack([want.real, want.imag], -1), rtol=1e-4, atol=1e-4)
+
+
+def test_det_up_to_3x3_and_larger_is_named():
+    x = rand(4, 3, 3)
+    m = model([helper.make_node("Det", ["x"], ["y"])], [("x", F, x.shape)], [("y", F, None)])
+    y, = run(m, x)
+    np.testing.assert_allclose(y, np.linalg.det(x), rtol=1e-4, atol=1e-5)
+    m = model([helper.make_node("Det", ["x"], ["y"])], [("x", F, [4, 4])], [("y", F, None)])
+    with pytest.raises(dlc.onnx.UnsupportedError, match="Det of 4x4 matrices"):
+        run(m, rand(4, 4))
