@@ -105,6 +105,13 @@ _NP_DTYPES = {**_ONNX_DTYPES, 2: np.uint8, 4: np.uint16, 5: np.int16, 11: np.flo
 _WIDE = {2: (np.int32, 8, False), 4: (np.int32, 16, False), 5: (np.int32, 16, True),
          12: (np.int64, 32, False), 13: (np.int64, 64, False)}
 _WIDE_NP = {np.uint8: 2, np.uint16: 4, np.int16: 5, np.uint32: 12, np.uint64: 13}
+# BFLOAT16 is held as float32 (exact; NumPy has no bfloat16: at the boundary
+# its arrays are uint16 bits, as ONNX's tests give them). Only data movement,
+# max/min and compares run on it (exact); a Cast to it (from float32/16)
+# truncates at the boundary, as ONNX 1.12's reference does, so such a result
+# may only be a graph output.
+_BF16 = 16
+_WIDE[_BF16] = (np.float32, 16, None)
 
 
 def _widen(a):
@@ -115,7 +122,7 @@ def _widen(a):
 
 def _narrow(a, elem):
     """A storage array back in ONNX type `elem` (as is for other types)."""
-    if elem not in _WIDE or a.dtype == _NP_DTYPES[elem]:
+    if elem not in _WIDE or elem == _BF16 or a.dtype == _NP_DTYPES[elem]:
         return a
     return a.astype(np.int64).view(np.uint64) if elem == 13 else a.astype(_NP_DTYPES[elem])
 
@@ -161,6 +168,7 @@ class _Importer:
         self.producer = {}  # name -> the node that computed it
         self.value_inputs = set()  # graph inputs dlc may specialise on (small, shape-like)
         self.wide = {}      # name -> ONNX element type dlg lacks, held widened (_WIDE)
+        self.bf16_raw = set()  # Casts to BFLOAT16, truncated only at the boundary
 
     # --- values -----------------------------------------------------------
 
@@ -208,6 +216,8 @@ class _Importer:
         graph = self.model.graph
         for init in graph.initializer:
             self.vals[init.name] = _nh.to_array(init)
+            if init.data_type == _BF16:  # uint16 bits -> the float32 numbers
+                self.vals[init.name] = _bf16_to_f32(self.vals[init.name])
         fixed = iter(self.input_shapes or [])
         for name, shape, elem_type in _graph_inputs(self.model):
             dims = [-1 if d is None else d for d in shape]
@@ -1819,12 +1829,19 @@ class _Importer:
     def _typed(self, node, fn):
         """fn(node), where inputs of a _WIDE type follow the op's rule
         (_WIDE_SAME, _WIDE_WRAP, ...): the outputs' type, a wrap, a refusal."""
+        raw = [i for i in node.input if i in self.bf16_raw]
+        if raw:
+            raise UnsupportedError(node, f"'{raw[0]}', a Cast to BFLOAT16, used in the graph "
+                                   "(dlc rounds to bfloat16 only at the graph boundary)")
         elems = [self._elem(i) for i in node.input]
         wide = [e for e in elems if e is not None]
         op = node.op_type
         if not wide or op in _WIDE_AWARE or op in _WIDE_SHAPE:
             return fn(node, _attrs(node))
         e, tname = wide[0], _type_name(wide[0])
+        if e == _BF16 and (op not in _WIDE_SAME | _WIDE_BOOL or op == "Mod"):
+            raise UnsupportedError(node, f"{op} on BFLOAT16 (dlc holds it as float32; only "
+                                   "data movement, Max/Min and compares are exact on it)")
         if op == "Pow" and elems[0] is None and len(wide) == 1:
             # a widened exponent: its number, exact (UINT64 as unsigned)
             y = self._x(node, 1)
@@ -1896,6 +1913,13 @@ class _Importer:
             if src == 13 and np.dtype(dtype).kind == "f":
                 return self._u64_to_float(x, dtype)
             return x if _elt_np(x) == np.dtype(dtype) else self.g.cast(x, dtype, name=node.name)
+        if to == _BF16:
+            if _elt(x) not in ("f32", "f16"):
+                raise UnsupportedError(node, f"cast from {_elt(x)} to BFLOAT16 (from float32 "
+                                       "or float16 only)")
+            self.wide[node.output[0]] = _BF16
+            self.bf16_raw.add(node.output[0])
+            return x if _elt(x) == "f32" else self.g.cast(x, np.float32, name=node.name)
         st = _WIDE[to][0]
         if _elt(x) == "i1":
             x = self.g.where(x, self._scalar_of(st, 1), self._scalar_of(st, 0))
@@ -2930,7 +2954,7 @@ class TypedModule:
         self._m = module
         self._in = [e for _, _, e in _graph_inputs(model)]
         self._out = [o.type.tensor_type.elem_type for o in model.graph.output]
-        self.inputs = [(shape, np.dtype(_NP_DTYPES[e]) if e in _WIDE else dtype)
+        self.inputs = [(shape, np.dtype(_boundary_dtype(e)) if e in _WIDE else dtype)
                        for (shape, dtype), e in zip(module.inputs, self._in)]
 
     def run(self, *arrays, out=None):
@@ -2941,13 +2965,15 @@ class TypedModule:
         for i, (a, e) in enumerate(zip(arrays, self._in)):
             a = np.asarray(a)
             if e in _WIDE:
-                if a.dtype != _NP_DTYPES[e]:
-                    raise ValueError(f"input {i}: expected {np.dtype(_NP_DTYPES[e]).name}, "
-                                     f"got {a.dtype}")
-                a = _widen(a)
+                want = np.dtype(_boundary_dtype(e))
+                if a.dtype != want:
+                    raise ValueError(f"input {i}: expected {want.name}, got {a.dtype}")
+                a = _bf16_to_f32(a) if e == _BF16 else _widen(a)
             conv.append(a)
         outs = self._m.run(*conv, *arrays[len(conv):])
-        return [_narrow(o, e) for o, e in zip(outs, self._out)]
+        # bfloat16: the upper half of the float32 bits (truncation, as ONNX 1.12)
+        return [(o.view(np.uint32) >> 16).astype(np.uint16) if e == _BF16 else _narrow(o, e)
+                for o, e in zip(outs, self._out)]
 
     def __call__(self, *arrays):
         outs = self.run(*arrays)
@@ -2955,6 +2981,15 @@ class TypedModule:
 
     def __getattr__(self, name):  # ir, profile, outputs, ...: the wrapped module's
         return getattr(self._m, name)
+
+
+def _boundary_dtype(e):
+    """The NumPy type of a _WIDE type's arrays (bfloat16: uint16 bits)."""
+    return np.uint16 if e == _BF16 else _NP_DTYPES[e]
+
+
+def _bf16_to_f32(a):
+    return (np.asarray(a).astype(np.uint32) << 16).view(np.float32)
 
 
 def typed_module(model, module):

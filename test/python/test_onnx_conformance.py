@@ -109,12 +109,32 @@ def case_info(cases):
 
 # --- one case (in a worker) -------------------------------------------------
 
+def _misfit_input(model, inputs):
+    """Why a case's input data does not fit its model's declared static
+    input shape (a defect of a few of ONNX 1.12's cases, e.g. CastLike's
+    bfloat16 ones), or None."""
+    import numpy as np
+    inits = {i.name for i in model.graph.initializer}
+    decl = [vi for vi in model.graph.input if vi.name not in inits]
+    for vi, a in zip(decl, inputs):
+        dims = [d.dim_value if d.HasField("dim_value") else None
+                for d in vi.type.tensor_type.shape.dim]
+        shape = list(np.asarray(a).shape)
+        if len(dims) != len(shape) or any(d is not None and d != s for d, s in zip(dims, shape)):
+            return (f"the case's input '{vi.name}' has shape {shape} but its model declares "
+                    f"{['?' if d is None else d for d in dims]} (a defect of the ONNX case)")
+    return None
+
+
 def run_case(case):
     """(status, message) of one case."""
     import numpy as np
     import dlc
     import dlc.onnx
     inputs, expected = case.data_sets[0]
+    bad = _misfit_input(case.model, inputs)
+    if bad:  # dlc checks arguments against the declared shapes: it cannot run the case
+        return "UNSUPPORTED", bad
     try:
         mod = dlc.compile(case.model)
         outs = mod.run(*[np.asarray(a) for a in inputs])

@@ -757,3 +757,26 @@ def test_det_up_to_3x3_and_larger_is_named():
     m = model([helper.make_node("Det", ["x"], ["y"])], [("x", F, [4, 4])], [("y", F, None)])
     with pytest.raises(dlc.onnx.UnsupportedError, match="Det of 4x4 matrices"):
         run(m, rand(4, 4))
+
+
+def test_bfloat16_held_as_float32():
+    """bfloat16 arrays are uint16 bits at the boundary; Max is exact on them;
+    a Cast to bfloat16 truncates (ONNX 1.12) and may only be an output."""
+    BF = TensorProto.BFLOAT16
+    a = (np.array([1.5, -2.25, 3e38, 0.1], np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    b = (np.array([1.0, -2.0, -1.0, 0.2], np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    y = binary("Max", BF, a, b)
+    f = lambda v: (v.astype(np.uint32) << 16).view(np.float32)  # noqa: E731
+    np.testing.assert_array_equal(f(y), np.maximum(f(a), f(b)))
+    x = np.array([0.47892547, -1e-3, np.inf, 1 + 2 ** -9], np.float32)
+    m = model([helper.make_node("Cast", ["x"], ["y"], to=BF)], [("x", F, x.shape)],
+              [("y", BF, None)])
+    y, = run(m, x)
+    np.testing.assert_array_equal(y, (x.view(np.uint32) >> 16).astype(np.uint16))
+    m = model([helper.make_node("Cast", ["x"], ["c"], to=BF),
+               helper.make_node("Cast", ["c"], ["y"], to=TensorProto.FLOAT)],
+              [("x", F, x.shape)], [("y", F, None)])
+    with pytest.raises(dlc.onnx.UnsupportedError, match="a Cast to BFLOAT16, used in the graph"):
+        run(m, x)
+    with pytest.raises(dlc.onnx.UnsupportedError, match="Add on BFLOAT16"):
+        binary("Add", BF, a, b)
