@@ -1357,6 +1357,8 @@ class _Importer:
         li = self._reshape_to(node, lin, [m, 1] + [1] * len(rest))
         hit = self.g.equal(li, self._arange_on(flat, 1, 2 + len(rest), _elt_np(lin)))
         ue = self._reshape_to(node, upd, [m, 1] + rest)
+        if red == "mul":
+            return self._scatter_nd_mul(node, data, hit, ue, m, flat, rest)
         contrib = self.g.reduce_sum(self.g.where(hit, ue, self._k(data, 0)), axes=[0],
                                     keepdims=False)
         one, zero = self.g.constant(np.array(1, np.int32)), self.g.constant(np.array(0, np.int32))
@@ -2257,6 +2259,66 @@ class _Importer:
                     t = self.g.mul(t, wt(self.g.mul(cy[j], cx[i])))
                     y = t if y is None else self.g.add(y, t)
         return self.g.transpose(y, perm=[0, 3, 1, 2], name=node.name)
+
+    def op_MaxUnpool(self, node, a):
+        """Zeros of the output shape with X written at its flat indices I
+        (as MaxPool's Indices: (n * C + c) * prod(spatial) + spatial index):
+        per (n, c) plane a compare of I with the plane's cell numbers and a
+        max over the hits (cells two windows both chose hold one value, as
+        MaxPool gives), zero where none."""
+        x, idx = self._x(node, 0), self._x(node, 1)
+        shape = list(_static(node, x.shape, "MaxUnpool"))
+        n = len(shape) - 2
+        k = [int(v) for v in a["kernel_shape"]]
+        st = [int(v) for v in a.get("strides", [1] * n)]
+        pads = [int(v) for v in a.get("pads", [0] * (2 * n))]
+        # the indices address the inferred shape; an output_shape pads it at
+        # the end (ONNX's case and onnxruntime)
+        inferred = shape[:2] + [(shape[2 + i] - 1) * st[i] - pads[i] - pads[i + n] + k[i]
+                                for i in range(n)]
+        out = [int(v) for v in self.need_const(node, 2, "output_shape")] \
+            if self._has(node, 2) else inferred
+        if out[:2] != shape[:2] or len(out) != len(shape) or \
+                any(o < i for o, i in zip(out, inferred)):
+            raise UnsupportedError(node, f"output_shape {out} for an input of {shape} "
+                                   f"(at least {inferred})")
+        nb, c, m = shape[0], shape[1], int(np.prod(shape[2:]))
+        plane = int(np.prod(inferred[2:]))
+        if m * plane > (1 << 24):
+            raise UnsupportedError(node, f"a {m}-cell input unpooled to {plane} cells (the "
+                                   "compare is m x plane per channel: at most 2^24)")
+        xi = self._reshape_to(node, x, [nb, c, m, 1])
+        ii = self._reshape_to(node, self.g.cast(idx, np.int64) if _elt(idx) != "i64" else idx,
+                              [nb, c, m, 1])
+        cells = (np.arange(nb * c, dtype=np.int64).reshape(nb, c, 1, 1) * plane +
+                 np.arange(plane, dtype=np.int64).reshape(1, 1, 1, plane))
+        hit = self.g.equal(ii, self.g.constant(cells))
+        dt = _elt_np(x)
+        low = self.g.constant(np.array(-np.inf if dt.kind == "f" else np.iinfo(dt).min, dt))
+        best = self.g.reduce_max(self.g.where(hit, xi, low), axes=[2], keepdims=False)
+        one, zero = self.g.constant(np.array(1, np.int32)), self.g.constant(np.array(0, np.int32))
+        any_hit = self.g.greater(self.g.reduce_sum(self.g.where(hit, one, zero), axes=[2],
+                                                   keepdims=False), zero)
+        y = self._reshape_to(node, self.g.where(any_hit, best, self._k(x, 0)), inferred)
+        if out != inferred:
+            y = self.g.pad(y, pads=[0] * len(out) + [o - i for o, i in zip(out, inferred)],
+                           value=0.0)
+        return y
+
+    def _scatter_nd_mul(self, node, data, hit, ue, m, flat, rest):
+        """ScatterND reduction 'mul': data times the product of the updates
+        hitting each cell (a fold over the m updates; at most 64)."""
+        if m > 64:
+            raise UnsupportedError(node, f"reduction 'mul' with {m} updates (at most 64)")
+        f = self.g.where(hit, ue, self._k(data, 1))  # [m, flat, rest...]
+        r = 2 + len(rest)
+        prod = None
+        for i in range(m):
+            part = self.g.slice(f, starts=[i] + [0] * (r - 1), ends=[i + 1] + [_END] * (r - 1),
+                                steps=[1] * r)
+            prod = part if prod is None else self.g.mul(prod, part)
+        df = self._reshape_to(node, data, [1, flat] + rest)
+        return self._reshape_to(node, self.g.mul(df, prod, name=node.name), list(data.shape))
 
     # --- 3-D convolutions: a sum over the kernel's depth of 2-D ones ----------
 

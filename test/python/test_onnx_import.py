@@ -780,3 +780,19 @@ def test_bfloat16_held_as_float32():
         run(m, x)
     with pytest.raises(dlc.onnx.UnsupportedError, match="Add on BFLOAT16"):
         binary("Add", BF, a, b)
+
+
+def test_maxpool_indices_then_maxunpool_matches_torch():
+    """MaxUnpool reads ONNX's flat indices (with the (n * C + c) plane offset),
+    including overlapping windows that chose the same cell."""
+    torch = pytest.importorskip("torch")
+    x = rand(2, 3, 7, 7)
+    m = model([helper.make_node("MaxPool", ["x"], ["p", "i"], kernel_shape=[3, 3],
+                                strides=[2, 2]),
+               helper.make_node("MaxUnpool", ["p", "i"], ["y"], kernel_shape=[3, 3],
+                                strides=[2, 2])],
+              [("x", F, x.shape)], [("y", F, None)], opset=12)
+    y, = run(m, x)
+    tp, ti = torch.nn.functional.max_pool2d(torch.from_numpy(x), 3, 2, return_indices=True)
+    want = torch.nn.functional.max_unpool2d(tp, ti, 3, 2).numpy()
+    np.testing.assert_array_equal(y, want)
