@@ -2320,6 +2320,68 @@ class _Importer:
         df = self._reshape_to(node, data, [1, flat] + rest)
         return self._reshape_to(node, self.g.mul(df, prod, name=node.name), list(data.shape))
 
+    def op_TfIdfVectorizer(self, node, a):
+        """Counts of the pool's n-grams in each row, as onnxruntime counts
+        them: an n-gram (min_gram_length <= n <= max_gram_length) once per
+        start and per distance 1..max_skip_count + 1 between its items, a
+        unigram once per position; then TF (the count), IDF (weight where
+        the count > 0) or TFIDF (count * weight). Each is a sum of ANDed
+        compares of shifted slices with the pool's constants."""
+        if "pool_strings" in a:
+            raise UnsupportedError(node, "pool_strings (string n-grams)")
+        x = self._x(node)
+        rank = len(x.shape)
+        if rank not in (1, 2) or _elt(x) not in ("i32", "i64"):
+            raise UnsupportedError(node, f"a {rank}-D {_elt(x)} input (1-D or 2-D int32/int64)")
+        x2 = x if rank == 2 else self._reshape_to(node, x, [1, x.shape[0]])
+        nb, length = _static(node, x2.shape, "TfIdfVectorizer")
+        mode = a.get("mode", b"TF")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if mode not in ("TF", "IDF", "TFIDF"):
+            raise UnsupportedError(node, f"mode '{mode}'")
+        lo, hi = int(a["min_gram_length"]), int(a["max_gram_length"])
+        skips = int(a["max_skip_count"])
+        pool, starts = list(a["pool_int64s"]), list(a["ngram_counts"]) + [len(a["pool_int64s"])]
+        out_idx = list(a["ngram_indexes"])
+        weights = list(a.get("weights", [1.0] * len(out_idx)))
+        grams = [tuple(pool[p:p + n + 1]) for n in range(len(starts) - 1)
+                 for p in range(starts[n], starts[n + 1], n + 1)]
+        if len(grams) != len(out_idx):
+            raise UnsupportedError(node, f"{len(grams)} n-grams but {len(out_idx)} ngram_indexes")
+        one, zero = self.g.constant(np.array(1.0, np.float32)), \
+            self.g.constant(np.array(0.0, np.float32))
+        cols = {}
+        for gi, gram in enumerate(grams):
+            n = len(gram)
+            if not lo <= n <= hi:
+                continue
+            count = None
+            for dist in range(1, (skips + 2) if n > 1 else 2):
+                span = (n - 1) * dist
+                if span >= length:
+                    break
+                hit = None
+                for j, item in enumerate(gram):
+                    sl = self.g.slice(x2, starts=[0, j * dist], ends=[_END, j * dist + length - span],
+                                      steps=[1, 1])
+                    eq = self.g.equal(sl, self.g.constant(np.array(item, _elt_np(x))))
+                    hit = eq if hit is None else self._and(hit, eq)
+                c = self.g.reduce_sum(self.g.where(hit, one, zero), axes=[1], keepdims=True)
+                count = c if count is None else self.g.add(count, c)
+            if count is None:
+                continue
+            w = self.g.constant(np.array(weights[gi], np.float32))
+            if mode == "IDF":
+                count = self.g.where(self.g.greater(count, zero), w, zero)
+            elif mode == "TFIDF":
+                count = self.g.mul(count, w)
+            cols[out_idx[gi]] = count
+        size = max(out_idx) + 1
+        zcol = self.g.constant(np.zeros((nb, 1), np.float32))
+        y = self.g.concat(*[cols.get(i, zcol) for i in range(size)], axis=1) if size > 1 else \
+            cols.get(0, zcol)
+        return y if rank == 2 else self._reshape_to(node, y, [size])
+
     # --- 3-D convolutions: a sum over the kernel's depth of 2-D ones ----------
 
     def _conv3d(self, node, a):

@@ -796,3 +796,29 @@ def test_maxpool_indices_then_maxunpool_matches_torch():
     tp, ti = torch.nn.functional.max_pool2d(torch.from_numpy(x), 3, 2, return_indices=True)
     want = torch.nn.functional.max_unpool2d(tp, ti, 3, 2).numpy()
     np.testing.assert_array_equal(y, want)
+
+
+def test_tfidfvectorizer_counts_with_skips():
+    """Each n-gram once per start and per item distance 1..max_skip_count+1,
+    unigrams once per position (onnxruntime's counting), TFIDF weighted."""
+    x = RNG.integers(0, 4, (3, 9)).astype(np.int64)
+    idx = [4, 0, 1, 2, 3, 6, 5]
+    grams = [(1,), (2,), (3,), (1, 2), (2, 0), (3, 1), (1, 2, 2)]
+    pool = [1, 2, 3, 1, 2, 2, 0, 3, 1, 1, 2, 2]
+    counts = [0, 3, 9]
+    w = [0.5, 1, 2, 3, 4, 5, 6]
+    m = model([helper.make_node("TfIdfVectorizer", ["x"], ["y"], mode="TFIDF", min_gram_length=1,
+                                max_gram_length=3, max_skip_count=2, ngram_counts=counts,
+                                ngram_indexes=idx, pool_int64s=pool, weights=w)],
+              [("x", TensorProto.INT64, x.shape)], [("y", F, None)], opset=9)
+    y, = run(m, x)
+    want = np.zeros((3, 7), np.float32)
+    for r in range(3):
+        for g, (gram, o) in enumerate(zip(grams, idx)):
+            n = len(gram)
+            c = 0
+            for dist in (range(1, 4) if n > 1 else [1]):
+                for i in range(9 - (n - 1) * dist):
+                    c += all(x[r, i + j * dist] == gram[j] for j in range(n))
+            want[r, o] = c * w[g]
+    np.testing.assert_array_equal(y, want)
