@@ -2979,6 +2979,35 @@ def _nonzero(imp, node, c, a):
 _FOLD["Unique"], _FOLD["NonZero"] = _unique, _nonzero
 
 
+def _mel_weight_matrix(imp, node, c, a):
+    """MelWeightMatrix of constant (or specialised) scalars: ONNX's reference
+    (onnx 1.12's case) step by step, in its NumPy types."""
+    nmb, dftl, sr, lo_hz, hi_hz = [np.asarray(v).reshape(())[()] for v in c[:5]]
+    nspec = dftl // 2 + 1
+    fb = np.arange(0, nmb + 2)
+    lo_mel = 2595 * np.log10(1 + lo_hz / 700)
+    hi_mel = 2595 * np.log10(1 + hi_hz / 700)
+    step = (hi_mel - lo_mel) / fb.shape[0]
+    fb = fb * step + lo_mel
+    fb = 700 * (np.power(10, (fb / 2595)) - 1)
+    fb = (((dftl + 1) * fb) // sr).astype(int)
+    out = np.zeros((int(nspec), int(nmb)))
+    for i in range(int(nmb)):
+        left, center, right = fb[i], fb[i + 1], fb[i + 2]
+        if center == left:
+            out[center, i] = 1
+        else:
+            for j in range(left, center + 1):
+                out[j, i] = float(j - left) / float(center - left)
+        if right > center:
+            for j in range(center, right):
+                out[j, i] = float(right - j) / float(right - center)
+    return out.astype(_NP_DTYPES.get(a.get("output_datatype", 1), np.float32))
+
+
+_FOLD["MelWeightMatrix"] = _mel_weight_matrix
+
+
 def _window(size, a, coeffs):
     """sum_k coeffs[k] * cos(2 pi k n / N), N = size (periodic) or size - 1."""
     size = int(size)
