@@ -2189,6 +2189,8 @@ class _Importer:
         if _elt(x) not in ("f32", "f64") or _elt(grid) != _elt(x):
             raise UnsupportedError(node, f"types {_elt(x)}, {_elt(grid)} (f32 or f64, alike)")
         nb, c, h, w = _static(node, x.shape, "GridSample")
+        if h * w >= 1 << 24:  # the in-plane index is computed in x's float type
+            raise UnsupportedError(node, f"a {h}x{w} plane (at most 2^24 cells)")
         _, ho, wo, _ = _static(node, grid.shape, "GridSample")
         rows = self._reshape_to(node, self.g.transpose(x, perm=[0, 2, 3, 1]), [nb * h * w, c])
         base = self.g.constant((np.arange(nb) * h * w).reshape(nb, 1, 1).astype(np.int64))
@@ -2381,6 +2383,82 @@ class _Importer:
         y = self.g.concat(*[cols.get(i, zcol) for i in range(size)], axis=1) if size > 1 else \
             cols.get(0, zcol)
         return y if rank == 2 else self._reshape_to(node, y, [size])
+
+    def op_RoiAlign(self, node, a):
+        """As onnxruntime and torchvision's roi_align (avg mode, a fixed
+        sampling_ratio): per roi, bin and sample, the bilinear value of the
+        four neighbours (Gathers of the input's rows at computed indices),
+        zero outside [-1, H] x [-1, W], averaged over the bin's samples."""
+        x, rois, bidx = self._x(node, 0), self._x(node, 1), self._x(node, 2)
+        strs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in a.items()}
+        mode = strs.get("mode", "avg")
+        ctm = strs.get("coordinate_transformation_mode", "half_pixel")
+        sr = int(a.get("sampling_ratio", 0))
+        oh, ow = int(a.get("output_height", 1)), int(a.get("output_width", 1))
+        scale = float(a.get("spatial_scale", 1.0))
+        if mode != "avg":
+            raise UnsupportedError(node, f"mode '{mode}' (avg only)")
+        if sr <= 0:
+            raise UnsupportedError(node, "sampling_ratio 0 (adaptive: the number of samples "
+                                   "depends on the rois' values)")
+        if ctm not in ("half_pixel", "output_half_pixel"):
+            raise UnsupportedError(node, f"coordinate_transformation_mode '{ctm}'")
+        if _elt(x) != "f32" or _elt(rois) != "f32":
+            raise UnsupportedError(node, "input or rois not float32")
+        nb, c, h, w = _static(node, x.shape, "RoiAlign")
+        nr = _static(node, rois.shape, "RoiAlign")[0]
+        rows = self._reshape_to(node, self.g.transpose(x, perm=[0, 2, 3, 1]), [nb * h * w, c])
+        off = 0.5 if ctm == "half_pixel" else 0.0
+
+        def axis(k, size, n_out):
+            """Per roi, output cell and sample along one axis: (low, high,
+            weight of high, valid), each [R, n_out * sr]."""
+            lo = self.g.slice(rois, starts=[0, k], ends=[_END, k + 1], steps=[1, 1])
+            hi = self.g.slice(rois, starts=[0, k + 2], ends=[_END, k + 3], steps=[1, 1])
+            lo = self.g.sub(self.g.mul(lo, self._k(lo, scale)), self._k(lo, off))
+            ext = self.g.sub(self.g.sub(self.g.mul(hi, self._k(hi, scale)), self._k(hi, off)), lo)
+            if ctm == "output_half_pixel":
+                ext = self.g.max(ext, self._k(ext, 1.0))
+            binsz = self.g.div(ext, self._k(ext, float(n_out)))  # [R, 1]
+            frac = self.g.constant((np.arange(n_out)[:, None] + (np.arange(sr)[None, :] + 0.5) / sr)
+                                   .reshape(1, n_out * sr).astype(np.float32))
+            v = self.g.add(lo, self.g.mul(binsz, frac))  # [R, n_out * sr]
+            valid = self._and(self.g.greater_equal(v, self._k(v, -1.0)),
+                              self.g.less_equal(v, self._k(v, float(size))))
+            v = self.g.max(v, self._k(v, 0.0))
+            low = self._floor(node, v)
+            top = self.g.greater_equal(low, self._k(low, float(size - 1)))
+            low = self.g.where(top, self._k(low, float(size - 1)), low)
+            v = self.g.where(top, low, v)
+            high = self.g.where(top, low, self.g.add(low, self._k(low, 1.0)))
+            return low, high, self.g.sub(v, low), valid
+
+        yl, yh, ly, yv = axis(1, h, oh)
+        xl, xh, lx, xv = axis(0, w, ow)
+        p, q = oh * sr, ow * sr
+        col = lambda v: self._reshape_to(node, v, [nr, p, 1])  # noqa: E731
+        row = lambda v: self._reshape_to(node, v, [nr, 1, q])  # noqa: E731
+        if h * w >= 1 << 24:  # the in-plane index is computed in float32
+            raise UnsupportedError(node, f"a {h}x{w} plane (at most 2^24 cells)")
+        bi = self.g.cast(bidx, np.int64) if _elt(bidx) != "i64" else bidx
+        base = self.g.mul(self._reshape_to(node, bi, [nr, 1, 1]),
+                          self.g.constant(np.array(h * w, np.int64)))
+        one = self._k(ly, 1.0)
+        y = None
+        for yi, wy in ((yl, self.g.sub(one, ly)), (yh, ly)):
+            for xi, wx in ((xl, self.g.sub(one, lx)), (xh, lx)):
+                flat = self.g.add(self.g.mul(col(yi), self._k(yi, float(w))), row(xi))
+                idx = self._reshape_to(node, self.g.add(self.g.cast(flat, np.int64), base),
+                                       [nr * p * q])
+                v = self._reshape_to(node, self.g.gather(rows, idx, axis=0), [nr, p, q, c])
+                wt = self._reshape_to(node, self.g.mul(col(wy), row(wx)), [nr, p, q, 1])
+                v = self.g.mul(v, wt)
+                y = v if y is None else self.g.add(y, v)
+        valid = self._reshape_to(node, self._and(col(yv), row(xv)), [nr, p, q, 1])
+        y = self.g.where(valid, y, self._k(y, 0.0))
+        y = self.g.reduce_mean(self._reshape_to(node, y, [nr, oh, sr, ow, sr, c]), axes=[2, 4],
+                               keepdims=False)
+        return self.g.transpose(y, perm=[0, 3, 1, 2], name=node.name)
 
     # --- 3-D convolutions: a sum over the kernel's depth of 2-D ones ----------
 

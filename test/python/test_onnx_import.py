@@ -822,3 +822,22 @@ def test_tfidfvectorizer_counts_with_skips():
                     c += all(x[r, i + j * dist] == gram[j] for j in range(n))
             want[r, o] = c * w[g]
     np.testing.assert_array_equal(y, want)
+
+
+@pytest.mark.parametrize("ctm,aligned", [("half_pixel", True), ("output_half_pixel", False)])
+def test_roialign_matches_torchvision(ctm, aligned):
+    tv = pytest.importorskip("torchvision")
+    torch = pytest.importorskip("torch")
+    x = rand(2, 3, 9, 11)
+    xy = RNG.uniform(-2, 9, (5, 2)).astype(np.float32)
+    rois = np.concatenate([xy, xy + RNG.uniform(0.2, 6, (5, 2)).astype(np.float32)], 1)
+    bidx = np.array([0, 1, 1, 0, 1], np.int64)
+    m = model([helper.make_node("RoiAlign", ["x", "r", "b"], ["y"], output_height=3,
+                                output_width=4, sampling_ratio=2, spatial_scale=0.75,
+                                coordinate_transformation_mode=ctm)],
+              [("x", F, x.shape), ("r", F, rois.shape), ("b", TensorProto.INT64, bidx.shape)],
+              [("y", F, None)], opset=16)
+    y, = run(m, x, rois, bidx)
+    boxes = torch.from_numpy(np.concatenate([bidx[:, None].astype(np.float32), rois], 1))
+    want = tv.ops.roi_align(torch.from_numpy(x), boxes, (3, 4), 0.75, 2, aligned).numpy()
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
