@@ -841,3 +841,18 @@ def test_roialign_matches_torchvision(ctm, aligned):
     boxes = torch.from_numpy(np.concatenate([bidx[:, None].astype(np.float32), rois], 1))
     want = tv.ops.roi_align(torch.from_numpy(x), boxes, (3, 4), 0.75, 2, aligned).numpy()
     np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
+
+
+def test_narrow_integer_through_per_shape_module():
+    """A uint8 model that dlc specialises per input value (PerShapeModule):
+    the boundary conversion wraps it too, and a specialised uint8 input is
+    folded as uint8 (Add wraps)."""
+    x = np.array([[250, 1, 2], [3, 4, 255]], np.uint8)
+    m = model([helper.make_node("Add", ["x", "c"], ["a"]),
+               helper.make_node("Reshape", ["a", "s"], ["y"])],
+              [("x", U8, x.shape), ("c", U8, [1]), ("s", TensorProto.INT64, [2])],
+              [("y", U8, None)], opset=14)
+    mod = dlc.compile(m)
+    for s in ([3, 2], [1, 6]):
+        y, = mod.run(x, np.array([10], np.uint8), np.array(s, np.int64))
+        np.testing.assert_array_equal(y, (x + np.uint8(10)).reshape(s))
