@@ -221,9 +221,16 @@ def test_avg_pool_ceil_mode_counting_padding_is_an_error():
 
 def test_unsupported_element_type_names_node_and_type():
     m = model([helper.make_node("Relu", ["x"], ["y"], name="r")],
+              [("x", TensorProto.COMPLEX64, [2])], [("y", TensorProto.COMPLEX64, None)])
+    with pytest.raises(dlc.onnx.UnsupportedError,
+                       match=r"ONNX node 'r' \(Relu, opset 13\): input 'x' has element type "
+                       "COMPLEX64"):
+        dlc.compile(m)
+    # uint16 is held widened (int32): an op with no rule for it is named
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="r")],
               [("x", TensorProto.UINT16, [2])], [("y", TensorProto.UINT16, None)])
     with pytest.raises(dlc.onnx.UnsupportedError,
-                       match=r"ONNX node 'r' \(Relu, opset 13\): input 'x' has element type UINT16"):
+                       match=r"ONNX node 'r' \(Relu, opset 13\): Relu on UINT16"):
         dlc.compile(m)
 
 
