@@ -16,17 +16,21 @@ def compile(model, *, threads=None, target=None, entry=None, output=None, name="
     model is compiled ahead of time instead, into DIR/NAME.h, DIR/NAME.o and
     DIR/libNAME.so, and the result is that library loaded (dlc.load)."""
     _check_options(threads, target)
-    source_name = "<input>"
+    source_name, onnx_model = "<input>", None
     is_proto = hasattr(model, "graph") and hasattr(model, "opset_import")
     if is_proto or (isinstance(model, (str, os.PathLike)) and str(model).endswith(".onnx")):
         source_name = "<onnx>" if is_proto else str(model)
+        onnx_model = _onnx.load(model)
+        if output is not None:
+            _onnx.check_aot_types(onnx_model)
         try:
             text = _onnx.import_model(model)
         except _onnx.DynamicShapeError:
             if output is not None:
                 raise ValueError("this ONNX model's shape computations need its dynamic input "
                                  "dims: an AOT library needs static shapes") from None
-            return PerShapeModule(model, source_name, threads=threads, target=target, entry=entry)
+            return _onnx.typed_module(onnx_model, PerShapeModule(
+                model, source_name, threads=threads, target=target, entry=entry))
     elif isinstance(model, (str, os.PathLike)) and str(model).endswith(".mlir") \
             and os.path.exists(str(model)):
         with open(model) as f:
@@ -35,8 +39,11 @@ def compile(model, *, threads=None, target=None, entry=None, output=None, name="
         text = model
     else:
         raise TypeError("dlc.compile expects a path, an onnx.ModelProto or MLIR text")
-    return compile_mlir(text, threads=threads, target=target, entry=entry, output=output,
-                        name=name, source_name=source_name)
+    m = compile_mlir(text, threads=threads, target=target, entry=entry, output=output,
+                     name=name, source_name=source_name)
+    if onnx_model is not None:  # element types dlg lacks: converted at the boundary
+        return _onnx.typed_module(onnx_model, m)
+    return m
 
 
 class PerShapeModule:

@@ -96,6 +96,60 @@ _NP_DTYPES = {**_ONNX_DTYPES, 2: np.uint8, 4: np.uint16, 5: np.int16, 11: np.flo
               12: np.uint32, 13: np.uint64}
 
 
+# Integer element types dlg lacks, held widened in the graph: ONNX type ->
+# (storage dtype, bits, signed). The stored value is always the exact number
+# (kept in range: an op that can leave it, like Add, wraps its result modulo
+# 2^bits as ONNX's integer arithmetic does), except UINT64, held as the int64
+# of the same bits (two's complement: Add/Sub/Mul wrap alike; ordering is
+# through the sign-bit flip). dlc.compile widens such inputs before the call
+# and narrows such outputs after it (TypedModule); both are exact.
+_WIDE = {2: (np.int32, 8, False), 4: (np.int32, 16, False), 5: (np.int32, 16, True),
+         12: (np.int64, 32, False), 13: (np.int64, 64, False)}
+_WIDE_NP = {np.uint8: 2, np.uint16: 4, np.int16: 5, np.uint32: 12, np.uint64: 13}
+# BFLOAT16 is held as float32 (exact; NumPy has no bfloat16: at the boundary
+# its arrays are uint16 bits, as ONNX's tests give them). Only data movement,
+# max/min and compares run on it (exact); a Cast to it (from float32/16)
+# truncates at the boundary, as ONNX 1.12's reference does, so such a result
+# may only be a graph output.
+_BF16 = 16
+_WIDE[_BF16] = (np.float32, 16, None)
+
+
+def _widen(a):
+    """A NumPy array of a _WIDE type as its storage array (exact)."""
+    e = _WIDE_NP[a.dtype.type]
+    return a.view(np.int64) if e == 13 else a.astype(_WIDE[e][0])
+
+
+def _narrow(a, elem):
+    """A storage array back in ONNX type `elem` (as is for other types)."""
+    if elem not in _WIDE or elem == _BF16 or a.dtype == _NP_DTYPES[elem]:
+        return a
+    return a.astype(np.int64).view(np.uint64) if elem == 13 else a.astype(_NP_DTYPES[elem])
+
+
+# Ops on widened values, by what the result is: SAME keeps the operands'
+# numbers (data movement, max/min, pooling; Div/Mod of in-range numbers stay
+# in range except int16's -32768 / -1, wrapped), WRAP can leave the range and
+# is wrapped, BOOL gives a mask, SHAPE reads only the shape. ORDERED ops
+# compare numbers: UINT64 goes through the sign-bit flip for those in FLIP,
+# and is refused for the others.
+_WIDE_SAME = {"Identity", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Concat",
+              "Slice", "Gather", "Expand", "Tile", "MaxPool", "Max", "Min", "Mod", "Split",
+              "Where", "ReduceMax", "ReduceMin", "GlobalMaxPool", "Pad", "DepthToSpace",
+              "SpaceToDepth", "GatherElements", "GatherND"}
+_WIDE_WRAP = {"Add", "Sub", "Mul", "Sum", "Neg", "Div"}
+_WIDE_BOOL = {"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"}
+_WIDE_SHAPE = {"Shape", "Size"}
+_WIDE_FLIP = {"Max", "Min", "MaxPool", "ReduceMax", "ReduceMin", "GlobalMaxPool", "Greater",
+              "Less", "GreaterOrEqual", "LessOrEqual"}
+_WIDE_ORDERED = _WIDE_FLIP | {"Div", "Mod"}
+# Ops whose handlers take and make widened values themselves (self.wide).
+_WIDE_AWARE = {"Cast", "CastLike", "BitShift", "QuantizeLinear", "DequantizeLinear",
+               "DynamicQuantizeLinear", "MatMulInteger", "ConvInteger", "QLinearMatMul",
+               "QLinearConv"}
+
+
 def _attrs(node):
     return {a.name: _onnx.helper.get_attribute_value(a) for a in node.attribute}
 
@@ -114,6 +168,8 @@ class _Importer:
         self.deps = {}      # name -> graph inputs it is computed from
         self.producer = {}  # name -> the node that computed it
         self.value_inputs = set()  # graph inputs dlc may specialise on (small, shape-like)
+        self.wide = {}      # name -> ONNX element type dlg lacks, held widened (_WIDE)
+        self.bf16_raw = set()  # Casts to BFLOAT16, truncated only at the boundary
 
     # --- values -----------------------------------------------------------
 
@@ -126,6 +182,9 @@ class _Importer:
         node = node or self.producer.get(name)
         if isinstance(v, Value):
             return v
+        if name not in self.materialized and v.dtype.type in _WIDE_NP:
+            self.materialized[name] = self.g.constant(_widen(v), name=name)
+            self.wide[name] = _WIDE_NP[v.dtype.type]
         if name not in self.materialized:
             if v.dtype.type not in _ONNX_DTYPES.values():
                 raise UnsupportedError(node, f"'{name}' has element type {v.dtype}, which dlg "
@@ -158,6 +217,8 @@ class _Importer:
         graph = self.model.graph
         for init in graph.initializer:
             self.vals[init.name] = _nh.to_array(init)
+            if init.data_type == _BF16:  # uint16 bits -> the float32 numbers
+                self.vals[init.name] = _bf16_to_f32(self.vals[init.name])
         fixed = iter(self.input_shapes or [])
         for name, shape, elem_type in _graph_inputs(self.model):
             dims = [-1 if d is None else d for d in shape]
@@ -172,18 +233,23 @@ class _Importer:
             if all(d >= 0 for d in dims) and dtype is not None and \
                     int(np.prod(dims)) <= _VALUE_INPUT_ELEMENTS:
                 self.value_inputs.add(name)
-            if name in self.input_values:
-                self.vals[name] = np.asarray(self.input_values[name])
+            if name in self.input_values:  # (a widened type: given widened, as run)
+                self.vals[name] = _narrow(np.asarray(self.input_values[name]), elem_type)
+            elif elem_type in _WIDE:  # held widened; dlc.compile widens the argument
+                self.vals[name] = self.g.input(dims, _WIDE[elem_type][0], name=name)
+                self.wide[name] = elem_type
             elif elem_type not in _ONNX_DTYPES:
                 self.vals[name] = _BadInput(name, elem_type)
             else:
                 self.vals[name] = self.g.input(dims, _ONNX_DTYPES[elem_type], name=name)
+        self.value_inputs |= _value_operands(self.model, self.deps)
         for node in graph.node:
             with onnx_check.node_errors(node):  # any other exception: CompileError naming node
                 self.node(node)
         for o in graph.output:
             if isinstance(self.vals.get(o.name), _BadInput):
                 raise CompileError(f"ONNX output '{o.name}': " + self.vals[o.name].why(), "")
+            self._check_wide_output(o)
         outs = [self.value(o.name) for o in graph.output]
         self.g.output(*outs)
         return self.g
@@ -226,7 +292,7 @@ class _Importer:
             # NumPy returns scalars (np.int64) for 0-d results: keep arrays
             outs = [np.asarray(o) for o in (out if isinstance(out, list) else [out])]
         else:
-            out = fn(node, _attrs(node))
+            out = self._typed(node, fn)
             outs = out if isinstance(out, list) else [out]
         if len(outs) < len([o for o in node.output if o]):
             raise UnsupportedError(node, f"output '{node.output[len(outs)]}' is not supported")
@@ -446,8 +512,10 @@ class _Importer:
     def op_Conv(self, node, a):
         x = self._x(node, 0)
         w = self._x(node, 1)
+        if len(w.shape) == 5 and len(x.shape) == 5:
+            return self._conv3d(node, a)
         if len(w.shape) not in (3, 4) or len(x.shape) != len(w.shape):
-            raise UnsupportedError(node, f"{len(w.shape) - 2}-D convolution (1-D and 2-D only)")
+            raise UnsupportedError(node, f"{len(w.shape) - 2}-D convolution (1-D, 2-D, 3-D)")
         kernel = list(a.get("kernel_shape", w.shape[2:]))
         strides, dil, pads = self._params_2d(*self._spatial(node, a, x, kernel))
         ops = [self._as_2d(node, x, "convolution"), self._as_2d(node, w, "convolution")]
@@ -459,23 +527,10 @@ class _Importer:
             y = self._reshape_to(node, y, [y.shape[0], y.shape[1], y.shape[3]])
         return y
 
-    def op_ConvTranspose(self, node, a):
-        """The gradient of a convolution, composed: zeros inserted between
-        input cells (reshape, pad, reshape, slice), then a stride-1
-        convolution with the kernel flipped and its in/out channels swapped
-        per group, padded (or cropped) by (k - 1) * dilation - pads."""
-        x, w = self._x(node, 0), self._x(node, 1)
-        if len(w.shape) not in (3, 4) or len(x.shape) != len(w.shape):
-            raise UnsupportedError(node, f"{len(w.shape) - 2}-D ConvTranspose (1-D and 2-D only)")
-        one_d = len(x.shape) == 3
-        n = len(x.shape) - 2
-        size = list(_static(node, x.shape[2:], "ConvTranspose"))
-        g = int(a.get("group", 1))
-        cin, cout_g = w.shape[0], w.shape[1]
-        k = [int(v) for v in a.get("kernel_shape", w.shape[2:])]
-        s = [int(v) for v in a.get("strides", [1] * n)]
-        d = [int(v) for v in a.get("dilations", [1] * n)]
-        op = [int(v) for v in a.get("output_padding", [0] * n)]
+    def _conv_transpose_pads(self, node, a, size, k, s, d, op):
+        """ConvTranspose's pads [begins..., ends...]: the attribute, or
+        from output_shape / auto_pad SAME_* by ONNX's rule."""
+        n = len(size)
         pads = [int(v) for v in a.get("pads", [0] * (2 * n))]
         auto = a.get("auto_pad", b"NOTSET")
         auto = auto.decode() if isinstance(auto, bytes) else auto
@@ -494,6 +549,28 @@ class _Importer:
                     [h + min(t, 0) for t, h in zip(total, half)]
         elif auto not in ("NOTSET", "VALID", ""):
             raise UnsupportedError(node, f"auto_pad '{auto}'")
+        return pads
+
+    def op_ConvTranspose(self, node, a):
+        """The gradient of a convolution, composed: zeros inserted between
+        input cells (reshape, pad, reshape, slice), then a stride-1
+        convolution with the kernel flipped and its in/out channels swapped
+        per group, padded (or cropped) by (k - 1) * dilation - pads."""
+        x, w = self._x(node, 0), self._x(node, 1)
+        if len(w.shape) == 5 and len(x.shape) == 5:
+            return self._conv_transpose3d(node, a)
+        if len(w.shape) not in (3, 4) or len(x.shape) != len(w.shape):
+            raise UnsupportedError(node, f"{len(w.shape) - 2}-D ConvTranspose (1-D, 2-D, 3-D)")
+        one_d = len(x.shape) == 3
+        n = len(x.shape) - 2
+        size = list(_static(node, x.shape[2:], "ConvTranspose"))
+        g = int(a.get("group", 1))
+        cin, cout_g = w.shape[0], w.shape[1]
+        k = [int(v) for v in a.get("kernel_shape", w.shape[2:])]
+        s = [int(v) for v in a.get("strides", [1] * n)]
+        d = [int(v) for v in a.get("dilations", [1] * n)]
+        op = [int(v) for v in a.get("output_padding", [0] * n)]
+        pads = self._conv_transpose_pads(node, a, size, k, s, d, op)
         if one_d:
             x = self._reshape_to(node, x, [x.shape[0], x.shape[1], 1, size[0]])
             w = self._reshape_to(node, w, [cin, cout_g, 1, k[0]])
@@ -656,11 +733,15 @@ class _Importer:
         return y
 
     def op_MaxPool(self, node, a):
+        if self._by_slices(node, a):
+            return self._pool_slices(node, a, "max")
         if len(node.output) > 1 and node.output[1]:
             raise UnsupportedError(node, "the Indices output is not supported")
         return self._pool(node, a, "dlg.max_pool2d")
 
     def op_AveragePool(self, node, a):
+        if self._by_slices(node, a):
+            return self._pool_slices(node, a, "avg")
         return self._pool(node, a, "dlg.avg_pool2d")
 
     def op_GlobalAveragePool(self, node, a):
@@ -840,8 +921,10 @@ class _Importer:
         return self.g.where(small, c, x, name=node.name)
 
     def op_Round(self, node, a):
+        return self._round_even(node, self._x(node))
+
+    def _round_even(self, node, x):
         """Half to even: floor, +1 above .5, and at .5 the even neighbour."""
-        x = self._x(node)
         f = self._floor(node, x)
         d = self.g.sub(x, f)
         half = self._k(x, 0.5)
@@ -1275,6 +1358,8 @@ class _Importer:
         li = self._reshape_to(node, lin, [m, 1] + [1] * len(rest))
         hit = self.g.equal(li, self._arange_on(flat, 1, 2 + len(rest), _elt_np(lin)))
         ue = self._reshape_to(node, upd, [m, 1] + rest)
+        if red == "mul":
+            return self._scatter_nd_mul(node, data, hit, ue, m, flat, rest)
         contrib = self.g.reduce_sum(self.g.where(hit, ue, self._k(data, 0)), axes=[0],
                                     keepdims=False)
         one, zero = self.g.constant(np.array(1, np.int32)), self.g.constant(np.array(0, np.int32))
@@ -1634,6 +1719,8 @@ class _Importer:
 
     def op_Cast(self, node, a, to=None):
         to = a["to"] if to is None else to
+        if to in _WIDE or self._elem(node.input[0]):
+            return self._cast_wide(node, to)
         dtype = _ONNX_DTYPES.get(to)
         if dtype is None:
             raise UnsupportedError(node, "cast to " + _type_name(to))
@@ -1647,7 +1734,8 @@ class _Importer:
         if isinstance(like, np.ndarray):
             to = next((k for k, v in _NP_DTYPES.items() if np.dtype(v) == like.dtype), 0)
         else:
-            to = next(k for k, v in _ONNX_DTYPES.items() if np.dtype(v) == _elt_np(like))
+            to = self._elem(node.input[1]) or \
+                next(k for k, v in _ONNX_DTYPES.items() if np.dtype(v) == _elt_np(like))
         return self.op_Cast(node, a, to)
 
     def op_Pad(self, node, a):
@@ -1722,6 +1810,1006 @@ class _Importer:
 
     def op_Size(self, node, a):
         return np.array(int(np.prod(_static(node, self.shape(node.input[0]), "Size"))), np.int64)
+
+    # --- element types dlg lacks, held widened (_WIDE) --------------------
+
+    def _elem(self, name):
+        """The _WIDE element type of value `name`, or None."""
+        v = self.vals.get(name) if name else None
+        if isinstance(v, np.ndarray):
+            return _WIDE_NP.get(v.dtype.type)
+        return self.wide.get(name) if name else None
+
+    def _substituted(self, node, fn, subs):
+        """fn(node) with the values `subs` ({name: Value}) read for those inputs."""
+        saved = {n: self.vals[n] for n in subs}
+        self.vals.update(subs)
+        try:
+            return fn(node, _attrs(node))
+        finally:
+            self.vals.update(saved)
+
+    def _typed(self, node, fn):
+        """fn(node), where inputs of a _WIDE type follow the op's rule
+        (_WIDE_SAME, _WIDE_WRAP, ...): the outputs' type, a wrap, a refusal."""
+        raw = [i for i in node.input if i in self.bf16_raw]
+        if raw:
+            raise UnsupportedError(node, f"'{raw[0]}', a Cast to BFLOAT16, used in the graph "
+                                   "(dlc rounds to bfloat16 only at the graph boundary)")
+        elems = [self._elem(i) for i in node.input]
+        wide = [e for e in elems if e is not None]
+        op = node.op_type
+        if not wide or op in _WIDE_AWARE or op in _WIDE_SHAPE:
+            return fn(node, _attrs(node))
+        e, tname = wide[0], _type_name(wide[0])
+        if e == _BF16 and (op not in _WIDE_SAME | _WIDE_BOOL or op == "Mod"):
+            raise UnsupportedError(node, f"{op} on BFLOAT16 (dlc holds it as float32; only "
+                                   "data movement, Max/Min and compares are exact on it)")
+        if op == "Pow" and elems[0] is None and len(wide) == 1:
+            # a widened exponent: its number, exact (UINT64 as unsigned)
+            y = self._x(node, 1)
+            return self._substituted(node, fn, {node.input[1]: self._u64_to_float(y)}) \
+                if e == 13 else fn(node, _attrs(node))
+        if op not in _WIDE_SAME | _WIDE_WRAP | _WIDE_BOOL:
+            raise UnsupportedError(node, f"{op} on {tname} (dlc holds {tname} widened; "
+                                   f"{op} is not supported on it)")
+        if any(x is not None and x != e for x in elems):
+            raise UnsupportedError(node, "operands of different element types "
+                                   f"{sorted({_type_name(x) for x in wide})}")
+        if e == 13 and op in _WIDE_ORDERED and op not in _WIDE_FLIP:
+            raise UnsupportedError(node, f"{op} on UINT64 (unsigned 64-bit division)")
+        flip = e == 13 and op in _WIDE_FLIP
+        if flip:  # order-preserving: u64 bits + 2^63 (wrapping) compared as int64
+            out = self._substituted(node, fn, {i: self._flip(self.value(i, node))
+                                               for i, x in zip(node.input, elems) if x})
+        else:
+            out = fn(node, _attrs(node))
+        if op in _WIDE_BOOL:
+            return out
+        outs = out if isinstance(out, list) else [out]
+        # the data outputs (MaxPool's Indices stay int64)
+        data = range(len(outs)) if op == "Split" else [0]
+        for i in data:
+            if flip:
+                outs[i] = self._flip(outs[i])
+            elif op in _WIDE_WRAP:
+                outs[i] = self._wrap(outs[i], e)
+            if i < len(node.output) and node.output[i]:
+                self.wide[node.output[i]] = e
+        return outs
+
+    def _flip(self, v):
+        return self.g.add(v, self.g.constant(np.array(np.iinfo(np.int64).min, np.int64)))
+
+    def _u64_to_float(self, v, dtype=np.float64):
+        """UINT64 bits (held as int64) as the unsigned number, in `dtype`."""
+        f = self.g.cast(v, np.float64)
+        f = self.g.where(self.g.less(v, self._k(v, 0)), self.g.add(f, self._k(f, 2.0 ** 64)), f)
+        return f if np.dtype(dtype) == np.float64 else self.g.cast(f, dtype)
+
+    def _wrap(self, v, e):
+        """A storage value's number modulo 2^bits, into _WIDE type e's range
+        (UINT64: the int64 arithmetic already wraps)."""
+        _, bits, signed = _WIDE[e]
+        if e == 13:
+            return v
+        m = self._k(v, 2 ** bits)
+        x = self.g.add(v, self._k(v, 2 ** (bits - 1))) if signed else v
+        r = self.g.sub(x, self.g.mul(self.g.div(x, m), m))  # truncating division
+        r = self.g.where(self.g.less(r, self._k(v, 0)), self.g.add(r, m), r)
+        return self.g.sub(r, self._k(v, 2 ** (bits - 1))) if signed else r
+
+    def _cast_wide(self, node, to):
+        """Cast from or to a _WIDE type: to one, through its storage type and
+        wrapped into its range (as NumPy's astype; float out of range is
+        undefined in ONNX); from one, from its exact number."""
+        src = self._elem(node.input[0])
+        x = self._x(node)
+        if src == to:
+            return x
+        if to not in _WIDE:
+            dtype = _ONNX_DTYPES.get(to)
+            if dtype is None:
+                raise UnsupportedError(node, "cast to " + _type_name(to))
+            if dtype == np.bool_:
+                return self.g.not_equal(x, self._k(x, 0), name=node.name)
+            if src == 13 and np.dtype(dtype).kind == "f":
+                return self._u64_to_float(x, dtype)
+            return x if _elt_np(x) == np.dtype(dtype) else self.g.cast(x, dtype, name=node.name)
+        if to == _BF16:
+            if _elt(x) not in ("f32", "f16"):
+                raise UnsupportedError(node, f"cast from {_elt(x)} to BFLOAT16 (from float32 "
+                                       "or float16 only)")
+            self.wide[node.output[0]] = _BF16
+            self.bf16_raw.add(node.output[0])
+            return x if _elt(x) == "f32" else self.g.cast(x, np.float32, name=node.name)
+        st = _WIDE[to][0]
+        if _elt(x) == "i1":
+            x = self.g.where(x, self._scalar_of(st, 1), self._scalar_of(st, 0))
+        elif to == 13 and _elt(x) in _FLOATS:
+            # above 2^63: through the int64 of x - 2^64
+            big = self.g.greater_equal(x, self._k(x, 2.0 ** 63))
+            lo = self.g.cast(x, np.int64)
+            hi = self.g.cast(self.g.sub(x, self._k(x, 2.0 ** 64)), np.int64)
+            x = self.g.where(big, hi, lo)
+        elif _elt_np(x) != np.dtype(st):
+            x = self.g.cast(x, st)
+        self.wide[node.output[0]] = to
+        return self._wrap(x, to)
+
+    def _scalar_of(self, dtype, v):
+        return self.g.constant(np.array(v, dtype))
+
+    def op_BitShift(self, node, a):
+        """x << y as x * 2^y wrapped; x >> y as x / 2^y (truncating =
+        floor on the nonnegative numbers); a shift by bits or more gives 0.
+        UINT64 (int64 bits): the sign bit handled apart."""
+        e = self._elem(node.input[0])
+        if e is None or self._elem(node.input[1]) != e:
+            raise UnsupportedError(node, "BitShift on signed or mixed element types "
+                                   "(ONNX defines it for unsigned integers)")
+        d = a.get("direction", b"")
+        d = d.decode() if isinstance(d, bytes) else d
+        if d not in ("LEFT", "RIGHT"):
+            raise UnsupportedError(node, f"direction '{d}'")
+        bits = _WIDE[e][1]
+        x, y = self._x(node, 0), self._x(node, 1)
+        # y as a shift count: UINT64's >= 2^63 is negative as int64, and as big
+        big = self.g.greater_equal(y, self._k(y, bits))
+        if e == 13:
+            big = self.g.where(self.g.less(y, self._k(y, 0)), self._mask(True), big)
+        ys = self.g.where(big, self._k(y, 0), y)
+        # 2^y (< 2^63) exactly, through float64; 2^63 (UINT64 only) as its int64 bits
+        p = self.g.cast(self.g.pow(self._k(self.g.cast(ys, np.float64), 2.0),
+                                   self.g.cast(ys, np.float64)), np.int64)
+        top = self.g.equal(ys, self._k(ys, 63))
+        p = self.g.where(top, self._k(p, np.iinfo(np.int64).min), p)
+        if _elt(x) != "i64":
+            p = self.g.cast(p, _elt_np(x))  # 2^y < 2^bits <= 2^16 here
+        zero = self._k(x, 0)
+        if d == "LEFT":
+            r = self._wrap(self.g.mul(x, p), e)
+        elif e != 13:
+            r = self.g.div(x, p)
+        else:
+            # x >= 2^63 (negative bits): (x - 2^63) / 2^y + 2^(63 - y), y in [1, 62];
+            # y = 63: x >= 2^63 gives 1; y = 0: x
+            neg = self.g.less(x, zero)
+            low = self._flip(x)
+            pos_p = self.g.where(top, self._k(p, 1), p)
+            q = self.g.div(self.g.where(neg, low, x), pos_p)
+            hi = self.g.cast(self.g.pow(self._k(self.g.cast(ys, np.float64), 2.0),
+                                        self.g.sub(self._k(self.g.cast(ys, np.float64), 63.0),
+                                                   self.g.cast(ys, np.float64))), np.int64)
+            q = self.g.where(neg, self.g.add(q, hi), q)
+            q = self.g.where(top, self.g.where(neg, self._k(x, 1), zero), q)
+            r = self.g.where(self.g.equal(ys, self._k(ys, 0)), x, q)
+        self.wide[node.output[0]] = e
+        return self.g.where(big, zero, r, name=node.name)
+
+    def _check_wide_output(self, o):
+        """A graph output of a _WIDE type must be held as one (its storage
+        is narrowed by dlc.compile): anything else is a bug, said here."""
+        elem = o.type.tensor_type.elem_type
+        if elem in _WIDE and self._elem(o.name) != elem:
+            raise CompileError(f"ONNX output '{o.name}' is {_type_name(elem)} but the "
+                               "importer did not compute it as one", "")
+
+    def _value_op(self, node, a):
+        """An op of _VALUE_OPS, folded with NumPy once its operands are
+        constants: dlc specialises on them where they are graph inputs."""
+        for i in _VALUE_OPS[node.op_type]:
+            if i < len(node.input) and node.input[i]:
+                self.need_const(node, i, f"input '{node.input[i]}' (the size of the output "
+                                "depends on its values)")
+        raise UnsupportedError(node, f"{node.op_type} was not folded")  # pragma: no cover
+
+    op_NonMaxSuppression = op_Unique = op_NonZero = _value_op
+
+    def op_Compress(self, node, a):
+        """A gather of the positions where the condition (a constant, or a
+        graph input dlc specialises on) holds."""
+        cond = self.need_const(node, 1, "the condition (the output's size depends on it)")
+        x = self._x(node)
+        idx = np.nonzero(np.asarray(cond).reshape(-1))[0]
+        if "axis" not in a:
+            x = self._reshape_to(node, x, [int(np.prod(x.shape))])
+        axis = int(a.get("axis", 0)) % len(x.shape)
+        idx = idx[idx < x.shape[axis]]  # a condition longer than the axis: the rest is unused
+        if not len(idx):
+            raise UnsupportedError(node, "the condition selects nothing (a zero-size output)")
+        return self.g.gather(x, self.g.constant(idx.astype(np.int64)), axis=axis, name=node.name)
+
+    def op_Det(self, node, a):
+        """The determinant of each trailing n x n matrix by cofactor
+        expansion: n <= 3 (no pivoting LU in dlg)."""
+        x = self._x(node)
+        shape = list(_static(node, x.shape, "Det"))
+        n = shape[-1]
+        if len(shape) < 2 or shape[-2] != n:
+            raise UnsupportedError(node, f"input of shape {shape} (square matrices only)")
+        if n > 3:
+            raise UnsupportedError(node, f"Det of {n}x{n} matrices (up to 3x3)")
+        rank, batch = len(shape), shape[:-2]
+
+        def e(i, j):
+            v = self.g.slice(x, starts=[0] * (rank - 2) + [i, j],
+                             ends=[_END] * (rank - 2) + [i + 1, j + 1], steps=[1] * rank)
+            return self._reshape_to(node, v, batch)
+
+        def det2(r0, r1, c0, c1):
+            return self.g.sub(self.g.mul(e(r0, c0), e(r1, c1)), self.g.mul(e(r0, c1), e(r1, c0)))
+
+        if n == 1:
+            return e(0, 0)
+        if n == 2:
+            return det2(0, 1, 0, 1)
+        y = self.g.mul(e(0, 0), det2(1, 2, 1, 2))
+        y = self.g.sub(y, self.g.mul(e(0, 1), det2(1, 2, 0, 2)))
+        return self.g.add(y, self.g.mul(e(0, 2), det2(1, 2, 0, 1)), name=node.name)
+
+    def _dft_last(self, node, re, im, length, inverse, onesided):
+        """The DFT of f64 signals along their last axis (re, im: [..., n],
+        im None for a real signal), zero-padded or cut to `length`: as
+        matmuls by cos/sin matrices (f64). Returns (re, im): [..., K]."""
+        n = re.shape[-1]
+        if length < n:
+            cut = [0] * (len(re.shape) - 1)
+            re, im = [None if v is None else
+                      self.g.slice(v, starts=cut + [0], ends=[_END] * len(cut) + [length],
+                                   steps=[1] * len(re.shape)) for v in (re, im)]
+            n = length
+        k = length // 2 + 1 if onesided else length
+        theta = 2 * np.pi * np.outer(np.arange(n), np.arange(k)) / length
+        c, sn = self.g.constant(np.cos(theta)), self.g.constant(np.sin(theta))
+        sign = 1.0 if inverse else -1.0  # e^(sign i theta)
+        lead = list(re.shape[:-1])
+        flat = [int(np.prod(lead)) if lead else 1, n]
+        mm = lambda v, m: self.g.matmul(self._reshape_to(node, v, flat), m)  # noqa: E731
+        yre, yim = mm(re, c), self.g.mul(mm(re, sn), self.g.constant(np.array(sign)))
+        if im is not None:
+            yre = self.g.sub(yre, self.g.mul(mm(im, sn), self.g.constant(np.array(sign))))
+            yim = self.g.add(yim, mm(im, c))
+        if inverse:
+            yre, yim = [self.g.div(v, self.g.constant(np.array(float(length)))) for v in (yre, yim)]
+        return [self._reshape_to(node, v, lead + [k]) for v in (yre, yim)]
+
+    def _split_complex(self, node, x):
+        """[..., 1 or 2] (real or complex) as f64 (re, im or None): [...]."""
+        shape = list(_static(node, x.shape, node.op_type))
+        comp, rank = shape[-1], len(shape)
+        if comp not in (1, 2):
+            raise UnsupportedError(node, f"a last dimension of {comp} (1: real, 2: complex)")
+        x = self.g.cast(x, np.float64) if _elt(x) != "f64" else x
+        parts = [self._reshape_to(node, self.g.slice(x, starts=[0] * (rank - 1) + [i],
+                                                     ends=[_END] * (rank - 1) + [i + 1],
+                                                     steps=[1] * rank), shape[:-1])
+                 for i in range(comp)]
+        return parts[0], parts[1] if comp == 2 else None
+
+    def _join_complex(self, node, re, im, dtype):
+        shape = list(re.shape) + [1]
+        y = self.g.concat(self._reshape_to(node, re, shape), self._reshape_to(node, im, shape),
+                          axis=len(shape) - 1)
+        return self.g.cast(y, dtype) if np.dtype(dtype) != np.float64 else y
+
+    def op_DFT(self, node, a):
+        x = self._x(node)
+        rank = len(x.shape)
+        axis = int(a.get("axis", 1))
+        axis = axis + rank if axis < 0 else axis
+        if not 0 < axis < rank - 1:
+            raise UnsupportedError(node, f"axis {a.get('axis', 1)} (a signal axis)")
+        inverse, onesided = int(a.get("inverse", 0)), int(a.get("onesided", 0))
+        if inverse and onesided:
+            raise UnsupportedError(node, "an inverse onesided DFT")
+        length = int(np.asarray(self.need_const(node, 1, "dft_length")).reshape(-1)[0]) \
+            if self._has(node, 1) else x.shape[axis]
+        perm = [i for i in range(rank - 1) if i != axis] + [axis, rank - 1]
+        re, im = self._split_complex(node, self.g.transpose(x, perm=perm))
+        if onesided and im is not None:
+            raise UnsupportedError(node, "a onesided DFT of a complex signal")
+        yre, yim = self._dft_last(node, re, im, length, inverse, onesided)
+        y = self._join_complex(node, yre, yim, _elt_np(x))
+        return self.g.transpose(y, perm=[perm.index(i) for i in range(rank)], name=node.name)
+
+    def op_STFT(self, node, a):
+        """Frames (a gather of a constant [frames, length] index) times the
+        window, then their onesided (default) DFT: [batch, frames, K, 2]."""
+        x = self._x(node)
+        shape = list(_static(node, x.shape, "STFT"))
+        step = int(np.asarray(self.need_const(node, 1, "frame_step")).reshape(-1)[0])
+        win = self._x(node, 2) if self._has(node, 2) else None
+        if self._has(node, 3):
+            length = int(np.asarray(self.need_const(node, 3, "frame_length")).reshape(-1)[0])
+        elif win is not None:
+            length = win.shape[0]
+        else:
+            raise UnsupportedError(node, "neither a window nor frame_length")
+        frames = (shape[1] - length) // step + 1
+        if frames < 1 or step < 1:
+            raise UnsupportedError(node, f"frame_step {step}, frame_length {length} for a "
+                                   f"signal of {shape[1]} (no frame)")
+        idx = (np.arange(frames)[:, None] * step + np.arange(length)[None, :]).astype(np.int64)
+        re, im = self._split_complex(node, x)  # [batch, n]
+        onesided = int(a.get("onesided", 1))
+        if onesided and im is not None:
+            raise UnsupportedError(node, "a onesided STFT of a complex signal")
+        fr = [None if v is None else self.g.gather(v, self.g.constant(idx), axis=1)
+              for v in (re, im)]
+        if win is not None:
+            w = self.g.cast(win, np.float64) if _elt(win) != "f64" else win
+            fr = [None if v is None else self.g.mul(v, w) for v in fr]
+        yre, yim = self._dft_last(node, fr[0], fr[1], length, False, onesided)
+        return self._join_complex(node, yre, yim, _elt_np(x))
+
+    # --- GridSample: gathers at computed pixel indices ---------------------
+
+    def _and(self, p, q):
+        return self.g.where(p, q, self._mask(False))
+
+    def _reflect(self, v, lo2, hi2):
+        """PyTorch's reflect_coordinates: v reflected into [lo2/2, hi2/2]."""
+        if lo2 == hi2:
+            return self.g.mul(v, self._k(v, 0.0))
+        mn, span = lo2 / 2, (hi2 - lo2) / 2
+        d = self.g.abs(self.g.sub(v, self._k(v, mn)))
+        flips = self._floor(None, self.g.div(d, self._k(v, span)))
+        extra = self.g.sub(d, self.g.mul(flips, self._k(v, span)))
+        odd = self.g.not_equal(self.g.sub(flips, self.g.mul(
+            self._floor(None, self.g.mul(flips, self._k(v, 0.5))), self._k(v, 2.0))),
+            self._k(v, 0.0))
+        return self.g.where(odd, self.g.add(self.g.sub(self._k(v, span), extra), self._k(v, mn)),
+                            self.g.add(extra, self._k(v, mn)))
+
+    def _grid_pad(self, v, size, padding, align):
+        """A source coordinate under padding_mode border/reflection (zeros: as is)."""
+        if padding == "zeros":
+            return v
+        if padding == "reflection":
+            v = self._reflect(v, 0, 2 * (size - 1)) if align else \
+                self._reflect(v, -1, 2 * size - 1)
+        return self.g.min(self.g.max(v, self._k(v, 0.0)), self._k(v, float(size - 1)))
+
+    def op_GridSample(self, node, a):
+        """As PyTorch's grid_sample (which ONNX's opset 16 follows): each
+        tap is a Gather of rows of the input as [N*H*W, C] at the computed
+        (clamped) pixel index, zero where the tap is outside (zeros
+        padding), weighted (bilinear, bicubic with A = -0.75, or nearest
+        rounding half to even) and summed."""
+        x, grid = self._x(node, 0), self._x(node, 1)
+        strs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in a.items()}
+        mode, padding = strs.get("mode", "bilinear"), strs.get("padding_mode", "zeros")
+        align = int(a.get("align_corners", 0))
+        if len(x.shape) != 4:
+            raise UnsupportedError(node, f"a {len(x.shape)}-D input (4-D only)")
+        if mode not in ("bilinear", "nearest", "bicubic"):
+            raise UnsupportedError(node, f"mode '{mode}'")
+        if padding not in ("zeros", "border", "reflection"):
+            raise UnsupportedError(node, f"padding_mode '{padding}'")
+        if _elt(x) not in ("f32", "f64") or _elt(grid) != _elt(x):
+            raise UnsupportedError(node, f"types {_elt(x)}, {_elt(grid)} (f32 or f64, alike)")
+        nb, c, h, w = _static(node, x.shape, "GridSample")
+        if h * w >= 1 << 24:  # the in-plane index is computed in x's float type
+            raise UnsupportedError(node, f"a {h}x{w} plane (at most 2^24 cells)")
+        _, ho, wo, _ = _static(node, grid.shape, "GridSample")
+        rows = self._reshape_to(node, self.g.transpose(x, perm=[0, 2, 3, 1]), [nb * h * w, c])
+        base = self.g.constant((np.arange(nb) * h * w).reshape(nb, 1, 1).astype(np.int64))
+
+        def coord(i, size):
+            g = self._reshape_to(node, self.g.slice(grid, starts=[0, 0, 0, i],
+                                                    ends=[_END, _END, _END, i + 1],
+                                                    steps=[1] * 4), [nb, ho, wo])
+            g1 = self.g.add(g, self._k(g, 1.0))
+            return self.g.mul(g1, self._k(g, (size - 1) / 2)) if align else \
+                self.g.div(self.g.sub(self.g.mul(g1, self._k(g, float(size))), self._k(g, 1.0)),
+                           self._k(g, 2.0))
+
+        def tap(yi, xi):
+            """The input at integer-valued coordinates: [nb, ho, wo, c]."""
+            if padding != "zeros" and mode == "bicubic":
+                yi, xi = self._grid_pad(yi, h, padding, align), self._grid_pad(xi, w, padding, align)
+            inside = self._and(self._and(self.g.greater_equal(xi, self._k(xi, 0.0)),
+                                         self.g.less_equal(xi, self._k(xi, float(w - 1)))),
+                               self._and(self.g.greater_equal(yi, self._k(yi, 0.0)),
+                                         self.g.less_equal(yi, self._k(yi, float(h - 1)))))
+            xc = self.g.min(self.g.max(xi, self._k(xi, 0.0)), self._k(xi, float(w - 1)))
+            yc = self.g.min(self.g.max(yi, self._k(yi, 0.0)), self._k(yi, float(h - 1)))
+            flat = self.g.add(self.g.cast(self.g.add(self.g.mul(yc, self._k(yc, float(w))), xc),
+                                          np.int64), base)
+            v = self.g.gather(rows, self._reshape_to(node, flat, [nb * ho * wo]), axis=0)
+            v = self._reshape_to(node, v, [nb, ho, wo, c])
+            inside = self._reshape_to(node, inside, [nb, ho, wo, 1])
+            return self.g.where(inside, v, self._k(v, 0.0))
+
+        def wt(v):
+            return self._reshape_to(node, v, [nb, ho, wo, 1])
+
+        ix, iy = coord(0, w), coord(1, h)
+        if mode != "bicubic":
+            ix, iy = self._grid_pad(ix, w, padding, align), self._grid_pad(iy, h, padding, align)
+        if mode == "nearest":
+            y = tap(self._round_even(node, iy), self._round_even(node, ix))
+        else:
+            x0, y0 = self._floor(node, ix), self._floor(node, iy)
+            tx, ty = self.g.sub(ix, x0), self.g.sub(iy, y0)
+            one = self._k(tx, 1.0)
+            if mode == "bilinear":
+                cx, cy = [self.g.sub(one, tx), tx], [self.g.sub(one, ty), ty]
+                offs = [0, 1]
+            else:
+                A = -0.75
+
+                def cub1(t):  # |t| <= 1
+                    return self.g.add(self.g.mul(self.g.mul(self.g.sub(
+                        self.g.mul(self._k(t, A + 2), t), self._k(t, A + 3)), t), t), one)
+
+                def cub2(t):  # 1 < |t| < 2
+                    p = self.g.add(self.g.mul(self.g.sub(self.g.mul(self._k(t, A), t),
+                                                         self._k(t, 5 * A)), t), self._k(t, 8 * A))
+                    return self.g.sub(self.g.mul(p, t), self._k(t, 4 * A))
+
+                cx = [cub2(self.g.add(tx, one)), cub1(tx), cub1(self.g.sub(one, tx)),
+                      cub2(self.g.sub(self._k(tx, 2.0), tx))]
+                cy = [cub2(self.g.add(ty, one)), cub1(ty), cub1(self.g.sub(one, ty)),
+                      cub2(self.g.sub(self._k(ty, 2.0), ty))]
+                offs = [-1, 0, 1, 2]
+            y = None
+            for j, oy in enumerate(offs):
+                for i, ox in enumerate(offs):
+                    t = tap(self.g.add(y0, self._k(y0, float(oy))),
+                            self.g.add(x0, self._k(x0, float(ox))))
+                    t = self.g.mul(t, wt(self.g.mul(cy[j], cx[i])))
+                    y = t if y is None else self.g.add(y, t)
+        return self.g.transpose(y, perm=[0, 3, 1, 2], name=node.name)
+
+    def op_MaxUnpool(self, node, a):
+        """Zeros of the output shape with X written at its flat indices I
+        (as MaxPool's Indices: (n * C + c) * prod(spatial) + spatial index):
+        per (n, c) plane a compare of I with the plane's cell numbers and a
+        max over the hits (cells two windows both chose hold one value, as
+        MaxPool gives), zero where none."""
+        x, idx = self._x(node, 0), self._x(node, 1)
+        shape = list(_static(node, x.shape, "MaxUnpool"))
+        n = len(shape) - 2
+        k = [int(v) for v in a["kernel_shape"]]
+        st = [int(v) for v in a.get("strides", [1] * n)]
+        pads = [int(v) for v in a.get("pads", [0] * (2 * n))]
+        # the indices address the inferred shape; an output_shape pads it at
+        # the end (ONNX's case and onnxruntime)
+        inferred = shape[:2] + [(shape[2 + i] - 1) * st[i] - pads[i] - pads[i + n] + k[i]
+                                for i in range(n)]
+        out = [int(v) for v in self.need_const(node, 2, "output_shape")] \
+            if self._has(node, 2) else inferred
+        if out[:2] != shape[:2] or len(out) != len(shape) or \
+                any(o < i for o, i in zip(out, inferred)):
+            raise UnsupportedError(node, f"output_shape {out} for an input of {shape} "
+                                   f"(at least {inferred})")
+        nb, c, m = shape[0], shape[1], int(np.prod(shape[2:]))
+        plane = int(np.prod(inferred[2:]))
+        if m * plane > (1 << 24):
+            raise UnsupportedError(node, f"a {m}-cell input unpooled to {plane} cells (the "
+                                   "compare is m x plane per channel: at most 2^24)")
+        xi = self._reshape_to(node, x, [nb, c, m, 1])
+        ii = self._reshape_to(node, self.g.cast(idx, np.int64) if _elt(idx) != "i64" else idx,
+                              [nb, c, m, 1])
+        cells = (np.arange(nb * c, dtype=np.int64).reshape(nb, c, 1, 1) * plane +
+                 np.arange(plane, dtype=np.int64).reshape(1, 1, 1, plane))
+        hit = self.g.equal(ii, self.g.constant(cells))
+        dt = _elt_np(x)
+        low = self.g.constant(np.array(-np.inf if dt.kind == "f" else np.iinfo(dt).min, dt))
+        best = self.g.reduce_max(self.g.where(hit, xi, low), axes=[2], keepdims=False)
+        one, zero = self.g.constant(np.array(1, np.int32)), self.g.constant(np.array(0, np.int32))
+        any_hit = self.g.greater(self.g.reduce_sum(self.g.where(hit, one, zero), axes=[2],
+                                                   keepdims=False), zero)
+        y = self._reshape_to(node, self.g.where(any_hit, best, self._k(x, 0)), inferred)
+        if out != inferred:
+            y = self.g.pad(y, pads=[0] * len(out) + [o - i for o, i in zip(out, inferred)],
+                           value=0.0)
+        return y
+
+    def _scatter_nd_mul(self, node, data, hit, ue, m, flat, rest):
+        """ScatterND reduction 'mul': data times the product of the updates
+        hitting each cell (a fold over the m updates; at most 64)."""
+        if m > 64:
+            raise UnsupportedError(node, f"reduction 'mul' with {m} updates (at most 64)")
+        f = self.g.where(hit, ue, self._k(data, 1))  # [m, flat, rest...]
+        r = 2 + len(rest)
+        prod = None
+        for i in range(m):
+            part = self.g.slice(f, starts=[i] + [0] * (r - 1), ends=[i + 1] + [_END] * (r - 1),
+                                steps=[1] * r)
+            prod = part if prod is None else self.g.mul(prod, part)
+        df = self._reshape_to(node, data, [1, flat] + rest)
+        return self._reshape_to(node, self.g.mul(df, prod, name=node.name), list(data.shape))
+
+    def op_TfIdfVectorizer(self, node, a):
+        """Counts of the pool's n-grams in each row, as onnxruntime counts
+        them: an n-gram (min_gram_length <= n <= max_gram_length) once per
+        start and per distance 1..max_skip_count + 1 between its items, a
+        unigram once per position; then TF (the count), IDF (weight where
+        the count > 0) or TFIDF (count * weight). Each is a sum of ANDed
+        compares of shifted slices with the pool's constants."""
+        if "pool_strings" in a:
+            raise UnsupportedError(node, "pool_strings (string n-grams)")
+        x = self._x(node)
+        rank = len(x.shape)
+        if rank not in (1, 2) or _elt(x) not in ("i32", "i64"):
+            raise UnsupportedError(node, f"a {rank}-D {_elt(x)} input (1-D or 2-D int32/int64)")
+        x2 = x if rank == 2 else self._reshape_to(node, x, [1, x.shape[0]])
+        nb, length = _static(node, x2.shape, "TfIdfVectorizer")
+        mode = a.get("mode", b"TF")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if mode not in ("TF", "IDF", "TFIDF"):
+            raise UnsupportedError(node, f"mode '{mode}'")
+        lo, hi = int(a["min_gram_length"]), int(a["max_gram_length"])
+        skips = int(a["max_skip_count"])
+        pool, starts = list(a["pool_int64s"]), list(a["ngram_counts"]) + [len(a["pool_int64s"])]
+        out_idx = list(a["ngram_indexes"])
+        weights = list(a.get("weights", [1.0] * len(out_idx)))
+        grams = [tuple(pool[p:p + n + 1]) for n in range(len(starts) - 1)
+                 for p in range(starts[n], starts[n + 1], n + 1)]
+        if len(grams) != len(out_idx):
+            raise UnsupportedError(node, f"{len(grams)} n-grams but {len(out_idx)} ngram_indexes")
+        one, zero = self.g.constant(np.array(1.0, np.float32)), \
+            self.g.constant(np.array(0.0, np.float32))
+        cols = {}
+        for gi, gram in enumerate(grams):
+            n = len(gram)
+            if not lo <= n <= hi:
+                continue
+            count = None
+            for dist in range(1, (skips + 2) if n > 1 else 2):
+                span = (n - 1) * dist
+                if span >= length:
+                    break
+                hit = None
+                for j, item in enumerate(gram):
+                    sl = self.g.slice(x2, starts=[0, j * dist], ends=[_END, j * dist + length - span],
+                                      steps=[1, 1])
+                    eq = self.g.equal(sl, self.g.constant(np.array(item, _elt_np(x))))
+                    hit = eq if hit is None else self._and(hit, eq)
+                c = self.g.reduce_sum(self.g.where(hit, one, zero), axes=[1], keepdims=True)
+                count = c if count is None else self.g.add(count, c)
+            if count is None:
+                continue
+            w = self.g.constant(np.array(weights[gi], np.float32))
+            if mode == "IDF":
+                count = self.g.where(self.g.greater(count, zero), w, zero)
+            elif mode == "TFIDF":
+                count = self.g.mul(count, w)
+            cols[out_idx[gi]] = count
+        size = max(out_idx) + 1
+        zcol = self.g.constant(np.zeros((nb, 1), np.float32))
+        y = self.g.concat(*[cols.get(i, zcol) for i in range(size)], axis=1) if size > 1 else \
+            cols.get(0, zcol)
+        return y if rank == 2 else self._reshape_to(node, y, [size])
+
+    def op_RoiAlign(self, node, a):
+        """As onnxruntime and torchvision's roi_align (avg mode, a fixed
+        sampling_ratio): per roi, bin and sample, the bilinear value of the
+        four neighbours (Gathers of the input's rows at computed indices),
+        zero outside [-1, H] x [-1, W], averaged over the bin's samples."""
+        x, rois, bidx = self._x(node, 0), self._x(node, 1), self._x(node, 2)
+        strs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in a.items()}
+        mode = strs.get("mode", "avg")
+        ctm = strs.get("coordinate_transformation_mode", "half_pixel")
+        sr = int(a.get("sampling_ratio", 0))
+        oh, ow = int(a.get("output_height", 1)), int(a.get("output_width", 1))
+        scale = float(a.get("spatial_scale", 1.0))
+        if mode != "avg":
+            raise UnsupportedError(node, f"mode '{mode}' (avg only)")
+        if sr <= 0:
+            raise UnsupportedError(node, "sampling_ratio 0 (adaptive: the number of samples "
+                                   "depends on the rois' values)")
+        if ctm not in ("half_pixel", "output_half_pixel"):
+            raise UnsupportedError(node, f"coordinate_transformation_mode '{ctm}'")
+        if _elt(x) != "f32" or _elt(rois) != "f32":
+            raise UnsupportedError(node, "input or rois not float32")
+        nb, c, h, w = _static(node, x.shape, "RoiAlign")
+        nr = _static(node, rois.shape, "RoiAlign")[0]
+        rows = self._reshape_to(node, self.g.transpose(x, perm=[0, 2, 3, 1]), [nb * h * w, c])
+        off = 0.5 if ctm == "half_pixel" else 0.0
+
+        def axis(k, size, n_out):
+            """Per roi, output cell and sample along one axis: (low, high,
+            weight of high, valid), each [R, n_out * sr]."""
+            lo = self.g.slice(rois, starts=[0, k], ends=[_END, k + 1], steps=[1, 1])
+            hi = self.g.slice(rois, starts=[0, k + 2], ends=[_END, k + 3], steps=[1, 1])
+            lo = self.g.sub(self.g.mul(lo, self._k(lo, scale)), self._k(lo, off))
+            ext = self.g.sub(self.g.sub(self.g.mul(hi, self._k(hi, scale)), self._k(hi, off)), lo)
+            if ctm == "output_half_pixel":
+                ext = self.g.max(ext, self._k(ext, 1.0))
+            binsz = self.g.div(ext, self._k(ext, float(n_out)))  # [R, 1]
+            frac = self.g.constant((np.arange(n_out)[:, None] + (np.arange(sr)[None, :] + 0.5) / sr)
+                                   .reshape(1, n_out * sr).astype(np.float32))
+            v = self.g.add(lo, self.g.mul(binsz, frac))  # [R, n_out * sr]
+            valid = self._and(self.g.greater_equal(v, self._k(v, -1.0)),
+                              self.g.less_equal(v, self._k(v, float(size))))
+            v = self.g.max(v, self._k(v, 0.0))
+            low = self._floor(node, v)
+            top = self.g.greater_equal(low, self._k(low, float(size - 1)))
+            low = self.g.where(top, self._k(low, float(size - 1)), low)
+            v = self.g.where(top, low, v)
+            high = self.g.where(top, low, self.g.add(low, self._k(low, 1.0)))
+            return low, high, self.g.sub(v, low), valid
+
+        yl, yh, ly, yv = axis(1, h, oh)
+        xl, xh, lx, xv = axis(0, w, ow)
+        p, q = oh * sr, ow * sr
+        col = lambda v: self._reshape_to(node, v, [nr, p, 1])  # noqa: E731
+        row = lambda v: self._reshape_to(node, v, [nr, 1, q])  # noqa: E731
+        if h * w >= 1 << 24:  # the in-plane index is computed in float32
+            raise UnsupportedError(node, f"a {h}x{w} plane (at most 2^24 cells)")
+        bi = self.g.cast(bidx, np.int64) if _elt(bidx) != "i64" else bidx
+        base = self.g.mul(self._reshape_to(node, bi, [nr, 1, 1]),
+                          self.g.constant(np.array(h * w, np.int64)))
+        one = self._k(ly, 1.0)
+        y = None
+        for yi, wy in ((yl, self.g.sub(one, ly)), (yh, ly)):
+            for xi, wx in ((xl, self.g.sub(one, lx)), (xh, lx)):
+                flat = self.g.add(self.g.mul(col(yi), self._k(yi, float(w))), row(xi))
+                idx = self._reshape_to(node, self.g.add(self.g.cast(flat, np.int64), base),
+                                       [nr * p * q])
+                v = self._reshape_to(node, self.g.gather(rows, idx, axis=0), [nr, p, q, c])
+                wt = self._reshape_to(node, self.g.mul(col(wy), row(wx)), [nr, p, q, 1])
+                v = self.g.mul(v, wt)
+                y = v if y is None else self.g.add(y, v)
+        valid = self._reshape_to(node, self._and(col(yv), row(xv)), [nr, p, q, 1])
+        y = self.g.where(valid, y, self._k(y, 0.0))
+        y = self.g.reduce_mean(self._reshape_to(node, y, [nr, oh, sr, ow, sr, c]), axes=[2, 4],
+                               keepdims=False)
+        return self.g.transpose(y, perm=[0, 3, 1, 2], name=node.name)
+
+    # --- 3-D convolutions: a sum over the kernel's depth of 2-D ones ----------
+
+    def _conv3d(self, node, a):
+        """Conv 3-D: depth folded into the batch, one 2-D conv per kernel
+        depth tap on the strided depth slice it reads, summed."""
+        x, w = self._x(node, 0), self._x(node, 1)
+        k = [int(v) for v in a.get("kernel_shape", w.shape[2:])]
+        strides, dil, pads = self._spatial(node, a, x, k)
+        nb, c, d, h, wd = _static(node, x.shape, "3-D convolution")
+        m, cg = w.shape[0], w.shape[1]
+        if pads[0] or pads[3]:
+            x = self.g.pad(x, pads=[0, 0, pads[0], 0, 0, 0, 0, pads[3], 0, 0], value=0.0)
+        do = (d + pads[0] + pads[3] - (k[0] - 1) * dil[0] - 1) // strides[0] + 1
+        xt = self.g.transpose(x, perm=[0, 2, 1, 3, 4])  # [N, D, C, H, W]
+        acc = None
+        for t in range(k[0]):
+            xs = self.g.slice(xt, starts=[0, t * dil[0], 0, 0, 0],
+                              ends=[_END, t * dil[0] + (do - 1) * strides[0] + 1, _END, _END, _END],
+                              steps=[1, strides[0], 1, 1, 1])
+            ws = self.g.slice(w, starts=[0, 0, t, 0, 0], ends=[_END, _END, t + 1, _END, _END],
+                              steps=[1] * 5)
+            y = self.g.op("dlg.conv2d", self._reshape_to(node, xs, [nb * do, c, h, wd]),
+                          self._reshape_to(node, ws, [m, cg] + k[1:]), strides=strides[1:],
+                          padding=[pads[1], pads[2], pads[4], pads[5]], dilations=dil[1:],
+                          groups=int(a.get("group", 1)))
+            acc = y if acc is None else self.g.add(acc, y)
+        y = self._reshape_to(node, acc, [nb, do, m] + list(acc.shape[2:]))
+        y = self.g.transpose(y, perm=[0, 2, 1, 3, 4], name=node.name)
+        if self._has(node, 2):
+            y = self.g.add(y, self._reshape_to(node, self._x(node, 2), [m, 1, 1, 1]))
+        return y
+
+    def _conv_transpose3d(self, node, a):
+        """ConvTranspose 3-D: depth folded into the batch, one 2-D
+        ConvTranspose per kernel depth tap, each placed at depth
+        i * stride + tap * dilation of the full output and summed; then the
+        depth pads cropped (a negative pad: zeros added)."""
+        x, w = self._x(node, 0), self._x(node, 1)
+        nb, c, d, h, wd = _static(node, x.shape, "3-D ConvTranspose")
+        cin, cout_g = w.shape[0], w.shape[1]
+        g = int(a.get("group", 1))
+        k = [int(v) for v in a.get("kernel_shape", w.shape[2:])]
+        s = [int(v) for v in a.get("strides", [1] * 3)]
+        dl = [int(v) for v in a.get("dilations", [1] * 3)]
+        op = [int(v) for v in a.get("output_padding", [0] * 3)]
+        pads = self._conv_transpose_pads(node, a, [d, h, wd], k, s, dl, op)
+        a2 = {"kernel_shape": k[1:], "strides": s[1:], "dilations": dl[1:],
+              "output_padding": op[1:], "pads": [pads[1], pads[2], pads[4], pads[5]], "group": g}
+        xf = self._reshape_to(node, self.g.transpose(x, perm=[0, 2, 1, 3, 4]), [nb * d, c, h, wd])
+        full = (d - 1) * s[0] + (k[0] - 1) * dl[0] + 1 + op[0]
+        span = (d - 1) * s[0] + 1
+        acc = None
+        for t in range(k[0]):
+            wt = self.g.slice(w, starts=[0, 0, t, 0, 0], ends=[_END, _END, t + 1, _END, _END],
+                              steps=[1] * 5)
+            z = self._run_on(self.op_ConvTranspose, node, a2,
+                             [xf, self._reshape_to(node, wt, [cin, cout_g] + k[1:])],
+                             "ConvTranspose")
+            ho, wo = z.shape[2], z.shape[3]
+            r = cout_g * g * ho * wo
+            z = self._reshape_to(node, z, [nb, d, 1, r])
+            if s[0] > 1:  # zeros between the depth cells
+                z = self.g.pad(z, pads=[0, 0, 0, 0, 0, 0, s[0] - 1, 0], value=0.0)
+                z = self.g.slice(self._reshape_to(node, z, [nb, d * s[0], r]), starts=[0, 0, 0],
+                                 ends=[_END, span, _END], steps=[1, 1, 1])
+            else:
+                z = self._reshape_to(node, z, [nb, d, r])
+            z = self.g.pad(z, pads=[0, t * dl[0], 0, 0, full - span - t * dl[0], 0], value=0.0)
+            acc = z if acc is None else self.g.add(acc, z)
+        lo, hi = pads[0], pads[3]
+        if lo > 0 or hi > 0:
+            acc = self.g.slice(acc, starts=[0, max(lo, 0), 0], ends=[_END, full - max(hi, 0), _END],
+                               steps=[1, 1, 1])
+        if lo < 0 or hi < 0:
+            acc = self.g.pad(acc, pads=[0, max(-lo, 0), 0, 0, max(-hi, 0), 0], value=0.0)
+        do = full - lo - hi
+        y = self._reshape_to(node, acc, [nb, do, cout_g * g, ho, wo])
+        y = self.g.transpose(y, perm=[0, 2, 1, 3, 4], name=node.name)
+        if self._has(node, 2):
+            y = self.g.add(y, self._reshape_to(node, self._x(node, 2), [cout_g * g, 1, 1, 1]))
+        return y
+
+    # --- pooling as a reduction over strided slices ------------------------
+
+    def _by_slices(self, node, a):
+        """Pooling dlg's 2-D pools do not cover: 3-D, dilated, MaxPool's Indices."""
+        k = a.get("kernel_shape", [])
+        return len(k) == 3 or any(int(d) != 1 for d in a.get("dilations", [])) or \
+            (node.op_type == "MaxPool" and len(node.output) > 1 and bool(node.output[1]))
+
+    def _pool_slices(self, node, a, kind):
+        """N-D max/average pooling as an elementwise max/sum over one strided
+        slice of the (padded) input per kernel offset: masks and counts of
+        which cells are inside the input are constants of the static shapes.
+        MaxPool's Indices: the flat index of the first maximum in window
+        order, (n * C + c) * prod(spatial) + the spatial index in row-major
+        order (storage_order 0) or column-major (1), as ONNX and
+        onnxruntime define it."""
+        x = self._x(node)
+        k = [int(v) for v in a["kernel_shape"]]
+        n = len(k)
+        if len(x.shape) != n + 2:
+            raise UnsupportedError(node, f"a {len(x.shape)}-D input for a {n}-D kernel")
+        size = list(_static(node, x.shape[2:], "pooling"))
+        strides, dil, pads = self._spatial(node, a, x, k)
+        order = int(a.get("storage_order", 0))
+        if order not in (0, 1):
+            raise UnsupportedError(node, f"storage_order {order}")
+        include_pad = bool(a.get("count_include_pad", 0))
+        outs, ends = [], []
+        for i in range(n):
+            span = size[i] + pads[i] + pads[i + n] - ((k[i] - 1) * dil[i] + 1)
+            o = (-(-span // strides[i]) if a.get("ceil_mode", 0) else span // strides[i]) + 1
+            if a.get("ceil_mode", 0) and (o - 1) * strides[i] >= size[i] + pads[i]:
+                o -= 1  # a last window starting in the end padding is dropped
+            outs.append(o)
+            # end padding the last window needs (ceil_mode's extra cells too)
+            ends.append(max(pads[i + n], (o - 1) * strides[i] + (k[i] - 1) * dil[i] + 1
+                            - size[i] - pads[i]))
+        xp = self.g.pad(x, pads=[0, 0] + pads[:n] + [0, 0] + ends, value=0.0) \
+            if any(pads[:n]) or any(ends) else x
+        idx_dims = list(reversed(range(n))) if order else list(range(n))
+        place = [1] * n  # the spatial index's stride per dim
+        for j in range(len(idx_dims) - 2, -1, -1):
+            place[idx_dims[j]] = place[idx_dims[j + 1]] * size[idx_dims[j + 1]]
+        dt = _elt_np(x)
+        low = -np.inf if dt.kind == "f" else np.iinfo(dt).min
+        best = idx = total = None
+        count = np.zeros(outs)
+        for off in np.ndindex(*k):
+            starts = [0, 0] + [off[i] * dil[i] for i in range(n)]
+            stops = [_END, _END] + [off[i] * dil[i] + (outs[i] - 1) * strides[i] + 1
+                                    for i in range(n)]
+            v = self.g.slice(xp, starts=starts, ends=stops, steps=[1, 1] + strides)
+            pos = [np.arange(outs[i]) * strides[i] + off[i] * dil[i] - pads[i] for i in range(n)]
+            grids = np.meshgrid(*pos, indexing="ij")
+            inside = np.ones(outs, bool)
+            padded = np.ones(outs, bool)
+            for i, gi in enumerate(grids):
+                inside &= (gi >= 0) & (gi < size[i])
+                padded &= (gi >= -pads[i]) & (gi < size[i] + pads[i + n])
+            count += inside if kind == "max" or not include_pad else padded
+            if kind == "avg":
+                total = v if total is None else self.g.add(total, v)
+                continue
+            mask = self.g.constant(inside.reshape([1, 1] + outs))
+            if not inside.all():
+                v = self.g.where(mask, v, self.g.constant(np.array(low, dt)))
+            if best is None:
+                best, idx = v, self.g.constant(np.where(
+                    inside, sum(g * p for g, p in zip(grids, place)), -1)
+                    .reshape([1, 1] + outs).astype(np.int64))
+                continue
+            here = self.g.constant((sum(g * p for g, p in zip(grids, place)))
+                                   .reshape([1, 1] + outs).astype(np.int64))
+            # the first maximum: strictly greater, or the first cell inside
+            better = self.g.where(self.g.greater(v, best), self._mask(True),
+                                  self.g.less(idx, self._k(idx, 0)))
+            better = self.g.where(mask, better, self._mask(False))
+            idx = self.g.where(better, here, idx)
+            best = self.g.where(better, v, best)
+        if kind == "avg":
+            if (count == 0).any():
+                raise UnsupportedError(node, "a window of padding only")
+            y = self.g.div(total, self.g.constant(count.reshape([1, 1] + outs).astype(dt)),
+                           name=node.name)
+            return y
+        res = [best]
+        if len(node.output) > 1 and node.output[1]:
+            nb, c = x.shape[0], x.shape[1]
+            base = (np.arange(nb * c, dtype=np.int64) * int(np.prod(size))).reshape(
+                [nb, c] + [1] * n)
+            res.append(self.g.add(idx, self.g.constant(base)))
+        return res
+
+    # --- quantization (uint8 held widened, int8 native) --------------------
+    # Composed in float: integer operands are exact in f32 (|v| < 2^24) and
+    # the integer products' sums exact in f64 (< 2^53); rounding is half to
+    # even and the result saturates to the type's range, as ONNX defines.
+
+    _QRANGE = {2: (0, 255), 3: (-128, 127)}
+
+    def _q_elem(self, node, i):
+        """The quantized type (UINT8 or INT8) of input i (a zero point or
+        quantized tensor); an absent zero point means UINT8."""
+        if not self._has(node, i):
+            return 2
+        e = self._elem(node.input[i])
+        if e is None:
+            e = 3 if _elt(self._x(node, i)) == "i8" else None
+        if e not in self._QRANGE:
+            v = self.vals[node.input[i]]
+            t = _type_name(e) if e else (str(v.dtype) if isinstance(v, np.ndarray) else _elt(v))
+            raise UnsupportedError(node, f"input '{node.input[i]}' of type {t} "
+                                   "(uint8 and int8 only)")
+        return e
+
+    def _as(self, node, i, dtype, default=0.0):
+        """Input i's numbers in float `dtype` (absent: `default`)."""
+        if not self._has(node, i):
+            return self.g.constant(np.array(default, dtype))
+        c = self.const(node.input[i])
+        if c is not None:
+            return self.g.constant(c.astype(dtype))
+        x = self._x(node, i)
+        return x if _elt_np(x) == np.dtype(dtype) else self.g.cast(x, dtype)
+
+    def _per_axis(self, node, v, rank, axis):
+        """A scale or zero point: a 1-D one (of more than one) along `axis`."""
+        if len(v.shape) == 1 and v.shape[0] != 1 and rank > 1:
+            shape = [1] * rank
+            shape[axis % rank] = v.shape[0]
+            return self._reshape_to(node, v, shape)
+        if len(v.shape) > 1:
+            raise UnsupportedError(node, f"a scale or zero point of shape {list(v.shape)} "
+                                   "(a scalar or 1-D per axis only)")
+        return v
+
+    def _saturate(self, node, q, elem, out=0):
+        """Rounded-to-integer floats q clamped to elem's range, in its storage."""
+        lo, hi = self._QRANGE[elem]
+        q = self.g.min(self.g.max(q, self._k(q, lo)), self._k(q, hi))
+        if elem == 3:
+            return self.g.cast(q, np.int8)
+        self.wide[node.output[out]] = elem
+        return self.g.cast(q, np.int32)
+
+    def op_QuantizeLinear(self, node, a):
+        x = self._x(node)
+        if _elt(x) not in ("f32", "f16", "f64"):
+            raise UnsupportedError(node, f"input of type {_elt(x)} (float only)")
+        elem, axis, rank = self._q_elem(node, 2), int(a.get("axis", 1)), len(x.shape)
+        x = x if _elt(x) == "f32" else self.g.cast(x, np.float32)
+        scale = self._per_axis(node, self._as(node, 1, np.float32), rank, axis)
+        zp = self._per_axis(node, self._as(node, 2, np.float32), rank, axis)
+        q = self.g.add(self._round_even(node, self.g.div(x, scale)), zp)
+        return self._saturate(node, q, elem)
+
+    def op_DequantizeLinear(self, node, a):
+        x = self._x(node)
+        if self._elem(node.input[0]) is None and _elt(x) not in ("i8", "i32"):
+            raise UnsupportedError(node, f"input of type {_elt(x)} (uint8, int8, int32)")
+        axis, rank = int(a.get("axis", 1)), len(x.shape)
+        scale = self._per_axis(node, self._as(node, 1, np.float32), rank, axis)
+        zp = self._per_axis(node, self._as(node, 2, np.float32), rank, axis)
+        # int32 (exact below 2^24 in f32): through f64 then the product in f32
+        xf = self.g.cast(self.g.sub(self.g.cast(x, np.float64), self.g.cast(zp, np.float64)),
+                         np.float32)
+        return self.g.mul(xf, scale, name=node.name)
+
+    def op_DynamicQuantizeLinear(self, node, a):
+        """scale = (max(0, max x) - min(0, min x)) / 255, zero point =
+        saturate(round(-min / scale)), y = saturate(round(x / scale) + zp)."""
+        x = self._x(node)
+        if _elt(x) != "f32":
+            raise UnsupportedError(node, f"input of type {_elt(x)} (float32 only)")
+        axes = list(range(len(x.shape)))
+        zero = self._k(x, 0.0)
+        mn = self.g.min(self.g.reduce_min(x, axes=axes, keepdims=False), zero)
+        mx = self.g.max(self.g.reduce_max(x, axes=axes, keepdims=False), zero)
+        scale = self.g.div(self.g.sub(mx, mn), self._k(x, 255.0))
+        zpf = self.g.min(self.g.max(self._round_even(node, self.g.div(self.g.sub(zero, mn),
+                                                                       scale)), zero),
+                         self._k(x, 255.0))
+        y = self._saturate(node, self.g.add(self._round_even(node, self.g.div(x, scale)), zpf), 2)
+        return [y, scale, self._saturate(node, zpf, 2, out=2)]
+
+    def _int_operand(self, node, i, zp_i, zp_axis):
+        """Quantized input i minus its zero point (input zp_i, 1-D along
+        zp_axis of the operand when more than one), exact, in f64."""
+        self._q_elem(node, i)
+        if self._has(node, zp_i):
+            self._q_elem(node, zp_i)
+        v = self._as(node, i, np.float64)
+        zp = self._as(node, zp_i, np.float64)
+        if len(zp.shape) == 1 and zp.shape[0] != 1:
+            shape = [1] * len(v.shape)
+            shape[zp_axis % len(v.shape)] = zp.shape[0]
+            zp = self._reshape_to(node, zp, shape)
+        return self.g.sub(v, zp)
+
+    def _conv_f64(self, node, a, x, w, bias=None):
+        """Conv (with node's attributes) of f64 operands x and w."""
+        return self._run_on(self.op_Conv, node, a, [x, w] + ([bias] if bias is not None else []),
+                            "Conv")
+
+    def _run_on(self, fn, node, a, operands, op_type):
+        """fn on a copy of `node` (op type op_type, attributes a) whose
+        inputs are the Values `operands` (under names of their own)."""
+        c = _onnx.NodeProto()
+        c.CopyFrom(node)
+        c.op_type = op_type
+        del c.input[:]
+        names = [f"{node.output[0]}#operand{i}" for i in range(len(operands))]
+        c.input.extend(names)
+        self.vals.update(zip(names, operands))
+        try:
+            return fn(c, a)
+        finally:
+            for k in names:
+                self.vals.pop(k, None)
+
+    def op_MatMulInteger(self, node, a):
+        """(A - a_zp) @ (B - b_zp) in int32 (a_zp per row of A, b_zp per
+        column of B when 1-D), summed exactly in f64."""
+        acc = self.g.matmul(self._int_operand(node, 0, 2, -2), self._int_operand(node, 1, 3, -1))
+        return self.g.cast(acc, np.int32, name=node.name)
+
+    def op_ConvInteger(self, node, a):
+        """Conv of x - x_zp and w - w_zp (per output channel when 1-D): the
+        padding is the zero point, so zero after the subtraction."""
+        x = self._int_operand(node, 0, 2, 1)
+        w = self._int_operand(node, 1, 3, 0)
+        return self.g.cast(self._conv_f64(node, a, x, w), np.int32, name=node.name)
+
+    def _requantize(self, node, acc, scale, y_scale_i, y_zp_i, rank):
+        """saturate(round(acc * scale / y_scale) + y_zp) of f64 acc."""
+        elem = self._q_elem(node, y_zp_i)
+        ys = self._as(node, y_scale_i, np.float64)
+        yzp = self._as(node, y_zp_i, np.float64)
+        if len(ys.shape) > 1 or len(yzp.shape) > 1 or \
+                any(len(v.shape) == 1 and v.shape[0] != 1 for v in (ys, yzp)):
+            raise UnsupportedError(node, "a per-axis output scale or zero point")
+        r = self.g.div(self.g.mul(acc, scale), ys)
+        return self._saturate(node, self.g.add(self._round_even(node, r), yzp), elem)
+
+    def op_QLinearMatMul(self, node, a):
+        x = self._int_operand(node, 0, 2, -2)
+        w = self._int_operand(node, 3, 5, -1)
+        sa, sb = self._as(node, 1, np.float64), self._as(node, 4, np.float64)
+        if len(sa.shape) == 1 and sa.shape[0] != 1:
+            sa = self._reshape_to(node, sa, [sa.shape[0], 1])
+        acc = self.g.matmul(x, w)
+        return self._requantize(node, acc, self.g.mul(sa, sb), 6, 7, len(acc.shape))
+
+    def op_QLinearConv(self, node, a):
+        x = self._int_operand(node, 0, 2, 1)
+        w = self._int_operand(node, 3, 5, 0)
+        bias = None
+        if self._has(node, 8):
+            b = self._x(node, 8)
+            if _elt(b) != "i32":
+                raise UnsupportedError(node, f"bias of type {_elt(b)} (int32 only)")
+            bias = self.g.cast(b, np.float64)
+        acc = self._conv_f64(node, a, x, w, bias)
+        rank = len(acc.shape)
+        sx, sw = self._as(node, 1, np.float64), self._as(node, 4, np.float64)
+        sw = self._per_axis(node, sw, rank, 1)
+        return self._requantize(node, acc, self.g.mul(sx, sw), 6, 7, rank)
 
 
 def _type_name(elem_type):
@@ -1841,7 +2929,7 @@ _FOLD = {
         c[0], tuple(a["axes"]) if "axes" in a else (tuple(int(v) for v in c[1]) if len(c) > 1
                                                     else None)),
     "Concat": lambda imp, n, c, a: np.concatenate(c, axis=a["axis"]),
-    "Cast": lambda imp, n, c, a: c[0].astype(_ONNX_DTYPES[a["to"]]),
+    "Cast": lambda imp, n, c, a: c[0].astype(_NP_DTYPES[a["to"]]),
     "Add": lambda imp, n, c, a: c[0] + c[1],
     "Sub": lambda imp, n, c, a: c[0] - c[1],
     "Mul": lambda imp, n, c, a: c[0] * c[1],
@@ -1877,6 +2965,126 @@ _FOLD = {
     "Cos": lambda imp, n, c, a: np.cos(c[0]),
     "Sin": lambda imp, n, c, a: np.sin(c[0]),
 }
+
+
+# Ops whose output shape depends on their operands' values: where an operand
+# is a graph input (of any size), dlc imports the graph per its value
+# (ValueDependentError, as for shape-like inputs) and folds the op with NumPy.
+_VALUE_OPS = {"NonMaxSuppression": range(5), "Unique": range(1), "NonZero": range(1)}
+
+
+def _value_operands(model, deps):
+    """The graph inputs that are operands of _VALUE_OPS."""
+    inputs = {name for name, _, _ in _graph_inputs(model)}
+    return {i for n in model.graph.node if n.op_type in _VALUE_OPS
+            for j, i in enumerate(n.input) if j in _VALUE_OPS[n.op_type] and i in inputs}
+
+
+def _nms(imp, node, c, a):
+    """NonMaxSuppression as onnxruntime computes it, in float32: per batch
+    and class, boxes with score > score_threshold by descending score (ties:
+    the lower index first), each kept unless its IoU with a kept box is >
+    iou_threshold; at most max_output_boxes_per_class (default 0: none)."""
+    boxes, scores = np.asarray(c[0], np.float32), np.asarray(c[1], np.float32)
+    limit = int(c[2].reshape(-1)[0]) if len(c) > 2 and c[2] is not None and c[2].size else 0
+    iou_t = np.float32(c[3].reshape(-1)[0]) if len(c) > 3 and c[3] is not None and c[3].size \
+        else np.float32(0)
+    score_t = np.float32(c[4].reshape(-1)[0]) if len(c) > 4 and c[4] is not None and \
+        c[4].size else None
+    if boxes.ndim != 3 or boxes.shape[2] != 4 or scores.ndim != 3 or \
+            scores.shape[0] != boxes.shape[0] or scores.shape[2] != boxes.shape[1]:
+        raise UnsupportedError(node, f"boxes {list(boxes.shape)} and scores "
+                               f"{list(scores.shape)} do not fit")
+    if a.get("center_point_box", 0):
+        ctr, half = boxes[..., :2], boxes[..., 2:] / np.float32(2)
+        lo, hi = ctr - half, ctr + half  # (x, y)
+    else:
+        lo = np.minimum(boxes[..., :2], boxes[..., 2:])
+        hi = np.maximum(boxes[..., :2], boxes[..., 2:])
+    area = np.prod(hi - lo, axis=-1)
+    out = []
+    for b in range(boxes.shape[0]):
+        for cl in range(scores.shape[1]):
+            s = scores[b, cl]
+            cand = [i for i in np.argsort(-s, kind="stable")
+                    if score_t is None or s[i] > score_t]
+            kept = []
+            for i in cand:
+                if len(kept) >= limit:
+                    break
+                ok = True
+                for j in kept:
+                    if area[b, i] <= 0 or area[b, j] <= 0:
+                        continue
+                    inter = np.prod(np.maximum(np.minimum(hi[b, i], hi[b, j]) -
+                                               np.maximum(lo[b, i], lo[b, j]), np.float32(0)))
+                    if inter / (area[b, i] + area[b, j] - inter) > iou_t:
+                        ok = False
+                        break
+                if ok:
+                    kept.append(i)
+            out += [[b, cl, i] for i in kept]
+    if not out:
+        raise UnsupportedError(node, "no box is selected (a zero-size output)")
+    return np.array(out, np.int64)
+
+
+_FOLD["NonMaxSuppression"] = _nms
+
+
+def _unique(imp, node, c, a):
+    """np.unique; sorted=0: in order of first occurrence (the inverse
+    indices renumbered to match)."""
+    axis = a.get("axis")
+    y, idx, inv, cnt = np.unique(c[0], True, True, True, axis=axis)
+    if not a.get("sorted", 1):
+        order = np.argsort(idx, kind="stable")
+        y = np.take(y, order, axis=0 if axis is None else axis)
+        idx, cnt = idx[order], cnt[order]
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        inv = rank[inv]
+    return [y, idx.astype(np.int64), np.asarray(inv).reshape(-1).astype(np.int64),
+            cnt.astype(np.int64)]
+
+
+def _nonzero(imp, node, c, a):
+    nz = np.array(np.nonzero(c[0]), np.int64)
+    if not nz.size:
+        raise UnsupportedError(node, "no element is nonzero (a zero-size output)")
+    return nz
+
+
+_FOLD["Unique"], _FOLD["NonZero"] = _unique, _nonzero
+
+
+def _mel_weight_matrix(imp, node, c, a):
+    """MelWeightMatrix of constant (or specialised) scalars: ONNX's reference
+    (onnx 1.12's case) step by step, in its NumPy types."""
+    nmb, dftl, sr, lo_hz, hi_hz = [np.asarray(v).reshape(())[()] for v in c[:5]]
+    nspec = dftl // 2 + 1
+    fb = np.arange(0, nmb + 2)
+    lo_mel = 2595 * np.log10(1 + lo_hz / 700)
+    hi_mel = 2595 * np.log10(1 + hi_hz / 700)
+    step = (hi_mel - lo_mel) / fb.shape[0]
+    fb = fb * step + lo_mel
+    fb = 700 * (np.power(10, (fb / 2595)) - 1)
+    fb = (((dftl + 1) * fb) // sr).astype(int)
+    out = np.zeros((int(nspec), int(nmb)))
+    for i in range(int(nmb)):
+        left, center, right = fb[i], fb[i + 1], fb[i + 2]
+        if center == left:
+            out[center, i] = 1
+        else:
+            for j in range(left, center + 1):
+                out[j, i] = float(j - left) / float(center - left)
+        if right > center:
+            for j in range(center, right):
+                out[j, i] = float(right - j) / float(right - center)
+    return out.astype(_NP_DTYPES.get(a.get("output_datatype", 1), np.float32))
+
+
+_FOLD["MelWeightMatrix"] = _mel_weight_matrix
 
 
 def _window(size, a, coeffs):
@@ -1961,9 +3169,83 @@ def _graph_inputs(model):
 
 
 def input_specs(model):
-    """(name, shape with None for dynamic dims, dtype) of each graph input."""
-    return [(name, shape, np.dtype(_NP_DTYPES.get(elem, np.float32)))
+    """(name, shape with None for dynamic dims, dtype) of each graph input
+    (for an element type dlg lacks, the type it is held in: _WIDE)."""
+    return [(name, shape, np.dtype(_WIDE[elem][0] if elem in _WIDE else
+                                   _NP_DTYPES.get(elem, np.float32)))
             for name, shape, elem in _graph_inputs(load(model))]
+
+
+class TypedModule:
+    """A compiled ONNX model with inputs or outputs of an element type dlg
+    lacks (_WIDE): the arguments are checked against the ONNX types and
+    widened before the call, those outputs narrowed after it (both exact;
+    the graph keeps them in range). Otherwise like the module it wraps."""
+
+    def __init__(self, module, model):
+        self._m = module
+        self._in = [e for _, _, e in _graph_inputs(model)]
+        self._out = [o.type.tensor_type.elem_type for o in model.graph.output]
+        self.inputs = [(shape, np.dtype(_boundary_dtype(e)) if e in _WIDE else dtype)
+                       for (shape, dtype), e in zip(module.inputs, self._in)]
+
+    def run(self, *arrays, out=None):
+        if out is not None:
+            raise ValueError("out= is not supported for a model with inputs or outputs "
+                             "of an element type dlg lacks (they are converted)")
+        conv = []
+        for i, (a, e) in enumerate(zip(arrays, self._in)):
+            a = np.asarray(a)
+            if e in _WIDE:
+                want = np.dtype(_boundary_dtype(e))
+                if a.dtype != want:
+                    raise ValueError(f"input {i}: expected {want.name}, got {a.dtype}")
+                a = _bf16_to_f32(a) if e == _BF16 else _widen(a)
+            conv.append(a)
+        outs = self._m.run(*conv, *arrays[len(conv):])
+        # bfloat16: the upper half of the float32 bits (truncation, as ONNX 1.12)
+        return [(o.view(np.uint32) >> 16).astype(np.uint16) if e == _BF16 else _narrow(o, e)
+                for o, e in zip(outs, self._out)]
+
+    def __call__(self, *arrays):
+        outs = self.run(*arrays)
+        return outs[0] if len(outs) == 1 else outs
+
+    def __getattr__(self, name):  # ir, profile, outputs, ...: the wrapped module's
+        return getattr(self._m, name)
+
+
+def _boundary_dtype(e):
+    """The NumPy type of a _WIDE type's arrays (bfloat16: uint16 bits)."""
+    return np.uint16 if e == _BF16 else _NP_DTYPES[e]
+
+
+def _bf16_to_f32(a):
+    return (np.asarray(a).astype(np.uint32) << 16).view(np.float32)
+
+
+def typed_module(model, module):
+    """`module` (compiled from ONNX `model`), wrapped in a TypedModule where
+    the model's inputs or outputs have element types dlg lacks."""
+    model = load(model)
+    elems = [e for _, _, e in _graph_inputs(model)] + \
+        [o.type.tensor_type.elem_type for o in model.graph.output]
+    return TypedModule(module, model) if any(e in _WIDE for e in elems) else module
+
+
+def check_aot_types(model):
+    """An AOT library takes the graph's own types: refused for element types dlg lacks."""
+    model = load(model)
+    for name, _, e in _graph_inputs(model):
+        if e in _WIDE:
+            raise ValueError(f"ONNX input '{name}' is {_type_name(e)}, which dlg holds "
+                             "widened: an AOT library cannot take it (use dlc.compile "
+                             "without output=)")
+    for o in model.graph.output:
+        if o.type.tensor_type.elem_type in _WIDE:
+            raise ValueError(f"ONNX output '{o.name}' is "
+                             f"{_type_name(o.type.tensor_type.elem_type)}, which dlg holds "
+                             "widened: an AOT library cannot return it")
 
 
 def main(argv=None):

@@ -221,9 +221,16 @@ def test_avg_pool_ceil_mode_counting_padding_is_an_error():
 
 def test_unsupported_element_type_names_node_and_type():
     m = model([helper.make_node("Relu", ["x"], ["y"], name="r")],
+              [("x", TensorProto.COMPLEX64, [2])], [("y", TensorProto.COMPLEX64, None)])
+    with pytest.raises(dlc.onnx.UnsupportedError,
+                       match=r"ONNX node 'r' \(Relu, opset 13\): input 'x' has element type "
+                       "COMPLEX64"):
+        dlc.compile(m)
+    # uint16 is held widened (int32): an op with no rule for it is named
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="r")],
               [("x", TensorProto.UINT16, [2])], [("y", TensorProto.UINT16, None)])
     with pytest.raises(dlc.onnx.UnsupportedError,
-                       match=r"ONNX node 'r' \(Relu, opset 13\): input 'x' has element type UINT16"):
+                       match=r"ONNX node 'r' \(Relu, opset 13\): Relu on UINT16"):
         dlc.compile(m)
 
 
@@ -422,3 +429,437 @@ def test_topk_ties_to_lower_index():
     v, i = run(m, x)
     np.testing.assert_array_equal(i, [[0, 2, 3], [2, 4, 0]])
     np.testing.assert_array_equal(v, [[3, 3, 2], [5, 5, 0]])
+
+
+# --- element types dlg lacks (uint8/16/32/64, int16), held widened ------------
+
+U8, U16, I16, U32, U64 = (TensorProto.UINT8, TensorProto.UINT16, TensorProto.INT16,
+                          TensorProto.UINT32, TensorProto.UINT64)
+
+
+def binary(op, elem, a, b, **kw):
+    m = model([helper.make_node(op, ["a", "b"], ["y"], **kw)],
+              [("a", elem, a.shape), ("b", elem, b.shape)], [("y", elem, None)], opset=14)
+    y, = run(m, a, b)
+    assert y.dtype == a.dtype
+    return y
+
+
+@pytest.mark.parametrize("op,fn", [("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply)])
+@pytest.mark.parametrize("dtype,elem", [(np.uint8, U8), (np.uint16, U16), (np.int16, I16),
+                                        (np.uint32, U32), (np.uint64, U64)])
+def test_narrow_integer_arithmetic_wraps(op, fn, dtype, elem):
+    """Held widened, the result must still wrap modulo 2^bits like the type's own
+    arithmetic (a widened sum that is not wrapped would be a silent wrong answer)."""
+    info = np.iinfo(dtype)
+    a = np.array([info.max, info.max - 3, info.min, 7, info.max // 2 + 1, 0], dtype)
+    b = np.array([info.max, 5, 1, info.max, 3, info.min], dtype)
+    np.testing.assert_array_equal(binary(op, elem, a, b), fn(a, b))
+
+
+def test_uint64_ordering_and_shifts_above_2_63():
+    """UINT64 is held as int64 bits: Max/Min/Greater and BitShift right must
+    treat 2^63 and above as the large numbers they are."""
+    a = np.array([2 ** 64 - 1, 2 ** 63, 5, 2 ** 63 + 7], np.uint64)
+    b = np.array([1, 2 ** 63 - 1, 2 ** 64 - 2, 2 ** 63 + 9], np.uint64)
+    np.testing.assert_array_equal(binary("Max", U64, a, b), np.maximum(a, b))
+    np.testing.assert_array_equal(binary("Min", U64, a, b), np.minimum(a, b))
+    s = np.array([63, 1, 0, 64], np.uint64)
+    np.testing.assert_array_equal(binary("BitShift", U64, a, s, direction="RIGHT"),
+                                  np.array([1, 2 ** 62, 5, 0], np.uint64))
+    np.testing.assert_array_equal(binary("BitShift", U64, b, s, direction="LEFT"),
+                                  np.array([2 ** 63, 2 ** 64 - 2, 2 ** 64 - 2, 0], np.uint64))
+    m = model([helper.make_node("Cast", ["a"], ["y"], to=TensorProto.DOUBLE)],
+              [("a", U64, a.shape)], [("y", TensorProto.DOUBLE, None)])
+    y, = run(m, a)
+    np.testing.assert_array_equal(y, a.astype(np.float64))
+
+
+def test_int16_division_and_cast_to_uint8():
+    """int16's -32768 / -1 wraps to -32768; a Cast to uint8 wraps (as astype)."""
+    a = np.array([-32768, 7, -7, 300], np.int16)
+    b = np.array([-1, -2, 2, 7], np.int16)
+    np.testing.assert_array_equal(binary("Div", I16, a, b), np.array([-32768, -3, -3, 42],
+                                                                     np.int16))
+    m = model([helper.make_node("Cast", ["a"], ["y"], to=U8)], [("a", I16, a.shape)],
+              [("y", U8, None)])
+    y, = run(m, a)
+    np.testing.assert_array_equal(y, a.astype(np.uint8))
+
+
+def test_narrow_integer_unsupported_op_is_named():
+    """An op that does not take a widened type says so (no silent int32 math)."""
+    x = np.arange(4, dtype=np.uint8)
+    m = model([helper.make_node("ReduceSum", ["x"], ["y"], keepdims=0)], [("x", U8, x.shape)],
+              [("y", U8, None)])
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"ReduceSum on UINT8"):
+        run(m, x)
+    m = model([helper.make_node("Mod", ["a", "b"], ["y"])], [("a", U64, [2]), ("b", U64, [2])],
+              [("y", U64, None)])
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"Mod on UINT64"):
+        run(m, np.ones(2, np.uint64), np.ones(2, np.uint64))
+
+
+def test_narrow_integer_input_type_is_checked():
+    m = model([helper.make_node("Identity", ["x"], ["y"])], [("x", U8, [3])], [("y", U8, None)])
+    with pytest.raises(ValueError, match="expected uint8, got int32"):
+        run(m, np.zeros(3, np.int32))
+
+
+# --- quantization ---------------------------------------------------------------
+
+I8 = TensorProto.INT8
+
+
+@pytest.mark.parametrize("zp_dtype,elem", [(np.uint8, U8), (np.int8, I8)])
+def test_quantize_rounds_half_to_even_and_saturates(zp_dtype, elem):
+    x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 1000, -1000, 3.49, 127.5], np.float32)
+    zp = np.array(3, zp_dtype)
+    m = model([helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["y"])],
+              [("x", F, x.shape)], [("y", elem, None)],
+              inits=[("s", np.array(1.0, np.float32)), ("zp", zp)])
+    y, = run(m, x)
+    info = np.iinfo(zp_dtype)
+    np.testing.assert_array_equal(y, np.clip(np.round(x) + 3, info.min, info.max).astype(zp_dtype))
+
+
+def test_matmulinteger_per_row_zero_point_int8():
+    a = RNG.integers(-128, 128, (4, 5)).astype(np.int8)
+    b = RNG.integers(-128, 128, (5, 3)).astype(np.int8)
+    azp = np.array([1, -2, 3, 127], np.int8)
+    bzp = np.array([-128, 0, 5], np.int8)
+    m = model([helper.make_node("MatMulInteger", ["a", "b", "azp", "bzp"], ["y"])],
+              [("a", I8, a.shape), ("b", I8, b.shape)], [("y", TensorProto.INT32, None)],
+              opset=10, inits=[("azp", azp), ("bzp", bzp)])
+    y, = run(m, a, b)
+    want = (a.astype(np.int32) - azp[:, None]) @ (b.astype(np.int32) - bzp[None, :])
+    np.testing.assert_array_equal(y, want)
+
+
+def test_dequantize_uint8_per_axis_roundtrip():
+    x = RNG.integers(0, 256, (2, 3, 4)).astype(np.uint8)
+    s = np.array([0.5, 2.0, 0.25], np.float32)
+    zp = np.array([0, 128, 255], np.uint8)
+    m = model([helper.make_node("DequantizeLinear", ["x", "s", "zp"], ["f"]),
+               helper.make_node("QuantizeLinear", ["f", "s", "zp"], ["y"])],
+              [("x", U8, x.shape)], [("f", F, None), ("y", U8, None)],
+              inits=[("s", s), ("zp", zp)])
+    f, y = run(m, x)
+    np.testing.assert_array_equal(f, (x.astype(np.float32) - zp[:, None].astype(np.float32))
+                                  * s[:, None])
+    np.testing.assert_array_equal(y, x)
+
+
+def test_qlinearmatmul_per_axis_output_scale_is_named():
+    a = np.zeros((2, 2), np.uint8)
+    inits = [("s", np.array(1.0, np.float32)), ("zp", np.array(0, np.uint8)),
+             ("ys", np.array([1.0, 2.0], np.float32))]
+    m = model([helper.make_node("QLinearMatMul", ["a", "s", "zp", "a", "s", "zp", "ys", "zp"],
+                                ["y"])], [("a", U8, a.shape)], [("y", U8, None)], opset=10,
+              inits=inits)
+    with pytest.raises(dlc.onnx.UnsupportedError, match="per-axis output scale"):
+        run(m, a)
+
+
+# --- N-D pooling by slices (3-D, dilated, MaxPool's Indices) ----------------------
+
+@pytest.mark.parametrize("dims,kw", [
+    (3, dict(kernel_shape=[2, 3, 2], strides=[1, 2, 1], pads=[1, 0, 1, 1, 0, 1])),
+    (3, dict(kernel_shape=[3, 2, 2], strides=[2, 2, 2], ceil_mode=1)),
+    (2, dict(kernel_shape=[2, 3], dilations=[2, 1], pads=[1, 1, 1, 1], strides=[1, 2])),
+    (1, dict(kernel_shape=[3], dilations=[2], ceil_mode=1, strides=[2])),
+])
+def test_pooling_by_slices_matches_torch(dims, kw):
+    torch = pytest.importorskip("torch")
+    x = rand(2, 3, *([7, 8, 9][:dims]))
+    k, s = kw["kernel_shape"], kw.get("strides", [1] * dims)
+    d, pads = kw.get("dilations", [1] * dims), kw.get("pads", [0] * 2 * dims)
+    if pads[:dims] != pads[dims:]:  # torch pads symmetrically: pad by hand at -inf / 0
+        pytest.skip("asymmetric pads")
+    ceil = bool(kw.get("ceil_mode", 0))
+    m = model([helper.make_node("MaxPool", ["x"], ["y", "i"], **kw)], [("x", F, x.shape)],
+              [("y", F, None), ("i", TensorProto.INT64, None)], opset=12)
+    y, i = run(m, x)
+    mp = getattr(torch.nn.functional, f"max_pool{dims}d")
+    ty, ti = mp(torch.from_numpy(x), k, s, pads[:dims], d, ceil_mode=ceil, return_indices=True)
+    np.testing.assert_array_equal(y, ty.numpy())
+    plane = int(np.prod(x.shape[2:]))
+    base = (np.arange(6) * plane).reshape([2, 3] + [1] * dims)
+    np.testing.assert_array_equal(i, ti.numpy() + base)
+    if "dilations" not in kw:
+        m = model([helper.make_node("AveragePool", ["x"], ["y"], count_include_pad=1, **kw)],
+                  [("x", F, x.shape)], [("y", F, None)], opset=12)
+        y, = run(m, x)
+        ap = getattr(torch.nn.functional, f"avg_pool{dims}d")
+        np.testing.assert_allclose(y, ap(torch.from_numpy(x), k, s, pads[:dims], ceil_mode=ceil,
+                                         count_include_pad=True).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_maxpool_indices_column_major():
+    """storage_order=1: the spatial index is column-major (w * H + h)."""
+    x = rand(1, 2, 4, 5)
+    m = model([helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2],
+                                storage_order=1)], [("x", F, x.shape)],
+              [("y", F, None), ("i", TensorProto.INT64, None)], opset=12)
+    y, i = run(m, x)
+    for c in range(2):
+        for h in range(3):
+            for w in range(4):
+                win = x[0, c, h:h + 2, w:w + 2]
+                dh, dw = np.unravel_index(np.argmax(win), win.shape)
+                assert y[0, c, h, w] == win.max()
+                assert i[0, c, h, w] == c * 20 + (w + dw) * 4 + (h + dh)
+
+
+# --- NonMaxSuppression: specialised on its operands' values ----------------------
+
+@pytest.mark.parametrize("center", [0, 1])
+def test_nonmaxsuppression_matches_torchvision(center):
+    tv = pytest.importorskip("torchvision")
+    torch = pytest.importorskip("torch")
+    xy = RNG.uniform(0, 10, (1, 30, 2)).astype(np.float32)
+    wh = RNG.uniform(0.5, 4, (1, 30, 2)).astype(np.float32)
+    boxes = np.concatenate([xy + wh / 2, wh], -1) if center else np.concatenate([xy, xy + wh], -1)
+    scores = RNG.permutation(60).reshape(1, 2, 30).astype(np.float32) / 60
+    lim, iou, thr = np.array([7], np.int64), np.array([0.3], np.float32), \
+        np.array([0.1], np.float32)
+    m = model([helper.make_node("NonMaxSuppression", ["b", "s", "k", "iou", "thr"], ["y"],
+                                center_point_box=center)],
+              [("b", F, boxes.shape), ("s", F, scores.shape), ("k", TensorProto.INT64, [1]),
+               ("iou", F, [1]), ("thr", F, [1])], [("y", TensorProto.INT64, None)], opset=11)
+    mod = dlc.compile(m)
+    y, = mod.run(boxes, scores, lim, iou, thr)
+    corners = np.concatenate([xy, xy + wh], -1)[0]
+    want = []
+    for c in range(2):
+        keep = scores[0, c] > thr[0]
+        idx = np.nonzero(keep)[0]
+        sel = tv.ops.nms(torch.from_numpy(corners[idx]), torch.from_numpy(scores[0, c, idx]),
+                         float(iou[0])).numpy()[:7]
+        want += [[0, c, int(idx[i])] for i in sel]
+    np.testing.assert_array_equal(y, want)
+    # other values: imported again for them
+    y2, = mod.run(boxes, scores, np.array([2], np.int64), iou, thr)
+    np.testing.assert_array_equal(y2, [w for w in want if w[1] == 0][:2] +
+                                  [w for w in want if w[1] == 1][:2])
+
+
+def test_nonmaxsuppression_on_computed_boxes_is_named():
+    m = model([helper.make_node("Relu", ["b"], ["r"]),
+               helper.make_node("NonMaxSuppression", ["r", "s", "k"], ["y"])],
+              [("b", F, [1, 5, 4]), ("s", F, [1, 1, 5])], [("y", TensorProto.INT64, None)],
+              opset=11, inits=[("k", np.array([2], np.int64))])
+    with pytest.raises(dlc.onnx.UnsupportedError, match="size of the output depends on its values"):
+        dlc.compile(m).run(rand(1, 5, 4), rand(1, 1, 5))
+
+
+def test_compress_and_unique_specialise_on_values():
+    x = rand(3, 4)
+    cond = np.array([True, False, True, True, False])  # longer than axis 1: the rest unused
+    m = model([helper.make_node("Relu", ["x"], ["r"]),
+               helper.make_node("Compress", ["r", "c"], ["y"], axis=1)],
+              [("x", F, x.shape), ("c", TensorProto.BOOL, cond.shape)], [("y", F, None)],
+              opset=11)
+    mod = dlc.compile(m)
+    for c in (cond, np.array([False, True, False, False, False])):
+        y, = mod.run(x, c)
+        np.testing.assert_array_equal(y, np.compress(c[:4], np.maximum(x, 0), axis=1))
+    v = np.array([3, 1, 3, 2, 1, 7], np.float32)
+    m = model([helper.make_node("Unique", ["v"], ["y", "i", "inv", "n"], sorted=0)],
+              [("v", F, v.shape)], [("y", F, None)] + [(o, TensorProto.INT64, None)
+                                                      for o in ("i", "inv", "n")], opset=11)
+    y, i, inv, n = dlc.compile(m).run(v)
+    np.testing.assert_array_equal(y, [3, 1, 2, 7])
+    np.testing.assert_array_equal(i, [0, 1, 3, 5])
+    np.testing.assert_array_equal(inv, [0, 1, 0, 2, 1, 3])
+    np.testing.assert_array_equal(n, [2, 2, 1, 1])
+    assert (y[inv] == v).all()
+
+
+# --- 3-D convolutions (composed of 2-D ones over the kernel's depth) -------------
+
+@pytest.mark.parametrize("kw", [dict(), dict(strides=[2, 1, 2], pads=[1, 0, 1, 1, 0, 1]),
+                                dict(dilations=[2, 1, 1], group=2, pads=[2, 1, 0, 2, 1, 0])])
+def test_conv3d_matches_torch(kw):
+    torch = pytest.importorskip("torch")
+    g = kw.get("group", 1)
+    x, w, b = rand(2, 4, 6, 5, 7), rand(6, 4 // g, 3, 2, 3), rand(6)
+    m = model([helper.make_node("Conv", ["x", "w", "b"], ["y"], **kw)], [("x", F, x.shape)],
+              [("y", F, None)], inits=[("w", w), ("b", b)])
+    y, = run(m, x)
+    p = kw.get("pads", [0] * 6)
+    want = torch.nn.functional.conv3d(torch.from_numpy(x), torch.from_numpy(w),
+                                      torch.from_numpy(b), kw.get("strides", 1), p[:3],
+                                      kw.get("dilations", 1), g).numpy()
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(strides=[2, 1, 2], pads=[1, 0, 1, 1, 0, 1],
+                                             output_padding=[1, 0, 1]),
+                                dict(strides=[3, 2, 1], dilations=[2, 1, 1], group=2)])
+def test_conv_transpose3d_matches_torch(kw):
+    torch = pytest.importorskip("torch")
+    g = kw.get("group", 1)
+    x, w, b = rand(2, 4, 3, 4, 5), rand(4, 6 // g, 3, 2, 3), rand(6)
+    m = model([helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], **kw)],
+              [("x", F, x.shape)], [("y", F, None)], inits=[("w", w), ("b", b)])
+    y, = run(m, x)
+    p = kw.get("pads", [0] * 6)
+    want = torch.nn.functional.conv_transpose3d(
+        torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b), kw.get("strides", 1),
+        p[:3], kw.get("output_padding", 0), g, kw.get("dilations", 1)).numpy()
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+
+
+# --- GridSample, DFT, STFT, Det ------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [0, 1])
+def test_gridsample_matches_torch(mode, padding, align):
+    torch = pytest.importorskip("torch")
+    x = rand(2, 3, 5, 6)
+    grid = RNG.uniform(-1.6, 1.6, (2, 4, 7, 2)).astype(np.float32)
+    m = model([helper.make_node("GridSample", ["x", "g"], ["y"], mode=mode,
+                                padding_mode=padding, align_corners=align)],
+              [("x", F, x.shape), ("g", F, grid.shape)], [("y", F, None)], opset=16)
+    y, = run(m, x, grid)
+    want = torch.nn.functional.grid_sample(torch.from_numpy(x), torch.from_numpy(grid), mode,
+                                           padding, bool(align)).numpy()
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kw,length", [(dict(axis=1), None), (dict(axis=2, onesided=1), 9),
+                                       (dict(axis=1, inverse=1), 5)])
+def test_dft_matches_numpy(kw, length):
+    x = rand(2, 7, 6, 1 if kw.get("onesided") else 2)
+    inputs = ["x"] + (["n"] if length else [])
+    m = model([helper.make_node("DFT", inputs, ["y"], **kw)], [("x", F, x.shape)],
+              [("y", F, None)], opset=17,
+              inits=[("n", np.array(length, np.int64))] if length else [])
+    y, = run(m, x)
+    z = x[..., 0] if kw.get("onesided") else x[..., 0] + 1j * x[..., 1]
+    fn = np.fft.ifft if kw.get("inverse") else (np.fft.rfft if kw.get("onesided") else np.fft.fft)
+    want = fn(z, n=length, axis=kw["axis"])
+    np.testing.assert_allclose(y, np.stack([want.real, want.imag], -1), rtol=1e-4, atol=1e-4)
+
+
+def test_stft_matches_numpy():
+    x = rand(2, 40, 1)
+    win = np.hanning(8).astype(np.float32)
+    m = model([helper.make_node("STFT", ["x", "step", "w"], ["y"])], [("x", F, x.shape)],
+              [("y", F, None)], opset=17,
+              inits=[("step", np.array(3, np.int64)), ("w", win)])
+    y, = run(m, x)
+    frames = np.stack([x[:, i * 3:i * 3 + 8, 0] * win for i in range(11)], 1)
+    want = np.fft.rfft(frames, axis=-1)
+    np.testing.assert_allclose(y, np.stack([want.real, want.imag], -1), rtol=1e-4, atol=1e-4)
+
+
+def test_det_up_to_3x3_and_larger_is_named():
+    x = rand(4, 3, 3)
+    m = model([helper.make_node("Det", ["x"], ["y"])], [("x", F, x.shape)], [("y", F, None)])
+    y, = run(m, x)
+    np.testing.assert_allclose(y, np.linalg.det(x), rtol=1e-4, atol=1e-5)
+    m = model([helper.make_node("Det", ["x"], ["y"])], [("x", F, [4, 4])], [("y", F, None)])
+    with pytest.raises(dlc.onnx.UnsupportedError, match="Det of 4x4 matrices"):
+        run(m, rand(4, 4))
+
+
+def test_bfloat16_held_as_float32():
+    """bfloat16 arrays are uint16 bits at the boundary; Max is exact on them;
+    a Cast to bfloat16 truncates (ONNX 1.12) and may only be an output."""
+    BF = TensorProto.BFLOAT16
+    a = (np.array([1.5, -2.25, 3e38, 0.1], np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    b = (np.array([1.0, -2.0, -1.0, 0.2], np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    y = binary("Max", BF, a, b)
+    f = lambda v: (v.astype(np.uint32) << 16).view(np.float32)  # noqa: E731
+    np.testing.assert_array_equal(f(y), np.maximum(f(a), f(b)))
+    x = np.array([0.47892547, -1e-3, np.inf, 1 + 2 ** -9], np.float32)
+    m = model([helper.make_node("Cast", ["x"], ["y"], to=BF)], [("x", F, x.shape)],
+              [("y", BF, None)])
+    y, = run(m, x)
+    np.testing.assert_array_equal(y, (x.view(np.uint32) >> 16).astype(np.uint16))
+    m = model([helper.make_node("Cast", ["x"], ["c"], to=BF),
+               helper.make_node("Cast", ["c"], ["y"], to=TensorProto.FLOAT)],
+              [("x", F, x.shape)], [("y", F, None)])
+    with pytest.raises(dlc.onnx.UnsupportedError, match="a Cast to BFLOAT16, used in the graph"):
+        run(m, x)
+    with pytest.raises(dlc.onnx.UnsupportedError, match="Add on BFLOAT16"):
+        binary("Add", BF, a, b)
+
+
+def test_maxpool_indices_then_maxunpool_matches_torch():
+    """MaxUnpool reads ONNX's flat indices (with the (n * C + c) plane offset),
+    including overlapping windows that chose the same cell."""
+    torch = pytest.importorskip("torch")
+    x = rand(2, 3, 7, 7)
+    m = model([helper.make_node("MaxPool", ["x"], ["p", "i"], kernel_shape=[3, 3],
+                                strides=[2, 2]),
+               helper.make_node("MaxUnpool", ["p", "i"], ["y"], kernel_shape=[3, 3],
+                                strides=[2, 2])],
+              [("x", F, x.shape)], [("y", F, None)], opset=12)
+    y, = run(m, x)
+    tp, ti = torch.nn.functional.max_pool2d(torch.from_numpy(x), 3, 2, return_indices=True)
+    want = torch.nn.functional.max_unpool2d(tp, ti, 3, 2).numpy()
+    np.testing.assert_array_equal(y, want)
+
+
+def test_tfidfvectorizer_counts_with_skips():
+    """Each n-gram once per start and per item distance 1..max_skip_count+1,
+    unigrams once per position (onnxruntime's counting), TFIDF weighted."""
+    x = RNG.integers(0, 4, (3, 9)).astype(np.int64)
+    idx = [4, 0, 1, 2, 3, 6, 5]
+    grams = [(1,), (2,), (3,), (1, 2), (2, 0), (3, 1), (1, 2, 2)]
+    pool = [1, 2, 3, 1, 2, 2, 0, 3, 1, 1, 2, 2]
+    counts = [0, 3, 9]
+    w = [0.5, 1, 2, 3, 4, 5, 6]
+    m = model([helper.make_node("TfIdfVectorizer", ["x"], ["y"], mode="TFIDF", min_gram_length=1,
+                                max_gram_length=3, max_skip_count=2, ngram_counts=counts,
+                                ngram_indexes=idx, pool_int64s=pool, weights=w)],
+              [("x", TensorProto.INT64, x.shape)], [("y", F, None)], opset=9)
+    y, = run(m, x)
+    want = np.zeros((3, 7), np.float32)
+    for r in range(3):
+        for g, (gram, o) in enumerate(zip(grams, idx)):
+            n = len(gram)
+            c = 0
+            for dist in (range(1, 4) if n > 1 else [1]):
+                for i in range(9 - (n - 1) * dist):
+                    c += all(x[r, i + j * dist] == gram[j] for j in range(n))
+            want[r, o] = c * w[g]
+    np.testing.assert_array_equal(y, want)
+
+
+@pytest.mark.parametrize("ctm,aligned", [("half_pixel", True), ("output_half_pixel", False)])
+def test_roialign_matches_torchvision(ctm, aligned):
+    tv = pytest.importorskip("torchvision")
+    torch = pytest.importorskip("torch")
+    x = rand(2, 3, 9, 11)
+    xy = RNG.uniform(-2, 9, (5, 2)).astype(np.float32)
+    rois = np.concatenate([xy, xy + RNG.uniform(0.2, 6, (5, 2)).astype(np.float32)], 1)
+    bidx = np.array([0, 1, 1, 0, 1], np.int64)
+    m = model([helper.make_node("RoiAlign", ["x", "r", "b"], ["y"], output_height=3,
+                                output_width=4, sampling_ratio=2, spatial_scale=0.75,
+                                coordinate_transformation_mode=ctm)],
+              [("x", F, x.shape), ("r", F, rois.shape), ("b", TensorProto.INT64, bidx.shape)],
+              [("y", F, None)], opset=16)
+    y, = run(m, x, rois, bidx)
+    boxes = torch.from_numpy(np.concatenate([bidx[:, None].astype(np.float32), rois], 1))
+    want = tv.ops.roi_align(torch.from_numpy(x), boxes, (3, 4), 0.75, 2, aligned).numpy()
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
+
+
+def test_narrow_integer_through_per_shape_module():
+    """A uint8 model that dlc specialises per input value (PerShapeModule):
+    the boundary conversion wraps it too, and a specialised uint8 input is
+    folded as uint8 (Add wraps)."""
+    x = np.array([[250, 1, 2], [3, 4, 255]], np.uint8)
+    m = model([helper.make_node("Add", ["x", "c"], ["a"]),
+               helper.make_node("Reshape", ["a", "s"], ["y"])],
+              [("x", U8, x.shape), ("c", U8, [1]), ("s", TensorProto.INT64, [2])],
+              [("y", U8, None)], opset=14)
+    mod = dlc.compile(m)
+    for s in ([3, 2], [1, 6]):
+        y, = mod.run(x, np.array([10], np.uint8), np.array(s, np.int64))
+        np.testing.assert_array_equal(y, (x + np.uint8(10)).reshape(s))
