@@ -1722,6 +1722,202 @@ class _Importer:
     def op_Size(self, node, a):
         return np.array(int(np.prod(_static(node, self.shape(node.input[0]), "Size"))), np.int64)
 
+    # --- control flow: If, Loop and Scan imported inline -------------------
+    # dlc compiles per input shapes and per values of small shape-like
+    # inputs, so a condition or trip count known at import (a constant, a
+    # shape, or such an input: ValueDependentError re-imports per value)
+    # selects the branch or unrolls the body right here. A data-dependent
+    # one is an UnsupportedError, never a guess.
+
+    def _subgraph(self, graph, bound):
+        """Imports `graph` (a branch or a loop body) inline with its inputs
+        bound to `bound` ((value, deps) pairs); outer-scope names stay
+        visible. Returns its outputs as (value, deps) pairs. The names the
+        subgraph defines shadow the outer ones only while it is imported:
+        they are restored after, so neither a branch's values nor one
+        iteration's (nor their materialized constants) leak."""
+        defined = [v.name for v in graph.input] + [t.name for t in graph.initializer] + \
+            [o for n in graph.node for o in n.output if o]
+        tables = (self.vals, self.materialized, self.deps, self.producer)
+        saved = [{k: t[k] for k in defined if k in t} for t in tables]
+        try:
+            for t in tables:
+                for k in defined:
+                    t.pop(k, None)
+            for init in graph.initializer:
+                self.vals[init.name], self.deps[init.name] = _nh.to_array(init), set()
+            for vi, (v, deps) in zip(graph.input, bound):
+                self.vals[vi.name], self.deps[vi.name] = v, set(deps)
+            for n in graph.node:
+                with onnx_check.node_errors(n):
+                    self.node(n)
+            return [(self.vals[o.name], self.deps.get(o.name, set())) for o in graph.output]
+        finally:
+            for t, old in zip(tables, saved):
+                for k in defined:
+                    t.pop(k, None)
+                t.update(old)
+
+    def _known(self, node, v, deps, what):
+        """v as a constant: it decides control flow, so dlc needs it at import."""
+        if isinstance(v, np.ndarray):
+            return v
+        if deps and deps <= self.value_inputs:
+            raise ValueDependentError(node, f"{what} is a runtime value", deps)
+        raise UnsupportedError(node, f"{what} is computed from tensors at run time "
+                               "(data-dependent control flow; dlc resolves If/Loop/Scan at "
+                               "compile time)")
+
+    def _flow_outputs(self, node, outs):
+        """The node's results from (value, deps) pairs; deps cover the
+        outer-scope values the subgraph read, not only the node's inputs."""
+        for name, (_, deps) in zip(node.output, outs):
+            if name:
+                self.deps[name] = set(deps)
+        return [v for v, _ in outs]
+
+    def _bound(self, node, i):
+        return self.vals[node.input[i]], self.deps.get(node.input[i], set())
+
+    def op_If(self, node, a):
+        c = self.need_const(node, 0, "the condition (dlc takes the branch at compile time)")
+        if c.size != 1:
+            raise UnsupportedError(node, f"a condition of {c.size} elements (one expected)")
+        branch = a["then_branch" if bool(c.reshape(())) else "else_branch"]
+        outs = self._subgraph(branch, [])
+        if len(outs) != len(node.output):
+            raise CompileError(f"ONNX node '{node.name}' (If): the branch has {len(outs)} "
+                               f"outputs, the node {len(node.output)}", "")
+        return self._flow_outputs(node, outs)
+
+    # An unrolled Loop with no trip count stops on its cond output; past
+    # this many iterations dlc gives up rather than unroll without end.
+    _LOOP_LIMIT = 4096
+
+    def _take(self, v, t, axis):
+        """Element t of v along axis (the axis dropped)."""
+        if isinstance(v, np.ndarray):
+            return np.take(v, t, axis=axis)
+        rank = len(v.shape)
+        s = self.g.slice(v, starts=[t if i == axis else 0 for i in range(rank)],
+                         ends=[t + 1 if i == axis else _END for i in range(rank)],
+                         steps=[1] * rank)
+        return self.g.reshape(s, tuple(d for i, d in enumerate(v.shape) if i != axis))
+
+    def _stack(self, vs, axis):
+        """vs (constants or Values of one shape) stacked along a new axis."""
+        if all(isinstance(v, np.ndarray) for v in vs):
+            return np.stack(vs, axis=axis)
+        parts = []
+        for v in vs:
+            v = v if isinstance(v, Value) else self.g.constant(v)
+            shape = list(v.shape)
+            shape.insert(axis, 1)
+            parts.append(self.g.reshape(v, tuple(shape)))
+        return parts[0] if len(parts) == 1 else self.g.concat(*parts, axis=axis)
+
+    def op_Loop(self, node, a):
+        body = a["body"]
+        trips = int(self.need_const(node, 0, "the trip count M (dlc unrolls the loop)")
+                    .reshape(())) if self._has(node, 0) else None
+        cond = bool(self.need_const(node, 1, "the initial condition (dlc unrolls the loop)")
+                    .reshape(())) if self._has(node, 1) else True
+        if trips is None and not self._has(node, 1):
+            raise UnsupportedError(node, "neither a trip count nor a condition (an endless loop)")
+        n_carried = len(node.input) - 2
+        n_scan = len(body.output) - 1 - n_carried
+        carried = [self._bound(node, 2 + k) for k in range(n_carried)]
+        scans = [[] for _ in range(n_scan)]
+        i = 0
+        while cond and (trips is None or i < trips):
+            if i >= self._LOOP_LIMIT:
+                raise UnsupportedError(node, f"more than {self._LOOP_LIMIT} iterations "
+                                       "(dlc unrolls Loop)")
+            outs = self._subgraph(body, [(np.array(i, np.int64), set()),
+                                         (np.array(cond), set())] + carried)
+            c, deps = outs[0]
+            cond = bool(self._known(node, c, deps, "the body's cond output (the early exit)")
+                        .reshape(()))
+            carried = outs[1:1 + n_carried]
+            for k, (v, _) in enumerate(outs[1 + n_carried:]):
+                scans[k].append(v)
+            i += 1
+        if n_scan and i == 0:
+            raise UnsupportedError(node, "zero iterations: empty scan outputs (zero-size tensors)")
+        scan_deps = set().union(*[d for _, d in carried]) if carried else set()
+        return self._flow_outputs(node, carried + [(self._stack(s, 0), scan_deps)
+                                                   for s in scans])
+
+    def _scan(self, node, body, states, xs, in_axes, in_rev, out_axes, out_rev):
+        """The Scan recurrence unrolled: states [(value, deps)], scan inputs
+        xs [(value, deps)] iterated along in_axes (reversed where in_rev);
+        returns final states + scan outputs stacked along out_axes."""
+        lens = {_static(node, [v.shape[ax]], "the scan length")[0]
+                for (v, _), ax in zip(xs, in_axes)}
+        if len(lens) != 1:
+            raise CompileError(f"ONNX node '{node.name}' (Scan): scan inputs of different "
+                               f"lengths {sorted(lens)}", "")
+        n = lens.pop()
+        if n == 0:
+            raise UnsupportedError(node, "a scan of length 0 (zero-size tensors)")
+        deps = set().union(*[d for _, d in states + xs])
+        outs_t = []
+        for t in range(n):
+            ins = [(self._take(v, n - 1 - t if r else t, ax), d)
+                   for (v, d), ax, r in zip(xs, in_axes, in_rev)]
+            outs = self._subgraph(body, states + ins)
+            states = outs[:len(states)]
+            outs_t.append([v for v, _ in outs[len(states):]])
+        scans = []
+        for k, ax in enumerate(out_axes):
+            vs = [o[k] for o in outs_t]
+            if out_rev[k]:
+                vs = vs[::-1]
+            scans.append((self._stack(vs, ax % (len(vs[0].shape) + 1)), deps))
+        return states + scans
+
+    def op_Scan(self, node, a):
+        body = a["body"]
+        m = int(a["num_scan_inputs"])
+        if self.opset < 9:
+            return self._scan8(node, a, body, m)
+        n_states = len(node.input) - m
+        n_out = len(body.output) - n_states
+        states = [self._bound(node, k) for k in range(n_states)]
+        xs = [self._bound(node, n_states + k) for k in range(m)]
+        in_axes = [int(v) % len(x.shape) for v, (x, _) in
+                   zip(a.get("scan_input_axes", [0] * m), xs)]
+        in_rev = list(a.get("scan_input_directions", [0] * m))
+        out_axes = list(a.get("scan_output_axes", [0] * n_out))
+        out_rev = list(a.get("scan_output_directions", [0] * n_out))
+        return self._flow_outputs(node, self._scan(node, body, states, xs, in_axes, in_rev,
+                                                   out_axes, out_rev))
+
+    def _scan8(self, node, a, body, m):
+        """Opset 8's Scan: axis 0 is a batch (each batch element scanned on
+        its own), time is axis 1, and sequence_lens (input 0) may shorten
+        a batch element's sequence: supported only when it is the full length."""
+        n_states = len(node.input) - 1 - m
+        n_scan = len(body.output) - n_states
+        states = [self._bound(node, 1 + k) for k in range(n_states)]
+        xs = [self._bound(node, 1 + n_states + k) for k in range(m)]
+        batch = _static(node, [xs[0][0].shape[0]], "the batch size")[0]
+        length = _static(node, [xs[0][0].shape[1]], "the scan length")[0]
+        if self._has(node, 0):
+            lens = self.need_const(node, 0, "sequence_lens")
+            if np.any(np.asarray(lens) != length):
+                raise UnsupportedError(node, f"sequence_lens {list(np.asarray(lens))} shorter "
+                                       f"than the scan length {length} (variable lengths)")
+        rev = list(a.get("directions", [0] * m))
+        per_b = []
+        for b in range(batch):
+            sb = [(self._take(v, b, 0), d) for v, d in states]
+            xb = [(self._take(v, b, 0), d) for v, d in xs]
+            per_b.append(self._scan(node, body, sb, xb, [0] * m, rev, [0] * n_scan,
+                                    [0] * n_scan))
+        return self._flow_outputs(node, [(self._stack([o[k][0] for o in per_b], 0), per_b[0][k][1])
+                                         for k in range(len(per_b[0]))])
+
 
 def _type_name(elem_type):
     try:

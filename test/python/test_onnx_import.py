@@ -422,3 +422,105 @@ def test_topk_ties_to_lower_index():
     v, i = run(m, x)
     np.testing.assert_array_equal(i, [[0, 2, 3], [2, 4, 0]])
     np.testing.assert_array_equal(v, [[3, 3, 2], [5, 5, 0]])
+
+
+# --- control flow (If, Loop, Scan: resolved at import, unrolled inline) ------
+
+B, I64 = TensorProto.BOOL, TensorProto.INT64
+
+
+def graph(nodes, inputs, outputs, name="body"):
+    return helper.make_graph(nodes, name, [helper.make_tensor_value_info(*i) for i in inputs],
+                             [helper.make_tensor_value_info(*o) for o in outputs])
+
+
+def test_if_outer_scope_and_runtime_condition():
+    """The branch reads outer-scope tensors; a condition given as an input is
+    specialised on (both values); one computed from tensor data is a clear
+    error naming the node, never a guess."""
+    x = rand(3, 4)
+    then_g = graph([helper.make_node("Mul", ["x", "two"], ["t"])], [], [("t", F, None)], "then")
+    else_g = graph([helper.make_node("Neg", ["x"], ["e"])], [], [("e", F, None)], "else")
+    m = model([helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+              [("c", B, []), ("x", F, x.shape)], [("y", F, None)],
+              inits=[("two", np.array(2, np.float32))])
+    mod = dlc.compile(m)
+    np.testing.assert_allclose(mod.run(np.array(True), x)[0], 2 * x)
+    np.testing.assert_allclose(mod.run(np.array(False), x)[0], -x)
+    big = rand(8, 8)
+    m = model([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+               helper.make_node("Greater", ["s", "zero"], ["c"]),
+               helper.make_node("If", ["c"], ["y"], name="pick", then_branch=then_g,
+                                else_branch=else_g)],
+              [("x", F, big.shape)], [("y", F, None)],
+              inits=[("two", np.array(2, np.float32)), ("zero", np.array(0, np.float32))])
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"'pick' \(If, opset 13\).*run time"):
+        dlc.compile(m).run(big)
+
+
+def test_loop_early_exit_and_scan_outputs():
+    """Loop: the cond output stops it before the trip count; loop-carried
+    values and scan outputs (stacked per iteration) as ONNX defines them."""
+    # y = y * 2 + i while i < 3 (cond_out = i + 1 < 3), trip count 10
+    body = graph([helper.make_node("Cast", ["i"], ["fi"], to=F),
+                  helper.make_node("Mul", ["y_in", "two"], ["y2"]),
+                  helper.make_node("Add", ["y2", "fi"], ["y_out"]),
+                  helper.make_node("Add", ["i", "one"], ["i1"]),
+                  helper.make_node("Less", ["i1", "three"], ["c_out"]),
+                  helper.make_node("Identity", ["y_out"], ["s"])],
+                 [("i", I64, []), ("c_in", B, []), ("y_in", F, [2])],
+                 [("c_out", B, []), ("y_out", F, [2]), ("s", F, [2])])
+    m = model([helper.make_node("Loop", ["M", "", "y"], ["y_f", "ys"], body=body)],
+              [("y", F, [2])], [("y_f", F, None), ("ys", F, None)], opset=13,
+              inits=[("M", np.array(10, np.int64)), ("two", np.array(2, np.float32)),
+                     ("one", np.array(1, np.int64)), ("three", np.array(3, np.int64))])
+    y0 = np.array([1.0, -0.5], np.float32)
+    want, ys = y0.copy(), []
+    for i in range(3):
+        want = want * 2 + i
+        ys.append(want)
+    y_f, s = run(m, y0)
+    np.testing.assert_allclose(y_f, want)
+    np.testing.assert_allclose(s, np.stack(ys))
+    # an exit that depends on tensor data cannot be unrolled: a clear error
+    body.node[4].CopyFrom(helper.make_node("Less", ["y_sum", "hundred"], ["c_out"]))
+    body.node.insert(4, helper.make_node("ReduceSum", ["y_out"], ["y_sum"], keepdims=0))
+    m = model([helper.make_node("Loop", ["M", "", "y"], ["y_f", "ys"], name="grow", body=body)],
+              [("y", F, [64])], [("y_f", F, None), ("ys", F, None)], opset=13,
+              inits=[("M", np.array(10, np.int64)), ("two", np.array(2, np.float32)),
+                     ("one", np.array(1, np.int64)), ("hundred", np.array(100, np.float32))])
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"'grow' \(Loop.*cond output"):
+        dlc.compile(m).run(rand(64))
+
+
+def test_scan_axes_and_directions():
+    """Scan (opset 9+): scan input axis 1 read backwards, scan output stacked
+    on axis 1 and reversed, a state carried through."""
+    x = rand(2, 5)
+    body = graph([helper.make_node("Add", ["acc", "xt"], ["acc_out"]),
+                  helper.make_node("Mul", ["acc_out", "xt"], ["o"])],
+                 [("acc", F, [2]), ("xt", F, [2])], [("acc_out", F, [2]), ("o", F, [2])])
+    m = model([helper.make_node("Scan", ["init", "x"], ["acc", "os"], body=body,
+                                num_scan_inputs=1, scan_input_axes=[1],
+                                scan_input_directions=[1], scan_output_axes=[-1],
+                                scan_output_directions=[1])],
+              [("init", F, [2]), ("x", F, x.shape)], [("acc", F, None), ("os", F, None)])
+    acc, outs = np.zeros(2, np.float32), []
+    for t in range(4, -1, -1):
+        acc = acc + x[:, t]
+        outs.append(acc * x[:, t])
+    got_acc, got_os = run(m, np.zeros(2, np.float32), x)
+    np.testing.assert_allclose(got_acc, acc, rtol=1e-5)
+    np.testing.assert_allclose(got_os, np.stack(outs[::-1], axis=1), rtol=1e-5)
+
+
+def test_if_branch_reads_a_later_listed_node():
+    """Nodes out of order where an If branch reads an outer value produced by
+    a node listed after the If: the sort must count the branch's reads."""
+    x = rand(3)
+    then_g = graph([helper.make_node("Add", ["x2", "x"], ["t"])], [], [("t", F, None)], "then")
+    else_g = graph([helper.make_node("Neg", ["x2"], ["e"])], [], [("e", F, None)], "else")
+    m = model([helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+               helper.make_node("Mul", ["x", "x"], ["x2"])],
+              [("c", B, []), ("x", F, x.shape)], [("y", F, None)])
+    np.testing.assert_allclose(run(m, np.array(True), x)[0], x * x + x, rtol=1e-6)
