@@ -1918,6 +1918,124 @@ class _Importer:
         return self._flow_outputs(node, [(self._stack([o[k][0] for o in per_b], 0), per_b[0][k][1])
                                          for k in range(len(per_b[0]))])
 
+    # --- Einsum: a composition of transpose / reshape / mul / reduce_sum /
+    # batched matmul. Labels are letters; '...' stands for the broadcast
+    # dims (placeholders '0', '1', ... here), right-aligned as in NumPy.
+
+    def _einsum_terms(self, node, eq, xs):
+        eq = eq.replace(" ", "")
+        lhs, arrow, rhs = eq.partition("->")
+        terms = lhs.split(",")
+        if len(terms) != len(xs):
+            raise UnsupportedError(node, f"equation '{eq}' has {len(terms)} operands, the node "
+                                   f"{len(xs)} inputs")
+        n_ell = 0
+        parsed = []
+        for t, x in zip(terms, xs):
+            labels = [c for c in t.replace("...", "") if c.isalpha()]
+            if len(labels) != len(t.replace("...", "")):
+                raise UnsupportedError(node, f"equation '{eq}': term '{t}' has a character that "
+                                       "is not a letter")
+            k = len(x.shape) - len(labels)
+            if k < 0 or (k and "..." not in t):
+                raise UnsupportedError(node, f"equation '{eq}': term '{t}' does not fit an "
+                                       f"operand of rank {len(x.shape)}")
+            n_ell = max(n_ell, k)
+            head, _, tail = t.partition("...")
+            ell = [str(n_ell - k + i) for i in range(k)]  # right-aligned broadcast dims
+            parsed.append(list(head) + ell + list(tail) if "..." in t else list(t))
+        ell_out = [str(i) for i in range(n_ell)]
+        if arrow:
+            head, dots, tail = rhs.partition("...")
+            out = list(head) + (ell_out if dots or not n_ell else []) + list(tail)
+            if n_ell and not dots:  # NumPy: the broadcast dims must appear in the output
+                raise UnsupportedError(node, f"equation '{eq}': '...' is summed out")
+        else:  # implicit: the broadcast dims, then the letters used once, sorted
+            counts = {}
+            for p in parsed:
+                for c in p:
+                    counts[c] = counts.get(c, 0) + 1
+            out = ell_out + sorted(c for c, k in counts.items() if k == 1 and c.isalpha())
+        if len(set(out)) != len(out) or any(c not in set().union(*map(set, parsed)) for c in out):
+            raise UnsupportedError(node, f"equation '{eq}': an output label repeated or "
+                                   "not in any operand")
+        return parsed, out
+
+    def _einsum_diagonal(self, x, labels):
+        """A label repeated in one operand: its diagonal (x * eye summed)."""
+        while len(set(labels)) != len(labels):
+            c = next(c for c in labels if labels.count(c) > 1)
+            i = labels.index(c)
+            j = labels.index(c, i + 1)
+            n = x.shape[i]
+            eye = np.eye(n, dtype=_elt_np(x)).reshape(
+                [n if d in (i, j) else 1 for d in range(len(labels))])
+            x = self.g.reduce_sum(self.g.mul(x, self.g.constant(eye)), axes=[j], keepdims=False)
+            labels = labels[:j] + labels[j + 1:]
+        return x, labels
+
+    def _einsum_pair(self, a, la, b, lb, keep):
+        """a (labels la) times b (lb) summed over the shared labels not in
+        `keep`, as one batched matmul: [batch, a-only, sum] x [batch, sum, b-only]."""
+        batch = [c for c in la if c in lb and c in keep]
+        red = [c for c in la if c in lb and c not in keep]
+        ao = [c for c in la if c not in lb]
+        bo = [c for c in lb if c not in la]
+        size = dict(zip(la, a.shape))
+        size.update(zip(lb, b.shape))
+
+        def prod(ls):
+            return int(np.prod([size[c] for c in ls]))
+
+        a = self.g.transpose(a, perm=[la.index(c) for c in batch + ao + red])
+        b = self.g.transpose(b, perm=[lb.index(c) for c in batch + red + bo])
+        a = self.g.reshape(a, (prod(batch), prod(ao), prod(red)))
+        b = self.g.reshape(b, (prod(batch), prod(red), prod(bo)))
+        y = self.g.matmul(a, b)
+        labels = batch + ao + bo
+        return self.g.reshape(y, tuple(size[c] for c in labels)), labels
+
+    def op_Einsum(self, node, a):
+        eq = a["equation"]
+        eq = eq.decode() if isinstance(eq, bytes) else eq
+        xs = [self._x(node, i) for i in range(len(node.input))]
+        for x in xs:
+            _static(node, x.shape, "Einsum")
+        terms, out = self._einsum_terms(node, eq, xs)
+        # a broadcast (size-1) dim against a larger one: dropped from that operand
+        size = {}
+        for x, t in zip(xs, terms):
+            for c, d in zip(t, x.shape):
+                if size.get(c, 1) != 1 and d not in (1, size[c]):
+                    raise UnsupportedError(node, f"equation '{eq}': label '{c}' has sizes "
+                                           f"{size[c]} and {d}")
+                size[c] = max(size.get(c, 1), d)
+        ops = []
+        for x, t in zip(xs, terms):
+            x, t = self._einsum_diagonal(x, list(t))
+            drop = [i for i, c in enumerate(t) if x.shape[i] == 1 and size[c] != 1]
+            if drop:
+                t = [c for i, c in enumerate(t) if i not in drop]
+                x = self.g.reshape(x, tuple(size[c] for c in t))
+            ops.append((x, t))
+        # sum each operand's own labels that nothing else needs, then
+        # contract the operands left to right
+        for k in range(len(ops)):
+            x, t = ops[k]
+            others = set(out).union(*[set(u) for j, (_, u) in enumerate(ops) if j != k])
+            red = [i for i, c in enumerate(t) if c not in others]
+            if red:
+                x = self.g.reduce_sum(x, axes=red, keepdims=False)
+                t = [c for i, c in enumerate(t) if i not in red]
+            ops[k] = (x, t)
+        y, ty = ops[0]
+        for k in range(1, len(ops)):
+            keep = set(out).union(*[set(u) for _, u in ops[k + 1:]])
+            y, ty = self._einsum_pair(y, ty, ops[k][0], ops[k][1], keep)
+        if ty != out:
+            y = self.g.transpose(y, perm=[ty.index(c) for c in out])
+        return y
+
 
 def _type_name(elem_type):
     try:

@@ -524,3 +524,36 @@ def test_if_branch_reads_a_later_listed_node():
                helper.make_node("Mul", ["x", "x"], ["x2"])],
               [("c", B, []), ("x", F, x.shape)], [("y", F, None)])
     np.testing.assert_allclose(run(m, np.array(True), x)[0], x * x + x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("eq,shapes", [
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("ij,jk", [(3, 4), (4, 5)]),                      # implicit output
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("...ij,...jk->...ik", [(2, 1, 3, 4), (3, 4, 5)]),  # broadcast batch dims
+    ("ii->i", [(4, 4)]),
+    ("ii", [(4, 4)]),                                 # trace
+    ("bii->b", [(2, 3, 3)]),
+    ("i,j->ij", [(3,), (4,)]),                        # outer product
+    ("ij,ij->ij", [(3, 4), (3, 4)]),                  # Hadamard
+    ("ijk->kji", [(2, 3, 4)]),
+    ("abc,cd,de->abe", [(2, 3, 4), (4, 5), (5, 2)]),  # three operands
+    ("i,i->", [(5,), (5,)]),
+    ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),  # attention scores
+])
+def test_einsum_against_numpy(eq, shapes):
+    xs = [rand(*s) for s in shapes]
+    names = [f"x{i}" for i in range(len(xs))]
+    m = model([helper.make_node("Einsum", names, ["y"], equation=eq)],
+              [(n, F, x.shape) for n, x in zip(names, xs)], [("y", F, None)], opset=12)
+    (y,) = run(m, *xs)
+    want = np.einsum(eq, *xs)
+    assert y.shape == want.shape
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
+
+
+def test_einsum_errors_name_the_equation():
+    m = model([helper.make_node("Einsum", ["x"], ["y"], name="e", equation="ij,jk->ik")],
+              [("x", F, (2, 2))], [("y", F, None)], opset=12)
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"'e' \(Einsum.*2 operands"):
+        run(m, rand(2, 2))
