@@ -1099,8 +1099,10 @@ class _Importer:
                 continue
             w, off = _resize_matrix(shape[ax], out[ax], scales[ax], mode, ctm, nearest_mode,
                                     a.get("cubic_coeff_a", -0.75), a.get("exclude_outside", 0),
-                                    None if roi is None else (float(roi[ax]),
-                                                              float(roi[ax + rank])))
+                                    # roi only matters to tf_crop_and_resize (PyTorch
+                                    # exports an empty one for the other modes)
+                                    None if ctm != "tf_crop_and_resize" else
+                                    (float(roi[ax]), float(roi[ax + rank])))
             if off.any():
                 o = [1] * rank
                 o[ax] = out[ax]

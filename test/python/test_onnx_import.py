@@ -557,3 +557,17 @@ def test_einsum_errors_name_the_equation():
               [("x", F, (2, 2))], [("y", F, None)], opset=12)
     with pytest.raises(dlc.onnx.UnsupportedError, match=r"'e' \(Einsum.*2 operands"):
         run(m, rand(2, 2))
+
+
+def test_resize_empty_roi_opset11():
+    """PyTorch's opset-11 export of F.interpolate gives Resize an empty roi
+    constant: it was indexed anyway (IndexError) though only
+    tf_crop_and_resize reads it."""
+    x = rand(1, 2, 3, 4)
+    m = model([helper.make_node("Resize", ["x", "roi", "scales"], ["y"], mode="nearest",
+                                coordinate_transformation_mode="asymmetric",
+                                nearest_mode="floor")],
+              [("x", F, x.shape)], [("y", F, None)], opset=11,
+              inits=[("roi", np.zeros(0, np.float32)),
+                     ("scales", np.array([1, 1, 2, 2], np.float32))])
+    np.testing.assert_array_equal(run(m, x)[0], x.repeat(2, axis=2).repeat(2, axis=3))
