@@ -1761,10 +1761,17 @@ class _Importer:
                 t.update(old)
 
     def _known(self, node, v, deps, what):
-        """v as a constant: it decides control flow, so dlc needs it at import."""
+        """v as a one-element constant: it decides control flow, so dlc needs
+        it at import. Computed from small integer/bool graph inputs only (a
+        trip count, a flag): dlc specialises on their values; from float
+        data, it is data-dependent control flow: an error."""
         if isinstance(v, np.ndarray):
-            return v
-        if deps and deps <= self.value_inputs:
+            if v.size != 1:
+                raise UnsupportedError(node, f"{what} has {v.size} elements (one expected)")
+            return v.reshape(())
+        flags = {i.name for i in self.model.graph.input
+                 if i.type.tensor_type.elem_type in (2, 3, 4, 5, 6, 7, 9, 12, 13)}
+        if deps and deps <= self.value_inputs & flags:
             raise ValueDependentError(node, f"{what} is a runtime value", deps)
         raise UnsupportedError(node, f"{what} is computed from tensors at run time "
                                "(data-dependent control flow; dlc resolves If/Loop/Scan at "
@@ -1782,10 +1789,8 @@ class _Importer:
         return self.vals[node.input[i]], self.deps.get(node.input[i], set())
 
     def op_If(self, node, a):
-        c = self.need_const(node, 0, "the condition (dlc takes the branch at compile time)")
-        if c.size != 1:
-            raise UnsupportedError(node, f"a condition of {c.size} elements (one expected)")
-        branch = a["then_branch" if bool(c.reshape(())) else "else_branch"]
+        c = self._known(node, *self._bound(node, 0), "the condition")
+        branch = a["then_branch" if bool(c) else "else_branch"]
         outs = self._subgraph(branch, [])
         if len(outs) != len(node.output):
             raise CompileError(f"ONNX node '{node.name}' (If): the branch has {len(outs)} "
@@ -1820,10 +1825,10 @@ class _Importer:
 
     def op_Loop(self, node, a):
         body = a["body"]
-        trips = int(self.need_const(node, 0, "the trip count M (dlc unrolls the loop)")
-                    .reshape(())) if self._has(node, 0) else None
-        cond = bool(self.need_const(node, 1, "the initial condition (dlc unrolls the loop)")
-                    .reshape(())) if self._has(node, 1) else True
+        trips = int(self._known(node, *self._bound(node, 0), "the trip count M")) \
+            if self._has(node, 0) else None
+        cond = bool(self._known(node, *self._bound(node, 1), "the initial condition")) \
+            if self._has(node, 1) else True
         if trips is None and not self._has(node, 1):
             raise UnsupportedError(node, "neither a trip count nor a condition (an endless loop)")
         n_carried = len(node.input) - 2
@@ -1838,8 +1843,7 @@ class _Importer:
             outs = self._subgraph(body, [(np.array(i, np.int64), set()),
                                          (np.array(cond), set())] + carried)
             c, deps = outs[0]
-            cond = bool(self._known(node, c, deps, "the body's cond output (the early exit)")
-                        .reshape(()))
+            cond = bool(self._known(node, c, deps, "the body's cond output (the early exit)"))
             carried = outs[1:1 + n_carried]
             for k, (v, _) in enumerate(outs[1 + n_carried:]):
                 scans[k].append(v)

@@ -571,3 +571,41 @@ def test_resize_empty_roi_opset11():
               inits=[("roi", np.zeros(0, np.float32)),
                      ("scales", np.array([1, 1, 2, 2], np.float32))])
     np.testing.assert_array_equal(run(m, x)[0], x.repeat(2, axis=2).repeat(2, axis=3))
+
+
+def test_scripted_pytorch_loop():
+    """A TorchScript for-loop over x.size(0) exports as Loop with a constant
+    trip count and Gather(x, i) in the body: unrolled. The same loop with a
+    data-dependent `if` in its body is a clear error, even though x is
+    small enough for dlc to specialise on shape-like inputs: float data
+    never decides control flow at compile time."""
+    torch = pytest.importorskip("torch")
+    import io
+
+    class Decay(torch.nn.Module):
+        def forward(self, x):
+            acc = torch.zeros_like(x[0])
+            for i in range(x.size(0)):
+                acc = acc * 0.5 + x[i]
+            return acc
+
+    class Branchy(torch.nn.Module):
+        def forward(self, x):
+            acc = torch.zeros_like(x[0])
+            for i in range(x.size(0)):
+                acc = acc * 0.5 + x[i]
+                if bool(acc.sum() > 1.0):
+                    acc = acc - 1
+            return acc
+
+    x = torch.randn(4, 3)
+    for cls, ok in ((Decay, True), (Branchy, False)):
+        f = io.BytesIO()
+        torch.onnx.export(torch.jit.script(cls()), (x,), f, opset_version=13)
+        m = onnx.load_from_string(f.getvalue())
+        if ok:
+            np.testing.assert_allclose(run(m, x.numpy())[0], cls()(x).numpy(), rtol=1e-6)
+        else:
+            with pytest.raises(dlc.onnx.UnsupportedError, match=r"\(If, opset 13\): the "
+                               "condition is computed from tensors at run time"):
+                run(m, x.numpy())
