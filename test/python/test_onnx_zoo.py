@@ -14,13 +14,15 @@ Inputs are small (32-64 px, batch 2) to keep compile and run time inside
 CI's budget: AlexNet and VGG at such sizes end in 1x1 feature maps, which
 PyTorch cannot export through their 6x6/7x7 adaptive pools, so those two
 are torchvision's feature stacks with a global pool and a narrower (512)
-classifier of the same layer types. Tolerance: |dlc - torch| <= 1e-4 *
-(1 + |torch|) elementwise in float32 (the error of reordered float sums
-through ~20-120 layers), and the two images of the batch must give
-different outputs (a network whose output ignores its input would pass
-any comparison)."""
+classifier of the same layer types. BatchNorm statistics are calibrated
+on random batches first (see calibrate). Tolerance: max |dlc - torch| <=
+1e-4 * max |torch| in float32 (reordered float sums through ~20-120
+layers), and the two images of the batch must give outputs that differ by
+more than 1e-2 of that scale (a network whose output ignores its input
+would pass any comparison)."""
 
 import io
+import os
 
 import numpy as np
 import pytest
@@ -42,12 +44,31 @@ def export(model, x, opset):
     return onnx.load_from_string(f.getvalue())
 
 
+def calibrate(model, res):
+    """BatchNorm running statistics from random batches. With torchvision's
+    initialisation and unit running variance, activations shrink layer by
+    layer (EfficientNet's logits come out ~1e-14, GoogLeNet's identical for
+    any input), and any two outputs would compare equal."""
+    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    if not bns:
+        return
+    for m in bns:
+        m.reset_running_stats()
+        m.momentum = None  # a plain average over the batches
+    model.train()
+    with torch.no_grad():
+        for _ in range(2):
+            model(torch.randn(8, 3, res, res))
+
+
 def check(model, res, opsets=OPSETS, tol=1e-4):
+    calibrate(model, res)
     model.eval()
     x = torch.randn(2, 3, res, res)
     with torch.no_grad():
         ref = model(x).numpy()
-    assert np.abs(ref[0] - ref[1]).max() > 100 * tol * (1 + np.abs(ref).max()), \
+    scale = np.abs(ref).max()
+    assert np.abs(ref[0] - ref[1]).max() > 1e-2 * scale, \
         "the reference output does not depend on the input"
     texts = {}
     for opset in opsets:
@@ -55,8 +76,8 @@ def check(model, res, opsets=OPSETS, tol=1e-4):
     for text, ops in texts.items():
         out = dlc.Module(text, name=f"opset{ops}").run(x.numpy())[0]
         assert out.shape == ref.shape, ops
-        err = np.abs(out - ref) / (1 + np.abs(ref))
-        assert err.max() <= tol, f"opsets {ops}: max relative error {err.max():.2e}"
+        err = np.abs(out - ref).max() / scale
+        assert err <= tol, f"opsets {ops}: max error {err:.2e} of the output's scale"
     return len(texts)
 
 
@@ -92,8 +113,16 @@ NETS = {
 }
 
 
+# Compiling DenseNet-121 alone takes ~100 s of CPU: run by DLC_ZOO_ALL=1 (it
+# passes: checked when this test was written), kept out of the default
+# suite's ~4 minute budget on 2 cores.
+SLOW = {"densenet121"}
+
+
 @pytest.mark.parametrize("name", list(NETS))
 def test_zoo(name):
+    if name in SLOW and not os.environ.get("DLC_ZOO_ALL"):
+        pytest.skip(f"{name}: set DLC_ZOO_ALL=1 (slow to compile)")
     make, res = NETS[name]
     check(make(), res)
 
