@@ -1183,8 +1183,10 @@ class _Importer:
                 continue
             w, off = _resize_matrix(shape[ax], out[ax], scales[ax], mode, ctm, nearest_mode,
                                     a.get("cubic_coeff_a", -0.75), a.get("exclude_outside", 0),
-                                    None if roi is None else (float(roi[ax]),
-                                                              float(roi[ax + rank])))
+                                    # roi only matters to tf_crop_and_resize (PyTorch
+                                    # exports an empty one for the other modes)
+                                    None if ctm != "tf_crop_and_resize" else
+                                    (float(roi[ax]), float(roi[ax + rank])))
             if off.any():
                 o = [1] * rank
                 o[ax] = out[ax]
@@ -2810,6 +2812,324 @@ class _Importer:
         sx, sw = self._as(node, 1, np.float64), self._as(node, 4, np.float64)
         sw = self._per_axis(node, sw, rank, 1)
         return self._requantize(node, acc, self.g.mul(sx, sw), 6, 7, rank)
+
+    # --- control flow: If, Loop and Scan imported inline -------------------
+    # dlc compiles per input shapes and per values of small shape-like
+    # inputs, so a condition or trip count known at import (a constant, a
+    # shape, or such an input: ValueDependentError re-imports per value)
+    # selects the branch or unrolls the body right here. A data-dependent
+    # one is an UnsupportedError, never a guess.
+
+    def _subgraph(self, graph, bound):
+        """Imports `graph` (a branch or a loop body) inline with its inputs
+        bound to `bound` ((value, deps) pairs); outer-scope names stay
+        visible. Returns its outputs as (value, deps) pairs. The names the
+        subgraph defines shadow the outer ones only while it is imported:
+        they are restored after, so neither a branch's values nor one
+        iteration's (nor their materialized constants) leak."""
+        defined = [v.name for v in graph.input] + [t.name for t in graph.initializer] + \
+            [o for n in graph.node for o in n.output if o]
+        tables = (self.vals, self.materialized, self.deps, self.producer)
+        saved = [{k: t[k] for k in defined if k in t} for t in tables]
+        try:
+            for t in tables:
+                for k in defined:
+                    t.pop(k, None)
+            for init in graph.initializer:
+                self.vals[init.name], self.deps[init.name] = _nh.to_array(init), set()
+            for vi, (v, deps) in zip(graph.input, bound):
+                self.vals[vi.name], self.deps[vi.name] = v, set(deps)
+            for n in graph.node:
+                with onnx_check.node_errors(n):
+                    self.node(n)
+            return [(self.vals[o.name], self.deps.get(o.name, set())) for o in graph.output]
+        finally:
+            for t, old in zip(tables, saved):
+                for k in defined:
+                    t.pop(k, None)
+                t.update(old)
+
+    def _known(self, node, v, deps, what):
+        """v as a one-element constant: it decides control flow, so dlc needs
+        it at import. Computed from small integer/bool graph inputs only (a
+        trip count, a flag): dlc specialises on their values; from float
+        data, it is data-dependent control flow: an error."""
+        if isinstance(v, np.ndarray):
+            if v.size != 1:
+                raise UnsupportedError(node, f"{what} has {v.size} elements (one expected)")
+            return v.reshape(())
+        flags = {i.name for i in self.model.graph.input
+                 if i.type.tensor_type.elem_type in (2, 3, 4, 5, 6, 7, 9, 12, 13)}
+        if deps and deps <= self.value_inputs & flags:
+            raise ValueDependentError(node, f"{what} is a runtime value", deps)
+        raise UnsupportedError(node, f"{what} is computed from tensors at run time "
+                               "(data-dependent control flow; dlc resolves If/Loop/Scan at "
+                               "compile time)")
+
+    def _flow_outputs(self, node, outs):
+        """The node's results from (value, deps) pairs; deps cover the
+        outer-scope values the subgraph read, not only the node's inputs."""
+        for name, (_, deps) in zip(node.output, outs):
+            if name:
+                self.deps[name] = set(deps)
+        return [v for v, _ in outs]
+
+    def _bound(self, node, i):
+        return self.vals[node.input[i]], self.deps.get(node.input[i], set())
+
+    def op_If(self, node, a):
+        c = self._known(node, *self._bound(node, 0), "the condition")
+        branch = a["then_branch" if bool(c) else "else_branch"]
+        outs = self._subgraph(branch, [])
+        if len(outs) != len(node.output):
+            raise CompileError(f"ONNX node '{node.name}' (If): the branch has {len(outs)} "
+                               f"outputs, the node {len(node.output)}", "")
+        return self._flow_outputs(node, outs)
+
+    # An unrolled Loop with no trip count stops on its cond output; past
+    # this many iterations dlc gives up rather than unroll without end.
+    _LOOP_LIMIT = 4096
+
+    def _take(self, v, t, axis):
+        """Element t of v along axis (the axis dropped)."""
+        if isinstance(v, np.ndarray):
+            return np.take(v, t, axis=axis)
+        rank = len(v.shape)
+        s = self.g.slice(v, starts=[t if i == axis else 0 for i in range(rank)],
+                         ends=[t + 1 if i == axis else _END for i in range(rank)],
+                         steps=[1] * rank)
+        return self.g.reshape(s, tuple(d for i, d in enumerate(v.shape) if i != axis))
+
+    def _stack(self, vs, axis):
+        """vs (constants or Values of one shape) stacked along a new axis."""
+        if all(isinstance(v, np.ndarray) for v in vs):
+            return np.stack(vs, axis=axis)
+        parts = []
+        for v in vs:
+            v = v if isinstance(v, Value) else self.g.constant(v)
+            shape = list(v.shape)
+            shape.insert(axis, 1)
+            parts.append(self.g.reshape(v, tuple(shape)))
+        return parts[0] if len(parts) == 1 else self.g.concat(*parts, axis=axis)
+
+    def op_Loop(self, node, a):
+        body = a["body"]
+        trips = int(self._known(node, *self._bound(node, 0), "the trip count M")) \
+            if self._has(node, 0) else None
+        cond = bool(self._known(node, *self._bound(node, 1), "the initial condition")) \
+            if self._has(node, 1) else True
+        if trips is None and not self._has(node, 1):
+            raise UnsupportedError(node, "neither a trip count nor a condition (an endless loop)")
+        n_carried = len(node.input) - 2
+        n_scan = len(body.output) - 1 - n_carried
+        carried = [self._bound(node, 2 + k) for k in range(n_carried)]
+        scans = [[] for _ in range(n_scan)]
+        i = 0
+        while cond and (trips is None or i < trips):
+            if i >= self._LOOP_LIMIT:
+                raise UnsupportedError(node, f"more than {self._LOOP_LIMIT} iterations "
+                                       "(dlc unrolls Loop)")
+            outs = self._subgraph(body, [(np.array(i, np.int64), set()),
+                                         (np.array(cond), set())] + carried)
+            c, deps = outs[0]
+            cond = bool(self._known(node, c, deps, "the body's cond output (the early exit)"))
+            carried = outs[1:1 + n_carried]
+            for k, (v, _) in enumerate(outs[1 + n_carried:]):
+                scans[k].append(v)
+            i += 1
+        if n_scan and i == 0:
+            raise UnsupportedError(node, "zero iterations: empty scan outputs (zero-size tensors)")
+        scan_deps = set().union(*[d for _, d in carried]) if carried else set()
+        return self._flow_outputs(node, carried + [(self._stack(s, 0), scan_deps)
+                                                   for s in scans])
+
+    def _scan(self, node, body, states, xs, in_axes, in_rev, out_axes, out_rev):
+        """The Scan recurrence unrolled: states [(value, deps)], scan inputs
+        xs [(value, deps)] iterated along in_axes (reversed where in_rev);
+        returns final states + scan outputs stacked along out_axes."""
+        lens = {_static(node, [v.shape[ax]], "the scan length")[0]
+                for (v, _), ax in zip(xs, in_axes)}
+        if len(lens) != 1:
+            raise CompileError(f"ONNX node '{node.name}' (Scan): scan inputs of different "
+                               f"lengths {sorted(lens)}", "")
+        n = lens.pop()
+        if n == 0:
+            raise UnsupportedError(node, "a scan of length 0 (zero-size tensors)")
+        deps = set().union(*[d for _, d in states + xs])
+        outs_t = []
+        for t in range(n):
+            ins = [(self._take(v, n - 1 - t if r else t, ax), d)
+                   for (v, d), ax, r in zip(xs, in_axes, in_rev)]
+            outs = self._subgraph(body, states + ins)
+            states = outs[:len(states)]
+            outs_t.append([v for v, _ in outs[len(states):]])
+        scans = []
+        for k, ax in enumerate(out_axes):
+            vs = [o[k] for o in outs_t]
+            if out_rev[k]:
+                vs = vs[::-1]
+            scans.append((self._stack(vs, ax % (len(vs[0].shape) + 1)), deps))
+        return states + scans
+
+    def op_Scan(self, node, a):
+        body = a["body"]
+        m = int(a["num_scan_inputs"])
+        if self.opset < 9:
+            return self._scan8(node, a, body, m)
+        n_states = len(node.input) - m
+        n_out = len(body.output) - n_states
+        states = [self._bound(node, k) for k in range(n_states)]
+        xs = [self._bound(node, n_states + k) for k in range(m)]
+        in_axes = [int(v) % len(x.shape) for v, (x, _) in
+                   zip(a.get("scan_input_axes", [0] * m), xs)]
+        in_rev = list(a.get("scan_input_directions", [0] * m))
+        out_axes = list(a.get("scan_output_axes", [0] * n_out))
+        out_rev = list(a.get("scan_output_directions", [0] * n_out))
+        return self._flow_outputs(node, self._scan(node, body, states, xs, in_axes, in_rev,
+                                                   out_axes, out_rev))
+
+    def _scan8(self, node, a, body, m):
+        """Opset 8's Scan: axis 0 is a batch (each batch element scanned on
+        its own), time is axis 1, and sequence_lens (input 0) may shorten
+        a batch element's sequence: supported only when it is the full length."""
+        n_states = len(node.input) - 1 - m
+        n_scan = len(body.output) - n_states
+        states = [self._bound(node, 1 + k) for k in range(n_states)]
+        xs = [self._bound(node, 1 + n_states + k) for k in range(m)]
+        batch = _static(node, [xs[0][0].shape[0]], "the batch size")[0]
+        length = _static(node, [xs[0][0].shape[1]], "the scan length")[0]
+        if self._has(node, 0):
+            lens = self.need_const(node, 0, "sequence_lens")
+            if np.any(np.asarray(lens) != length):
+                raise UnsupportedError(node, f"sequence_lens {list(np.asarray(lens))} shorter "
+                                       f"than the scan length {length} (variable lengths)")
+        rev = list(a.get("directions", [0] * m))
+        per_b = []
+        for b in range(batch):
+            sb = [(self._take(v, b, 0), d) for v, d in states]
+            xb = [(self._take(v, b, 0), d) for v, d in xs]
+            per_b.append(self._scan(node, body, sb, xb, [0] * m, rev, [0] * n_scan,
+                                    [0] * n_scan))
+        return self._flow_outputs(node, [(self._stack([o[k][0] for o in per_b], 0), per_b[0][k][1])
+                                         for k in range(len(per_b[0]))])
+
+    # --- Einsum: a composition of transpose / reshape / mul / reduce_sum /
+    # batched matmul. Labels are letters; '...' stands for the broadcast
+    # dims (placeholders '0', '1', ... here), right-aligned as in NumPy.
+
+    def _einsum_terms(self, node, eq, xs):
+        eq = eq.replace(" ", "")
+        lhs, arrow, rhs = eq.partition("->")
+        terms = lhs.split(",")
+        if len(terms) != len(xs):
+            raise UnsupportedError(node, f"equation '{eq}' has {len(terms)} operands, the node "
+                                   f"{len(xs)} inputs")
+        n_ell = 0
+        parsed = []
+        for t, x in zip(terms, xs):
+            labels = [c for c in t.replace("...", "") if c.isalpha()]
+            if len(labels) != len(t.replace("...", "")):
+                raise UnsupportedError(node, f"equation '{eq}': term '{t}' has a character that "
+                                       "is not a letter")
+            k = len(x.shape) - len(labels)
+            if k < 0 or (k and "..." not in t):
+                raise UnsupportedError(node, f"equation '{eq}': term '{t}' does not fit an "
+                                       f"operand of rank {len(x.shape)}")
+            n_ell = max(n_ell, k)
+            head, _, tail = t.partition("...")
+            ell = [str(n_ell - k + i) for i in range(k)]  # right-aligned broadcast dims
+            parsed.append(list(head) + ell + list(tail) if "..." in t else list(t))
+        ell_out = [str(i) for i in range(n_ell)]
+        if arrow:
+            head, dots, tail = rhs.partition("...")
+            out = list(head) + (ell_out if dots or not n_ell else []) + list(tail)
+            if n_ell and not dots:  # NumPy: the broadcast dims must appear in the output
+                raise UnsupportedError(node, f"equation '{eq}': '...' is summed out")
+        else:  # implicit: the broadcast dims, then the letters used once, sorted
+            counts = {}
+            for p in parsed:
+                for c in p:
+                    counts[c] = counts.get(c, 0) + 1
+            out = ell_out + sorted(c for c, k in counts.items() if k == 1 and c.isalpha())
+        if len(set(out)) != len(out) or any(c not in set().union(*map(set, parsed)) for c in out):
+            raise UnsupportedError(node, f"equation '{eq}': an output label repeated or "
+                                   "not in any operand")
+        return parsed, out
+
+    def _einsum_diagonal(self, x, labels):
+        """A label repeated in one operand: its diagonal (x * eye summed)."""
+        while len(set(labels)) != len(labels):
+            c = next(c for c in labels if labels.count(c) > 1)
+            i = labels.index(c)
+            j = labels.index(c, i + 1)
+            n = x.shape[i]
+            eye = np.eye(n, dtype=_elt_np(x)).reshape(
+                [n if d in (i, j) else 1 for d in range(len(labels))])
+            x = self.g.reduce_sum(self.g.mul(x, self.g.constant(eye)), axes=[j], keepdims=False)
+            labels = labels[:j] + labels[j + 1:]
+        return x, labels
+
+    def _einsum_pair(self, a, la, b, lb, keep):
+        """a (labels la) times b (lb) summed over the shared labels not in
+        `keep`, as one batched matmul: [batch, a-only, sum] x [batch, sum, b-only]."""
+        batch = [c for c in la if c in lb and c in keep]
+        red = [c for c in la if c in lb and c not in keep]
+        ao = [c for c in la if c not in lb]
+        bo = [c for c in lb if c not in la]
+        size = dict(zip(la, a.shape))
+        size.update(zip(lb, b.shape))
+
+        def prod(ls):
+            return int(np.prod([size[c] for c in ls]))
+
+        a = self.g.transpose(a, perm=[la.index(c) for c in batch + ao + red])
+        b = self.g.transpose(b, perm=[lb.index(c) for c in batch + red + bo])
+        a = self.g.reshape(a, (prod(batch), prod(ao), prod(red)))
+        b = self.g.reshape(b, (prod(batch), prod(red), prod(bo)))
+        y = self.g.matmul(a, b)
+        labels = batch + ao + bo
+        return self.g.reshape(y, tuple(size[c] for c in labels)), labels
+
+    def op_Einsum(self, node, a):
+        eq = a["equation"]
+        eq = eq.decode() if isinstance(eq, bytes) else eq
+        xs = [self._x(node, i) for i in range(len(node.input))]
+        for x in xs:
+            _static(node, x.shape, "Einsum")
+        terms, out = self._einsum_terms(node, eq, xs)
+        # a broadcast (size-1) dim against a larger one: dropped from that operand
+        size = {}
+        for x, t in zip(xs, terms):
+            for c, d in zip(t, x.shape):
+                if size.get(c, 1) != 1 and d not in (1, size[c]):
+                    raise UnsupportedError(node, f"equation '{eq}': label '{c}' has sizes "
+                                           f"{size[c]} and {d}")
+                size[c] = max(size.get(c, 1), d)
+        ops = []
+        for x, t in zip(xs, terms):
+            x, t = self._einsum_diagonal(x, list(t))
+            drop = [i for i, c in enumerate(t) if x.shape[i] == 1 and size[c] != 1]
+            if drop:
+                t = [c for i, c in enumerate(t) if i not in drop]
+                x = self.g.reshape(x, tuple(size[c] for c in t))
+            ops.append((x, t))
+        # sum each operand's own labels that nothing else needs, then
+        # contract the operands left to right
+        for k in range(len(ops)):
+            x, t = ops[k]
+            others = set(out).union(*[set(u) for j, (_, u) in enumerate(ops) if j != k])
+            red = [i for i, c in enumerate(t) if c not in others]
+            if red:
+                x = self.g.reduce_sum(x, axes=red, keepdims=False)
+                t = [c for i, c in enumerate(t) if i not in red]
+            ops[k] = (x, t)
+        y, ty = ops[0]
+        for k in range(1, len(ops)):
+            keep = set(out).union(*[set(u) for _, u in ops[k + 1:]])
+            y, ty = self._einsum_pair(y, ty, ops[k][0], ops[k][1], keep)
+        if ty != out:
+            y = self.g.transpose(y, perm=[ty.index(c) for c in out])
+        return y
 
 
 def _type_name(elem_type):

@@ -131,6 +131,20 @@ def _with_shape_fields(model):
     return copy
 
 
+def _outer_refs(node):
+    """The outer-scope names a node's subgraphs (If branches, Loop/Scan
+    bodies) read: the node waits on their producers too."""
+    refs = []
+    for a in node.attribute:
+        for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+            inner = {v.name for v in g.input} | {t.name for t in g.initializer}
+            inner |= {o for n in g.node for o in n.output}
+            for n in g.node:
+                refs += [s for s in list(n.input) + _outer_refs(n) if s and s not in inner]
+            refs += [o.name for o in g.output if o.name not in inner]
+    return refs
+
+
 def _sorted_nodes(graph):
     """The nodes in a stable topological order, or a CompileError naming the
     first node that cannot be placed and why."""
@@ -153,8 +167,10 @@ def _sorted_nodes(graph):
     users = [[] for _ in graph.node]
     for i, node in enumerate(graph.node):
         deps = set()
-        for inp in node.input:
+        for inp in list(node.input) + _outer_refs(node):
             if not inp or inp in declared:
+                continue
+            if inp not in producer and inp not in node.input:  # checked inside the subgraph
                 continue
             if inp not in producer:
                 _fail(f"{_node_name(node, i)}: input '{inp}' is produced by no node and is "

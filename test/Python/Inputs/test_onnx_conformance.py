@@ -293,8 +293,9 @@ def table(cases, info, results, wall):
         op, opset, scope = info[c.name]
         row = per_op.setdefault(op, {"cases": 0, "pass": 0, "opsets": set(), "pass_opsets": set(),
                                      "limits": {}, "scope": scope})
-        if scope:
-            row["scope"] = scope
+        if scope:  # out of scope only when every case is (If has a plain and a sequence case)
+            if not row["cases"]:
+                row["scope"] = scope
             continue
         row["scope"] = None
         r = results[i]

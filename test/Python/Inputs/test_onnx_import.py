@@ -863,3 +863,188 @@ def test_narrow_integer_through_per_shape_module():
     for s in ([3, 2], [1, 6]):
         y, = mod.run(x, np.array([10], np.uint8), np.array(s, np.int64))
         np.testing.assert_array_equal(y, (x + np.uint8(10)).reshape(s))
+# --- control flow (If, Loop, Scan: resolved at import, unrolled inline) ------
+
+B, I64 = TensorProto.BOOL, TensorProto.INT64
+
+
+def graph(nodes, inputs, outputs, name="body"):
+    return helper.make_graph(nodes, name, [helper.make_tensor_value_info(*i) for i in inputs],
+                             [helper.make_tensor_value_info(*o) for o in outputs])
+
+
+def test_if_outer_scope_and_runtime_condition():
+    """The branch reads outer-scope tensors; a condition given as an input is
+    specialised on (both values); one computed from tensor data is a clear
+    error naming the node, never a guess."""
+    x = rand(3, 4)
+    then_g = graph([helper.make_node("Mul", ["x", "two"], ["t"])], [], [("t", F, None)], "then")
+    else_g = graph([helper.make_node("Neg", ["x"], ["e"])], [], [("e", F, None)], "else")
+    m = model([helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+              [("c", B, []), ("x", F, x.shape)], [("y", F, None)],
+              inits=[("two", np.array(2, np.float32))])
+    mod = dlc.compile(m)
+    np.testing.assert_allclose(mod.run(np.array(True), x)[0], 2 * x)
+    np.testing.assert_allclose(mod.run(np.array(False), x)[0], -x)
+    big = rand(8, 8)
+    m = model([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+               helper.make_node("Greater", ["s", "zero"], ["c"]),
+               helper.make_node("If", ["c"], ["y"], name="pick", then_branch=then_g,
+                                else_branch=else_g)],
+              [("x", F, big.shape)], [("y", F, None)],
+              inits=[("two", np.array(2, np.float32)), ("zero", np.array(0, np.float32))])
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"'pick' \(If, opset 13\).*run time"):
+        dlc.compile(m).run(big)
+
+
+def test_loop_early_exit_and_scan_outputs():
+    """Loop: the cond output stops it before the trip count; loop-carried
+    values and scan outputs (stacked per iteration) as ONNX defines them."""
+    # y = y * 2 + i while i < 3 (cond_out = i + 1 < 3), trip count 10
+    body = graph([helper.make_node("Cast", ["i"], ["fi"], to=F),
+                  helper.make_node("Mul", ["y_in", "two"], ["y2"]),
+                  helper.make_node("Add", ["y2", "fi"], ["y_out"]),
+                  helper.make_node("Add", ["i", "one"], ["i1"]),
+                  helper.make_node("Less", ["i1", "three"], ["c_out"]),
+                  helper.make_node("Identity", ["y_out"], ["s"])],
+                 [("i", I64, []), ("c_in", B, []), ("y_in", F, [2])],
+                 [("c_out", B, []), ("y_out", F, [2]), ("s", F, [2])])
+    m = model([helper.make_node("Loop", ["M", "", "y"], ["y_f", "ys"], body=body)],
+              [("y", F, [2])], [("y_f", F, None), ("ys", F, None)], opset=13,
+              inits=[("M", np.array(10, np.int64)), ("two", np.array(2, np.float32)),
+                     ("one", np.array(1, np.int64)), ("three", np.array(3, np.int64))])
+    y0 = np.array([1.0, -0.5], np.float32)
+    want, ys = y0.copy(), []
+    for i in range(3):
+        want = want * 2 + i
+        ys.append(want)
+    y_f, s = run(m, y0)
+    np.testing.assert_allclose(y_f, want)
+    np.testing.assert_allclose(s, np.stack(ys))
+    # an exit that depends on tensor data cannot be unrolled: a clear error
+    body.node[4].CopyFrom(helper.make_node("Less", ["y_sum", "hundred"], ["c_out"]))
+    body.node.insert(4, helper.make_node("ReduceSum", ["y_out"], ["y_sum"], keepdims=0))
+    m = model([helper.make_node("Loop", ["M", "", "y"], ["y_f", "ys"], name="grow", body=body)],
+              [("y", F, [64])], [("y_f", F, None), ("ys", F, None)], opset=13,
+              inits=[("M", np.array(10, np.int64)), ("two", np.array(2, np.float32)),
+                     ("one", np.array(1, np.int64)), ("hundred", np.array(100, np.float32))])
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"'grow' \(Loop.*cond output"):
+        dlc.compile(m).run(rand(64))
+
+
+def test_scan_axes_and_directions():
+    """Scan (opset 9+): scan input axis 1 read backwards, scan output stacked
+    on axis 1 and reversed, a state carried through."""
+    x = rand(2, 5)
+    body = graph([helper.make_node("Add", ["acc", "xt"], ["acc_out"]),
+                  helper.make_node("Mul", ["acc_out", "xt"], ["o"])],
+                 [("acc", F, [2]), ("xt", F, [2])], [("acc_out", F, [2]), ("o", F, [2])])
+    m = model([helper.make_node("Scan", ["init", "x"], ["acc", "os"], body=body,
+                                num_scan_inputs=1, scan_input_axes=[1],
+                                scan_input_directions=[1], scan_output_axes=[-1],
+                                scan_output_directions=[1])],
+              [("init", F, [2]), ("x", F, x.shape)], [("acc", F, None), ("os", F, None)])
+    acc, outs = np.zeros(2, np.float32), []
+    for t in range(4, -1, -1):
+        acc = acc + x[:, t]
+        outs.append(acc * x[:, t])
+    got_acc, got_os = run(m, np.zeros(2, np.float32), x)
+    np.testing.assert_allclose(got_acc, acc, rtol=1e-5)
+    np.testing.assert_allclose(got_os, np.stack(outs[::-1], axis=1), rtol=1e-5)
+
+
+def test_if_branch_reads_a_later_listed_node():
+    """Nodes out of order where an If branch reads an outer value produced by
+    a node listed after the If: the sort must count the branch's reads."""
+    x = rand(3)
+    then_g = graph([helper.make_node("Add", ["x2", "x"], ["t"])], [], [("t", F, None)], "then")
+    else_g = graph([helper.make_node("Neg", ["x2"], ["e"])], [], [("e", F, None)], "else")
+    m = model([helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+               helper.make_node("Mul", ["x", "x"], ["x2"])],
+              [("c", B, []), ("x", F, x.shape)], [("y", F, None)])
+    np.testing.assert_allclose(run(m, np.array(True), x)[0], x * x + x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("eq,shapes", [
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("ij,jk", [(3, 4), (4, 5)]),                      # implicit output
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("...ij,...jk->...ik", [(2, 1, 3, 4), (3, 4, 5)]),  # broadcast batch dims
+    ("ii->i", [(4, 4)]),
+    ("ii", [(4, 4)]),                                 # trace
+    ("bii->b", [(2, 3, 3)]),
+    ("i,j->ij", [(3,), (4,)]),                        # outer product
+    ("ij,ij->ij", [(3, 4), (3, 4)]),                  # Hadamard
+    ("ijk->kji", [(2, 3, 4)]),
+    ("abc,cd,de->abe", [(2, 3, 4), (4, 5), (5, 2)]),  # three operands
+    ("i,i->", [(5,), (5,)]),
+    ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),  # attention scores
+])
+def test_einsum_against_numpy(eq, shapes):
+    xs = [rand(*s) for s in shapes]
+    names = [f"x{i}" for i in range(len(xs))]
+    m = model([helper.make_node("Einsum", names, ["y"], equation=eq)],
+              [(n, F, x.shape) for n, x in zip(names, xs)], [("y", F, None)], opset=12)
+    (y,) = run(m, *xs)
+    want = np.einsum(eq, *xs)
+    assert y.shape == want.shape
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
+
+
+def test_einsum_errors_name_the_equation():
+    m = model([helper.make_node("Einsum", ["x"], ["y"], name="e", equation="ij,jk->ik")],
+              [("x", F, (2, 2))], [("y", F, None)], opset=12)
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"'e' \(Einsum.*2 operands"):
+        run(m, rand(2, 2))
+
+
+def test_resize_empty_roi_opset11():
+    """PyTorch's opset-11 export of F.interpolate gives Resize an empty roi
+    constant: it was indexed anyway (IndexError) though only
+    tf_crop_and_resize reads it."""
+    x = rand(1, 2, 3, 4)
+    m = model([helper.make_node("Resize", ["x", "roi", "scales"], ["y"], mode="nearest",
+                                coordinate_transformation_mode="asymmetric",
+                                nearest_mode="floor")],
+              [("x", F, x.shape)], [("y", F, None)], opset=11,
+              inits=[("roi", np.zeros(0, np.float32)),
+                     ("scales", np.array([1, 1, 2, 2], np.float32))])
+    np.testing.assert_array_equal(run(m, x)[0], x.repeat(2, axis=2).repeat(2, axis=3))
+
+
+def test_scripted_pytorch_loop():
+    """A TorchScript for-loop over x.size(0) exports as Loop with a constant
+    trip count and Gather(x, i) in the body: unrolled. The same loop with a
+    data-dependent `if` in its body is a clear error, even though x is
+    small enough for dlc to specialise on shape-like inputs: float data
+    never decides control flow at compile time."""
+    torch = pytest.importorskip("torch")
+    import io
+
+    class Decay(torch.nn.Module):
+        def forward(self, x):
+            acc = torch.zeros_like(x[0])
+            for i in range(x.size(0)):
+                acc = acc * 0.5 + x[i]
+            return acc
+
+    class Branchy(torch.nn.Module):
+        def forward(self, x):
+            acc = torch.zeros_like(x[0])
+            for i in range(x.size(0)):
+                acc = acc * 0.5 + x[i]
+                if bool(acc.sum() > 1.0):
+                    acc = acc - 1
+            return acc
+
+    x = torch.randn(4, 3)
+    for cls, ok in ((Decay, True), (Branchy, False)):
+        f = io.BytesIO()
+        torch.onnx.export(torch.jit.script(cls()), (x,), f, opset_version=13)
+        m = onnx.load_from_string(f.getvalue())
+        if ok:
+            np.testing.assert_allclose(run(m, x.numpy())[0], cls()(x).numpy(), rtol=1e-6)
+        else:
+            with pytest.raises(dlc.onnx.UnsupportedError, match=r"\(If, opset 13\): the "
+                               "condition is computed from tensors at run time"):
+                run(m, x.numpy())
