@@ -25,7 +25,7 @@
 // RUN: not dlc-opt %s --dlc-test-pass-options=fail=true 2>&1 | FileCheck %s --check-prefix=FAIL
 // FAIL: error: dlc-test-pass-options failed as asked
 
-// RUN: dlc-opt %s --dlg-simplify --mlir-print-ir-after=dlg-simplify -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// RUN: dlc-opt %s --dlg-simplify --mlir-print-ir-after=dlg-simplify --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
 // PRINT: // -----// IR Dump After dlg-simplify (dlg-simplify) //----- //
 // PRINT-NEXT: func.func @f0
 // PRINT-NOT: dlg.neg
