@@ -8,6 +8,7 @@
 // RUN: %cc %s -o %t %ldlc && %t 2>&1 | FileCheck %s
 
 #include "dlc-c/Dialects.h"
+#include "dlc-c/Context.h"
 #include "dlc-c/Dlg.h"
 
 #include "mlir-c/BuiltinAttributes.h"
