@@ -84,7 +84,9 @@ int main(void) {
   const char *others[] = {"dlg.nonexistent", "dlk.kernel", "arith.addf", "dlg", ""};
   for (size_t i = 0; i < sizeof others / sizeof others[0]; ++i)
     printf("'%s': %s\n", others[i], dlcOpFamilyGetName(dlcDlgOpFamilyOfName(ctx, ref(others[i]))));
-  printf("out of range: %s\n", dlcOpFamilyGetName((DlcOpFamily)99));
+  /* COUNT is past the last family (a value outside the enum's range would be
+     undefined behaviour on the C++ side, so none is passed). */
+  printf("out of range: %s\n", dlcOpFamilyGetName(DLC_OP_FAMILY_COUNT));
 
   /* The generic elementwise builder: fine for exp, refused for matmul. */
   MlirLocation loc = mlirLocationFileLineColGet(ctx, ref("families.c"), 1, 1);
