@@ -1,6 +1,6 @@
 // RUN: dlc-opt %s --split-input-file --dlg-horizontal-fuse | FileCheck %s
 // RUN: dlc-opt %s --split-input-file --dlg-horizontal-fuse=max-elements=16 | FileCheck %s --check-prefix=SMALL
-// Numerics of the fused form against NumPy: test/E2E/Inputs/horizontal_fuse.py.
+// Numerics of the fused form against NumPy: test/E2E/horizontal-fuse.test.
 
 // Q, K and V projections with their biases (one added on the left): one
 // matmul on the weights concatenated along N, the biases concatenated into
