@@ -938,9 +938,7 @@ class _Importer:
     def op_Mod(self, node, a):
         x, y = self._x(node, 0), self._x(node, 1)
         if _elt(x) in _FLOATS:
-            # x - trunc(x / y) * y is not exact (the quotient and the product
-            # round): no float Mod rather than a wrong remainder
-            raise UnsupportedError(node, f"floating-point Mod (fmod) on {_elt(x)}")
+            return self._float_mod(node, x, y, a.get("fmod", 0))
         # integer: the remainder of the truncating division (fmod=1: x's sign),
         # moved to y's sign (fmod=0)
         r = self.g.sub(x, self.g.mul(self.g.div(x, y), y))
@@ -951,6 +949,22 @@ class _Importer:
         signs_differ = self.g.where(rn, self.g.where(yn, self._mask(False), self._mask(True)), yn)
         fix = self.g.where(self.g.not_equal(r, zero), signs_differ, self._mask(False))
         return self.g.where(fix, self.g.add(r, y), r, name=node.name)
+
+    def _float_mod(self, node, x, y, fmod):
+        """dlg.fmod is C's fmod (np.fmod), exact for any quotient. fmod=0 is
+        np.mod: a non-zero remainder whose sign differs from y's moves by y,
+        and a zero one takes y's sign (NumPy's npy_divmod, step by step, so
+        its rounding of r + y is NumPy's too); NaN and inf follow fmod."""
+        r = self.g.fmod(x, y, name=None if not fmod else node.name)
+        if fmod:
+            return r
+        zero = self._k(x, 0)
+        yn = self.g.less(y, zero)
+        signs_differ = self.g.where(self.g.less(r, zero), self.g.where(yn, self._mask(False),
+                                                                       self._mask(True)), yn)
+        moved = self.g.where(signs_differ, self.g.add(r, y), r)
+        signed_zero = self.g.where(yn, self._k(x, -0.0), zero)
+        return self.g.where(self.g.equal(r, zero), signed_zero, moved, name=node.name)
 
     # --- index-like compositions ----------------------------------------------
 

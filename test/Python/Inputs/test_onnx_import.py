@@ -421,6 +421,28 @@ def test_float_pow_special_cases(dtype):
     np.testing.assert_allclose(y, np.power(a, b), rtol=1e-6 if dtype == np.float32 else 1e-14)
 
 
+@pytest.mark.parametrize("fmod", [0, 1])
+@pytest.mark.parametrize("dtype,elem", [(np.float32, F), (np.float64, TensorProto.DOUBLE),
+                                        (np.float16, TensorProto.FLOAT16)])
+def test_float_mod_exact_for_large_quotients(fmod, dtype, elem):
+    """Float Mod was refused: x - trunc(x / y) * y rounds the quotient and the
+    product, so 1e30 mod 0.7 came out wrong. dlg.fmod (arith.remf, C's fmod)
+    is exact; fmod=0 follows np.mod's sign rules (a zero takes y's sign)."""
+    big = np.finfo(dtype).max / 4
+    a = np.array([big, -big, 1e4, -1e4, 7.5, -7.5, 7.5, -7.5, 6, -6, 0, np.inf, 3, -3, np.nan,
+                  5, 1e-3], dtype)
+    b = np.array([0.7, 0.7, -0.3, 0.3, 2, 2, -2, -2, 3, -3, -2, 2, np.inf, np.inf, 1, 0,
+                  -7], dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        want = np.fmod(a, b) if fmod else np.mod(a, b)
+    m = model([helper.make_node("Mod", ["a", "b"], ["y"], fmod=fmod)],
+              [("a", elem, a.shape), ("b", elem, b.shape)], [("y", elem, None)])
+    y, = run(m, a, b)
+    assert y.dtype == dtype
+    np.testing.assert_array_equal(y, want)
+    np.testing.assert_array_equal(np.signbit(y), np.signbit(want))
+
+
 def test_topk_ties_to_lower_index():
     x = np.array([[3, 1, 3, 2, -1], [0, 0, 5, 0, 5]], np.float32)
     m = model([helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1)],
