@@ -827,6 +827,46 @@ def test_maxpool_indices_then_maxunpool_matches_torch():
     np.testing.assert_array_equal(y, want)
 
 
+def _unpool(idx_init=None):
+    ins = [("x", F, (1, 2, 2, 2))] + ([] if idx_init is not None else
+                                      [("i", TensorProto.INT64, (1, 2, 2, 2))])
+    return model([helper.make_node("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[2, 2],
+                                   strides=[2, 2])], ins, [("y", F, None)], opset=11,
+                 inits=[] if idx_init is None else [("i", idx_init)])
+
+
+@pytest.mark.parametrize("bad,why", [(32, "outside the output of 32 elements"),
+                                     (-1, "outside the output"),
+                                     (20, "in plane 1, not its own")])
+def test_maxunpool_index_outside_its_plane_is_an_error(bad, why):
+    """An index outside the output (onnxruntime raises) or in another (n, c)
+    plane was dropped silently: now a clear error, at compile time for
+    constant indices and per value for indices given as an input."""
+    x = rand(1, 2, 2, 2)
+    idx = np.array([0, 3, 9, 15, 16, 19, 25, 31], np.int64).reshape(1, 2, 2, 2)
+    y, = run(_unpool(idx), x)
+    want = np.zeros(32, np.float32)
+    want[idx.reshape(-1)] = x.reshape(-1)
+    np.testing.assert_array_equal(y.reshape(-1), want)
+    idx.reshape(-1)[2] = bad
+    with pytest.raises(dlc.onnx.UnsupportedError, match=f"MaxUnpool.*index {bad} .*{why}"):
+        run(_unpool(idx), x)
+    with pytest.raises(dlc.onnx.UnsupportedError, match=f"index {bad} .*{why}"):
+        run(_unpool(), x, idx)
+
+
+def test_maxunpool_computed_indices_are_refused():
+    """Indices computed at run time other than MaxPool's own (which lie in
+    their plane by construction) cannot be checked: refused, named."""
+    m = model([helper.make_node("Cast", ["f"], ["i"], to=TensorProto.INT64),
+               helper.make_node("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[2, 2],
+                                strides=[2, 2])],
+              [("x", F, (1, 1, 8, 8)), ("f", F, (1, 1, 8, 8))], [("y", F, None)], opset=11)
+    with pytest.raises(dlc.onnx.UnsupportedError,
+                       match="MaxUnpool.*indices .*must be a constant"):
+        run(m, rand(1, 1, 8, 8), np.zeros((1, 1, 8, 8), np.float32))
+
+
 def test_tfidfvectorizer_counts_with_skips():
     """Each n-gram once per start and per item distance 1..max_skip_count+1,
     unigrams once per position (onnxruntime's counting), TFIDF weighted."""
