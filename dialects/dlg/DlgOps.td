@@ -627,4 +627,21 @@ def Dlg_PadOp : Dlg_InferOp<"pad", Dlg_DataMovementFamily,
   let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
 }
 
+//===----------------------------------------------------------------------===//
+// Remainder
+//===----------------------------------------------------------------------===//
+
+// C's fmod (arith.remf / arith.remsi): exact for every quotient, unlike
+// lhs - trunc(lhs / rhs) * rhs, whose quotient and product both round.
+def Dlg_FmodOp : Dlg_BinaryOp<"fmod", "fmod(lhs, rhs)"> {
+  let description = [{
+    The remainder of the truncating division, with the sign of `lhs` (C's
+    `fmod`, NumPy's `np.fmod`), exact for any quotient. Floats: `fmod(x, 0)`,
+    `fmod(±inf, y)` and NaN operands give NaN; `fmod(x, ±inf)` is `x`.
+    Integers: a zero divisor is undefined (as `dlg.div`). The shapes
+    broadcast as in NumPy; both operands and the result share one element
+    type.
+  }];
+}
+
 #endif // DLG_OPS

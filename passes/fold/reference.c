@@ -94,7 +94,7 @@ static bool isGeluTanh(MlirOperation op) {
    of those families is folded once it has its row here and its case in
    floatOp (and intOp where integers are defined). */
 typedef enum Elementwise {
-  E_ADD, E_SUB, E_MUL, E_DIV, E_MAX, E_MIN, E_POW,            /* binary */
+  E_ADD, E_SUB, E_MUL, E_DIV, E_MAX, E_MIN, E_POW, E_FMOD,    /* binary */
   E_NEG, E_ABS, E_RELU, E_CLAMP,                               /* any type */
   E_EXP, E_LOG, E_SQRT, E_RSQRT, E_TANH, E_ERF, E_SIGMOID, E_SILU,
   E_GELU,                                                      /* float only */
@@ -104,7 +104,7 @@ typedef enum Elementwise {
 
 static const char *const kElementwise[E_COUNT] = {
     "dlg.add", "dlg.sub", "dlg.mul", "dlg.div", "dlg.max", "dlg.min",
-    "dlg.pow", "dlg.neg", "dlg.abs", "dlg.relu", "dlg.clamp", "dlg.exp",
+    "dlg.pow", "dlg.fmod", "dlg.neg", "dlg.abs", "dlg.relu", "dlg.clamp", "dlg.exp",
     "dlg.log", "dlg.sqrt", "dlg.rsqrt", "dlg.tanh", "dlg.erf", "dlg.sigmoid",
     "dlg.silu", "dlg.gelu", "dlg.sin", "dlg.cos", "dlg.tan", "dlg.asin", "dlg.acos",
     "dlg.atan", "dlg.sinh", "dlg.cosh", "dlg.asinh", "dlg.acosh", "dlg.atanh"};
@@ -125,6 +125,7 @@ static double floatOp(int k, double a, double b, MlirOperation op) {
   case E_MAX: return maxNaN(a, b);
   case E_MIN: return minNaN(a, b);
   case E_POW: return pow(a, b);
+  case E_FMOD: return fmod(a, b); /* exact: representable in the operands' type */
   case E_NEG: return -a;
   case E_ABS: return fabs(a);
   case E_RELU: return maxNaN(a, 0.0);
@@ -172,6 +173,11 @@ static bool intOp(int k, int64_t a, int64_t b, unsigned bits,
     if (b == 0 || (a == lowest && b == -1))
       return false;
     *r = a / b;
+    return true;
+  case E_FMOD:
+    if (b == 0)
+      return false;
+    *r = b == -1 ? 0 : a % b; /* INT64_MIN % -1 traps in C */
     return true;
   case E_MAX: *r = a > b ? a : b; return true;
   case E_MIN: *r = a < b ? a : b; return true;

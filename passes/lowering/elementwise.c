@@ -34,7 +34,7 @@ static MlirValue lowerElementwise(DlcBuilder *b, MlirOperation op, const DlcLowe
 
 #define EW(name) {"dlg." #name, lowerElementwise}
 DLC_LOWERINGS(Elementwise,
-    EW(add), EW(sub), EW(mul), EW(div), EW(max), EW(min), EW(pow),
+    EW(add), EW(sub), EW(mul), EW(div), EW(max), EW(min), EW(pow), EW(fmod),
     EW(neg), EW(abs), EW(exp), EW(log), EW(sqrt), EW(rsqrt), EW(tanh), EW(erf),
     EW(sigmoid), EW(relu), EW(silu), EW(gelu), EW(clamp), EW(where), EW(cast),
     EW(equal), EW(not_equal), EW(less), EW(less_equal), EW(greater), EW(greater_equal),

@@ -158,6 +158,7 @@ MlirValue dlcEmitElementwise(DlcBuilder *b, MlirOperation op, const MlirValue *a
   if (is(n, "dlg.max")) return dlcArith(b, "arith.maximumf", "arith.maxsi", a[0], a[1]);
   if (is(n, "dlg.min")) return dlcArith(b, "arith.minimumf", "arith.minsi", a[0], a[1]);
   if (is(n, "dlg.pow")) return dlcArith(b, "math.powf", "math.ipowi", a[0], a[1]);
+  if (is(n, "dlg.fmod")) return dlcArith(b, "arith.remf", "arith.remsi", a[0], a[1]);
   if (is(n, "dlg.neg"))
     return fl ? dlcUnary(b, "arith.negf", x)
               : dlcArith(b, NULL, "arith.subi", cst(b, x, 0), x);

@@ -938,9 +938,7 @@ class _Importer:
     def op_Mod(self, node, a):
         x, y = self._x(node, 0), self._x(node, 1)
         if _elt(x) in _FLOATS:
-            # x - trunc(x / y) * y is not exact (the quotient and the product
-            # round): no float Mod rather than a wrong remainder
-            raise UnsupportedError(node, f"floating-point Mod (fmod) on {_elt(x)}")
+            return self._float_mod(node, x, y, a.get("fmod", 0))
         # integer: the remainder of the truncating division (fmod=1: x's sign),
         # moved to y's sign (fmod=0)
         r = self.g.sub(x, self.g.mul(self.g.div(x, y), y))
@@ -951,6 +949,22 @@ class _Importer:
         signs_differ = self.g.where(rn, self.g.where(yn, self._mask(False), self._mask(True)), yn)
         fix = self.g.where(self.g.not_equal(r, zero), signs_differ, self._mask(False))
         return self.g.where(fix, self.g.add(r, y), r, name=node.name)
+
+    def _float_mod(self, node, x, y, fmod):
+        """dlg.fmod is C's fmod (np.fmod), exact for any quotient. fmod=0 is
+        np.mod: a non-zero remainder whose sign differs from y's moves by y,
+        and a zero one takes y's sign (NumPy's npy_divmod, step by step, so
+        its rounding of r + y is NumPy's too); NaN and inf follow fmod."""
+        r = self.g.fmod(x, y, name=None if not fmod else node.name)
+        if fmod:
+            return r
+        zero = self._k(x, 0)
+        yn = self.g.less(y, zero)
+        signs_differ = self.g.where(self.g.less(r, zero), self.g.where(yn, self._mask(False),
+                                                                       self._mask(True)), yn)
+        moved = self.g.where(signs_differ, self.g.add(r, y), r)
+        signed_zero = self.g.where(yn, self._k(x, -0.0), zero)
+        return self.g.where(self.g.equal(r, zero), signed_zero, moved, name=node.name)
 
     # --- index-like compositions ----------------------------------------------
 
@@ -2289,6 +2303,7 @@ class _Importer:
                                    f"(at least {inferred})")
         nb, c, m = shape[0], shape[1], int(np.prod(shape[2:]))
         plane = int(np.prod(inferred[2:]))
+        self._check_unpool_indices(node, nb, c, m, plane)
         if m * plane > (1 << 24):
             raise UnsupportedError(node, f"a {m}-cell input unpooled to {plane} cells (the "
                                    "compare is m x plane per channel: at most 2^24)")
@@ -2309,6 +2324,40 @@ class _Importer:
             y = self.g.pad(y, pads=[0] * len(out) + [o - i for o, i in zip(out, inferred)],
                            value=0.0)
         return y
+
+    def _check_unpool_indices(self, node, nb, c, m, plane):
+        """The unpool compares each (n, c) plane's indices with that plane's
+        cells, so an index elsewhere would be dropped where onnxruntime
+        raises (outside the output) or writes another plane: never silently.
+        Constant indices are checked here; a graph input is specialised on
+        (so checked here per value); MaxPool's own Indices of an input with
+        this plane size lie in their plane by construction; anything else
+        computed at run time cannot be checked, so it is refused."""
+        name = node.input[1]
+        src = self.producer.get(name)
+        if self.const(name) is None and src is not None and src.op_type == "MaxPool" and \
+                len(src.output) > 1 and src.output[1] == name:
+            pooled = self.shape(src.input[0])
+            if list(pooled[:2]) == [nb, c] and all(isinstance(d, int) and d >= 0
+                                                   for d in pooled) and \
+                    int(np.prod(pooled[2:])) == plane:
+                return
+        idx = np.asarray(self.need_const(node, 1, "the indices (dlc checks that each lies in "
+                                         "its own (n, c) plane of the output)")).astype(np.int64)
+        if idx.size != nb * c * m:
+            raise UnsupportedError(node, f"indices of shape {list(idx.shape)} for an input of "
+                                   f"{nb * c * m} elements")
+        idx = idx.reshape(nb * c, m)
+        lo = (np.arange(nb * c, dtype=np.int64) * plane).reshape(-1, 1)
+        bad = (idx < lo) | (idx >= lo + plane)
+        if bad.any():
+            p = np.argwhere(bad)[0]
+            v, total = int(idx[p[0], p[1]]), nb * c * plane
+            where = f"outside the output of {total} elements" if not 0 <= v < total else \
+                f"in plane {v // plane}, not its own (n, c) plane {p[0]}"
+            raise UnsupportedError(node, f"index {v} (input element {p[0] * m + p[1]}) is "
+                                   f"{where}: MaxUnpool indices must address the output "
+                                   "(onnxruntime raises on this)")
 
     def _scatter_nd_mul(self, node, data, hit, ue, m, flat, rest):
         """ScatterND reduction 'mul': data times the product of the updates
@@ -3290,7 +3339,9 @@ _FOLD = {
 # Ops whose output shape depends on their operands' values: where an operand
 # is a graph input (of any size), dlc imports the graph per its value
 # (ValueDependentError, as for shape-like inputs) and folds the op with NumPy.
-_VALUE_OPS = {"NonMaxSuppression": range(5), "Unique": range(1), "NonZero": range(1)}
+_VALUE_OPS = {"NonMaxSuppression": range(5), "Unique": range(1), "NonZero": range(1),
+              # not folded: its indices, checked to lie in the output per value
+              "MaxUnpool": range(1, 2)}
 
 
 def _value_operands(model, deps):

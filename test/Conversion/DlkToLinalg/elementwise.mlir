@@ -406,6 +406,24 @@ func.func @pow(%x: tensor<4x8xf32>, %y: tensor<8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// dlg.fmod is C's fmod: arith.remf on floats, arith.remsi on integers.
+// CHECK-LABEL: func.func @fmod
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK: arith.remf %[[A]], %[[B]] : f32
+// CHECK-LABEL: func.func @fmod_i32
+// CHECK: ^bb0(%[[C:.*]]: i32, %[[D:.*]]: i32, %{{.*}}: i32):
+// CHECK: arith.remsi %[[C]], %[[D]] : i32
+func.func @fmod(%x: tensor<4x8xf32>, %y: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = dlg.fmod %x, %y : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+func.func @fmod_i32(%x: tensor<4x8xi32>, %y: tensor<4x8xi32>) -> tensor<4x8xi32> {
+  %0 = dlg.fmod %x, %y : tensor<4x8xi32>, tensor<4x8xi32> -> tensor<4x8xi32>
+  return %0 : tensor<4x8xi32>
+}
+
+// -----
+
 // CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d0, 0)>
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @equal

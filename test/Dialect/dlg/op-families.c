@@ -125,6 +125,7 @@ int main(void) {
 // CHECK-NEXT: dlg.equal compare
 // CHECK-NEXT: dlg.erf unary
 // CHECK-NEXT: dlg.exp unary
+// CHECK-NEXT: dlg.fmod binary
 // CHECK-NEXT: dlg.gather gather axis
 // CHECK-NEXT: dlg.gelu unary approximate
 // CHECK-NEXT: dlg.greater compare
@@ -163,7 +164,7 @@ int main(void) {
 // CHECK-NEXT: dlg.tanh unary
 // CHECK-NEXT: dlg.transpose layout perm
 // CHECK-NEXT: dlg.where select
-// CHECK-NEXT: ops: 59
+// CHECK-NEXT: ops: 60
 // CHECK-NEXT: past the end: null
 // CHECK-NEXT: func.func: none
 // CHECK-NEXT: parsed dlg.matmul: contraction

@@ -33,6 +33,8 @@ func.func @binary(%a: tensor<4x16xf32>, %b: tensor<16xf32>, %c: tensor<4x1xf32>,
   %6 = dlg.pow %5, %c : tensor<4x16xf32>, tensor<4x1xf32> -> tensor<4x16xf32>
   // CHECK: dlg.add {{.*}} : tensor<8xi32>, tensor<8xi32> -> tensor<8xi32>
   %7 = dlg.add %i, %i : tensor<8xi32>, tensor<8xi32> -> tensor<8xi32>
+  // CHECK: dlg.fmod {{.*}} : tensor<4x16xf32>, tensor<4x1xf32> -> tensor<4x16xf32>
+  %8 = dlg.fmod %5, %c : tensor<4x16xf32>, tensor<4x1xf32> -> tensor<4x16xf32>
   return %6 : tensor<4x16xf32>
 }
 

@@ -93,6 +93,38 @@ for op, fn in [("add", np.add), ("mul", np.multiply), ("max", np.maximum), ("sub
                            [("%r", ty((5, 11), "i32"))]), [a, b], lambda a, b, fn=fn: fn(a, b),
          EXACT)
 
+# --- fmod: exact for any quotient (x - trunc(x / y) * y is not), C's sign
+# rules (the remainder takes x's sign), inf and NaN -----------------------------
+def quiet_fmod(a, b):
+    with np.errstate(invalid="ignore"):  # NaN where fmod is undefined, as wanted
+        return np.fmod(a, b)
+
+
+def fmod_operands(dtype):
+    x = (randn(5, 12) * np.float32(1e6)).astype(dtype)
+    x[0, :6] = np.array([3e38, -3e38, 1e30, -7.5, 0.0, -0.0]).astype(dtype)
+    x[1, :4] = np.array([np.inf, -np.inf, np.nan, 5.0]).astype(dtype)
+    y = (pos(12) * np.float32(3.7)).astype(dtype)
+    y[:6] = np.array([1e-3, -0.7, 3.3, 2.0, -1.5, 0.1]).astype(dtype)
+    return x, y
+
+
+for dt, mt in [(np.float32, "f32"), (np.float64, "f64")]:
+    a, b = fmod_operands(dt)
+    case(f"fmod {mt} large quotients", func([a, b], [
+        f"%r = dlg.fmod %a0, %a1 : {ty((5, 12), mt)}, {ty((12,), mt)} -> {ty((5, 12), mt)}"],
+        [("%r", ty((5, 12), mt))]), [a, b], quiet_fmod, EXACT)
+a = np.array([np.inf, 7.0, -7.0, 7.0, np.nan, 1e30], np.float32)
+b = np.array([2.0, np.inf, -np.inf, 0.0, 1.0, -np.inf], np.float32)
+case("fmod f32 inf nan zero", func([a, b], [
+    f"%r = dlg.fmod %a0, %a1 : {ty((6,))}, {ty((6,))} -> {ty((6,))}"], [("%r", ty((6,)))]),
+    [a, b], quiet_fmod, EXACT)
+a = rng.integers(-1000, 1000, (4, 9)).astype(np.int32)
+b = rng.integers(1, 30, (9,)).astype(np.int32) * np.where(np.arange(9) % 2, 1, -1).astype(np.int32)
+case("fmod i32", func([a, b], [f"%r = dlg.fmod %a0, %a1 : {ty((4, 9), 'i32')}, "
+                               f"{ty((9,), 'i32')} -> {ty((4, 9), 'i32')}"],
+                      [("%r", ty((4, 9), "i32"))]), [a, b], lambda a, b: np.fmod(a, b), EXACT)
+
 # --- comparisons (i1 masks), with broadcasting, ties and NaN ------------------------
 CMP = {"equal": np.equal, "not_equal": np.not_equal, "less": np.less,
        "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal}

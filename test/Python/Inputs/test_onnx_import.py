@@ -421,6 +421,28 @@ def test_float_pow_special_cases(dtype):
     np.testing.assert_allclose(y, np.power(a, b), rtol=1e-6 if dtype == np.float32 else 1e-14)
 
 
+@pytest.mark.parametrize("fmod", [0, 1])
+@pytest.mark.parametrize("dtype,elem", [(np.float32, F), (np.float64, TensorProto.DOUBLE),
+                                        (np.float16, TensorProto.FLOAT16)])
+def test_float_mod_exact_for_large_quotients(fmod, dtype, elem):
+    """Float Mod was refused: x - trunc(x / y) * y rounds the quotient and the
+    product, so 1e30 mod 0.7 came out wrong. dlg.fmod (arith.remf, C's fmod)
+    is exact; fmod=0 follows np.mod's sign rules (a zero takes y's sign)."""
+    big = np.finfo(dtype).max / 4
+    a = np.array([big, -big, 1e4, -1e4, 7.5, -7.5, 7.5, -7.5, 6, -6, 0, np.inf, 3, -3, np.nan,
+                  5, 1e-3], dtype)
+    b = np.array([0.7, 0.7, -0.3, 0.3, 2, 2, -2, -2, 3, -3, -2, 2, np.inf, np.inf, 1, 0,
+                  -7], dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        want = np.fmod(a, b) if fmod else np.mod(a, b)
+    m = model([helper.make_node("Mod", ["a", "b"], ["y"], fmod=fmod)],
+              [("a", elem, a.shape), ("b", elem, b.shape)], [("y", elem, None)])
+    y, = run(m, a, b)
+    assert y.dtype == dtype
+    np.testing.assert_array_equal(y, want)
+    np.testing.assert_array_equal(np.signbit(y), np.signbit(want))
+
+
 def test_topk_ties_to_lower_index():
     x = np.array([[3, 1, 3, 2, -1], [0, 0, 5, 0, 5]], np.float32)
     m = model([helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1)],
@@ -803,6 +825,46 @@ def test_maxpool_indices_then_maxunpool_matches_torch():
     tp, ti = torch.nn.functional.max_pool2d(torch.from_numpy(x), 3, 2, return_indices=True)
     want = torch.nn.functional.max_unpool2d(tp, ti, 3, 2).numpy()
     np.testing.assert_array_equal(y, want)
+
+
+def _unpool(idx_init=None):
+    ins = [("x", F, (1, 2, 2, 2))] + ([] if idx_init is not None else
+                                      [("i", TensorProto.INT64, (1, 2, 2, 2))])
+    return model([helper.make_node("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[2, 2],
+                                   strides=[2, 2])], ins, [("y", F, None)], opset=11,
+                 inits=[] if idx_init is None else [("i", idx_init)])
+
+
+@pytest.mark.parametrize("bad,why", [(32, "outside the output of 32 elements"),
+                                     (-1, "outside the output"),
+                                     (20, "in plane 1, not its own")])
+def test_maxunpool_index_outside_its_plane_is_an_error(bad, why):
+    """An index outside the output (onnxruntime raises) or in another (n, c)
+    plane was dropped silently: now a clear error, at compile time for
+    constant indices and per value for indices given as an input."""
+    x = rand(1, 2, 2, 2)
+    idx = np.array([0, 3, 9, 15, 16, 19, 25, 31], np.int64).reshape(1, 2, 2, 2)
+    y, = run(_unpool(idx), x)
+    want = np.zeros(32, np.float32)
+    want[idx.reshape(-1)] = x.reshape(-1)
+    np.testing.assert_array_equal(y.reshape(-1), want)
+    idx.reshape(-1)[2] = bad
+    with pytest.raises(dlc.onnx.UnsupportedError, match=f"MaxUnpool.*index {bad} .*{why}"):
+        run(_unpool(idx), x)
+    with pytest.raises(dlc.onnx.UnsupportedError, match=f"index {bad} .*{why}"):
+        run(_unpool(), x, idx)
+
+
+def test_maxunpool_computed_indices_are_refused():
+    """Indices computed at run time other than MaxPool's own (which lie in
+    their plane by construction) cannot be checked: refused, named."""
+    m = model([helper.make_node("Cast", ["f"], ["i"], to=TensorProto.INT64),
+               helper.make_node("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[2, 2],
+                                strides=[2, 2])],
+              [("x", F, (1, 1, 8, 8)), ("f", F, (1, 1, 8, 8))], [("y", F, None)], opset=11)
+    with pytest.raises(dlc.onnx.UnsupportedError,
+                       match="MaxUnpool.*indices .*must be a constant"):
+        run(m, rand(1, 1, 8, 8), np.zeros((1, 1, 8, 8), np.float32))
 
 
 def test_tfidfvectorizer_counts_with_skips():

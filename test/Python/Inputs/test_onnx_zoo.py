@@ -1,8 +1,9 @@
 """Model-zoo networks from torchvision 0.14 (random weights after
 torch.manual_seed(0), eval mode) exported by PyTorch at opset 9 and at
 opset 17, imported by dlc.onnx, compiled, run and compared with PyTorch;
-and a YOLO-style detection head (conv + sigmoid + reshape/transpose/concat
-+ nearest upsample) exported at opsets 9 (Upsample) and 13 (Resize).
+a YOLO-style detection head (conv + sigmoid + reshape/transpose/concat
++ nearest upsample) exported at opsets 9 (Upsample) and 13 (Resize); and an
+LSTM language model (Embedding, 2-layer LSTM, Linear).
 
 The two exports of a network import to the same dlg module where the
 opsets only change how an op is spelt (Squeeze's axes as an input, Clip's
@@ -176,3 +177,41 @@ class TinyYolo(nn.Module):
 def test_yolo_head():
     torch.manual_seed(0)
     check(TinyYolo(), 64, opsets=(9, 13))
+
+
+# --- an LSTM language model ----------------------------------------------------
+
+class LstmLM(nn.Module):
+    """Embedding -> 2-layer LSTM -> Linear over the vocabulary (word-level
+    language model, as PyTorch's word_language_model example)."""
+
+    def __init__(self, vocab=50, dim=16, hidden=24):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, dim)
+        self.lstm = nn.LSTM(dim, hidden, num_layers=2, batch_first=True)
+        self.out = nn.Linear(hidden, vocab)
+
+    def forward(self, tokens):
+        y, _ = self.lstm(self.emb(tokens))
+        return self.out(y)
+
+
+def test_lstm_language_model():
+    """Random weights, 2 sentences of 6 tokens; the ONNX LSTM nodes (one
+    per layer) unrolled over the 6 steps (small: the unrolled module's
+    compile is ~8 s of CPU); opsets 9 and 17 import to one module."""
+    torch.manual_seed(0)
+    model = LstmLM().eval()
+    tokens = torch.randint(0, 50, (2, 6))
+    with torch.no_grad():
+        ref = model(tokens).numpy()
+    scale = np.abs(ref).max()
+    assert np.abs(ref[0] - ref[1]).max() > 1e-2 * scale
+    texts = {}
+    for opset in OPSETS:
+        texts.setdefault(dlc.onnx.import_model(export(model, tokens, opset)), []).append(opset)
+    for text, ops in texts.items():
+        out = dlc.Module(text, name=f"lstm{ops}").run(tokens.numpy())[0]
+        assert out.shape == ref.shape, ops
+        err = np.abs(out - ref).max() / scale
+        assert err <= 1e-4, f"opsets {ops}: max error {err:.2e} of the output's scale"
