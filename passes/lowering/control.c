@@ -25,8 +25,9 @@ static MlirValue readCondition(DlcBuilder *b, MlirValue cond) {
   intptr_t rank = mlirShapedTypeGetRank(t);
   MlirValue operands[DLC_MAX_LOOPS + 1];
   operands[0] = cond;
+  MlirValue zero = rank ? dlcEmitIndex(b, 0) : (MlirValue){NULL};
   for (intptr_t i = 0; i < rank && i < DLC_MAX_LOOPS; ++i)
-    operands[i + 1] = dlcEmitIndex(b, 0);
+    operands[i + 1] = zero;
   MlirType i1 = mlirShapedTypeGetElementType(t);
   return mlirOperationGetResult(
       dlcBuildOpTyped(b, "tensor.extract", rank + 1, operands, 1, &i1, DLC_NO_ATTRS), 0);
