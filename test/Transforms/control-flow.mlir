@@ -3,11 +3,13 @@
 //    boundary, and never puts a control op in a kernel;
 //  - dlc-memory-order leaves a control op where it is (its regions read
 //    values that are not its operands);
+//  - dlg-simplify and dlg-fold-constants work inside the regions;
 //  - dlc-profile times the kernels inside regions, numbered as
 //    dlk-outline-kernels numbers them (post-order).
 // RUN: dlc-opt %s --split-input-file --dlg-fuse | FileCheck %s
 // RUN: dlc-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dlg-fuse,dlc-memory-order))' | FileCheck %s --check-prefix=ORDER
 // RUN: dlc-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dlg-fuse),dlc-profile)' | FileCheck %s --check-prefix=PROF
+// RUN: dlc-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dlg-simplify,dlg-fold-constants,dlg-simplify))' | FileCheck %s --check-prefix=SIMP
 
 // The relu outside and the exp inside read one value but stay apart; the
 // relu -> exp chain inside the then region is one kernel; the splat
@@ -117,4 +119,28 @@ func.func @if_stays(%c: tensor<i1>, %x: tensor<4xf32>, %i: tensor<4xi64>) -> ten
   %g = dlg.gather %x[%i] : (tensor<4xf32>, tensor<4xi64>) -> tensor<4xf32>
   %v = dlg.add %r, %g : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   return %v : tensor<4xf32>
+}
+
+// -----
+
+// SIMP-LABEL: func.func @fold
+// SIMP: %[[TWO:.*]] = dlg.constant dense<2.000000e+00> : tensor<4xf32>
+// SIMP: dlg.if %arg0
+// SIMP-NEXT: %[[M:.*]] = dlg.mul %arg1, %[[TWO]]
+// SIMP-NEXT: dlg.yield %[[M]]
+// SIMP-NEXT: } else {
+// SIMP-NEXT: %[[R:.*]] = dlg.relu %arg1
+// SIMP-NEXT: dlg.yield %[[R]]
+func.func @fold(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %one = dlg.constant dense<1.0> : tensor<4xf32>
+  %r = dlg.if %c : tensor<i1> -> tensor<4xf32> {
+    %two = dlg.add %one, %one : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    %y = dlg.mul %x, %two : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    dlg.yield %y : tensor<4xf32>
+  } else {
+    %z = dlg.relu %x : tensor<4xf32>
+    %zz = dlg.relu %z : tensor<4xf32>
+    dlg.yield %zz : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
 }
