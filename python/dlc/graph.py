@@ -370,6 +370,3 @@ def _elt_dtype(x):
 
 Graph.reshape = _reshape
 Graph.cast = _cast
-
-
-from . import control as _control  # noqa: E402,F401  (Graph.if_, Graph.while_: regions)

@@ -22,6 +22,7 @@ import sys
 
 import numpy as np
 
+from . import control as _control  # noqa: F401  (Graph.if_, Graph.while_)
 from . import onnx_check
 from .errors import CompileError
 from .graph import _DTYPES, Graph, Value, _elt_dtype
