@@ -24,9 +24,11 @@ static MlirValue readCondition(DlcBuilder *b, MlirValue cond) {
   MlirType t = mlirValueGetType(cond);
   intptr_t rank = mlirShapedTypeGetRank(t);
   MlirValue operands[DLC_MAX_LOOPS + 1];
+  if (rank > DLC_MAX_LOOPS)
+    return (MlirValue){NULL}; /* the caller reports it */
   operands[0] = cond;
   MlirValue zero = rank ? dlcEmitIndex(b, 0) : (MlirValue){NULL};
-  for (intptr_t i = 0; i < rank && i < DLC_MAX_LOOPS; ++i)
+  for (intptr_t i = 0; i < rank; ++i)
     operands[i + 1] = zero;
   MlirType i1 = mlirShapedTypeGetElementType(t);
   return mlirOperationGetResult(
@@ -78,6 +80,8 @@ static MlirOperation rebuild(MlirOperation op, const char *name, intptr_t nOpera
 static bool lowerIf(MlirOperation op) {
   DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
   MlirValue c = readCondition(&b, mlirOperationGetOperand(op, 0));
+  if (mlirValueIsNull(c))
+    return !mlirValueIsNull(dlcLowerFail(op, "dlk-to-linalg: a condition of rank over 16"));
   MlirOperation s = rebuild(op, "scf.if", 1, &c);
   for (intptr_t r = 0; r < 2; ++r)
     retarget(mlirOperationGetRegion(s, r), "scf.yield", (MlirValue){NULL}, 0);
@@ -85,6 +89,9 @@ static bool lowerIf(MlirOperation op) {
 }
 
 static bool lowerWhile(MlirOperation op) {
+  MlirOperation cterm = mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+  if (mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetOperand(cterm, 0))) > DLC_MAX_LOOPS)
+    return !mlirValueIsNull(dlcLowerFail(op, "dlk-to-linalg: a condition of rank over 16"));
   intptr_t n = mlirOperationGetNumOperands(op);
   MlirValue *inits = dlcXmalloc(sizeof(MlirValue) * (size_t)(n + 1));
   for (intptr_t i = 0; i < n; ++i)
