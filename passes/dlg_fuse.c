@@ -47,9 +47,9 @@ static const Kind kKindOfFamily[DLC_OP_FAMILY_COUNT] = {
     [DLC_OP_FAMILY_NORM] = K_REDUCTION,        [DLC_OP_FAMILY_REDUCTION] = K_REDUCTION,
     [DLC_OP_FAMILY_POOL] = K_REDUCTION,        [DLC_OP_FAMILY_CONTRACTION] = K_CONTRACTION,
     [DLC_OP_FAMILY_LAYOUT] = K_INJECTIVE,      [DLC_OP_FAMILY_DATA_MOVEMENT] = K_INJECTIVE,
-    [DLC_OP_FAMILY_GATHER] = K_OPAQUE,
+    [DLC_OP_FAMILY_GATHER] = K_OPAQUE,         [DLC_OP_FAMILY_CONTROL] = K_OPAQUE, /* regions */
 };
-_Static_assert(DLC_OP_FAMILY_COUNT == 15, "a new op family needs its row in kKindOfFamily");
+_Static_assert(DLC_OP_FAMILY_COUNT == 16, "a new op family needs its row in kKindOfFamily");
 
 static Kind classify(MlirOperation op) { return kKindOfFamily[dlcDlgOpGetFamily(op)]; }
 
@@ -207,25 +207,35 @@ static const DlcOptionDesc kOptions[] = {
     {"max-ops", "most dlg ops in one kernel", DLC_OPTION_INT, "64"},
 };
 
-static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
-  int64_t maxOps = dlcOptionsGetInt(dlcPassGetOptions(pass), "max-ops");
-  if (maxOps < 1)
-    maxOps = 1;
-  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  if (mlirBlockIsNull(block))
-    return (MlirLogicalResult){1};
+static void fuseBlock(MlirBlock block, int64_t maxOps, MlirContext ctx);
+
+/* Fuses inside each region of a control-flow op (dlg.if, dlg.while) on its
+   own: a kernel never spans a region boundary, since the ops on either side
+   run a different number of times (or not at all). */
+static void fuseRegions(MlirOperation op, int64_t maxOps, MlirContext ctx) {
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)); !mlirBlockIsNull(b);
+         b = mlirBlockGetNextInRegion(b))
+      fuseBlock(b, maxOps, ctx);
+}
+
+static void fuseBlock(MlirBlock block, int64_t maxOps, MlirContext ctx) {
   int cap = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
+       op = mlirOperationGetNextInBlock(op)) {
     ++cap;
+    if (dlcDlgOpGetFamily(op) == DLC_OP_FAMILY_CONTROL)
+      fuseRegions(op, maxOps, ctx); /* inner regions first: their kernels read our constants */
+  }
   Graph g = {dlcXcalloc((size_t)cap + 1, sizeof(MlirOperation)), dlcXcalloc((size_t)cap + 1, sizeof(int)),
              dlcXcalloc((size_t)cap + 1, sizeof(int)), dlcXcalloc((size_t)cap + 1, sizeof(Kind)),
              dlcXcalloc((size_t)cap + 1, sizeof(bool)), 0};
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     DlcOpFamily family = dlcDlgOpGetFamily(op);
-    if (family == DLC_OP_FAMILY_NONE || family == DLC_OP_FAMILY_CONSTANT)
-      continue; /* not dlg (func.return, ...), or a constant: never a kernel */
+    if (family == DLC_OP_FAMILY_NONE || family == DLC_OP_FAMILY_CONSTANT ||
+        family == DLC_OP_FAMILY_CONTROL)
+      continue; /* not dlg (func.return, ...), a constant or control flow: never a kernel */
     int i = g.n++;
     g.ops[i] = op;
     g.parent[i] = i;
@@ -244,7 +254,6 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
         merge(&g, p, c);
     }
   }
-  MlirContext ctx = mlirOperationGetContext(func);
   for (int i = 0; i < g.n; ++i)
     if (find(&g, i) == i)
       buildKernel(&g, i, ctx);
@@ -257,6 +266,15 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
     op = next;
   }
   free(g.ops), free(g.parent), free(g.size), free(g.kind), free(g.onlyInjective);
+}
+
+static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
+  int64_t maxOps = dlcOptionsGetInt(dlcPassGetOptions(pass), "max-ops");
+  if (maxOps < 1)
+    maxOps = 1;
+  MlirBlock block = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+  if (!mlirBlockIsNull(block))
+    fuseBlock(block, maxOps, mlirOperationGetContext(func));
   return (MlirLogicalResult){1};
 }
 

@@ -18,6 +18,7 @@
 #include "mlir-c/Dialect/Arith.h"
 #include "mlir-c/Dialect/Linalg.h"
 #include "mlir-c/Dialect/Math.h"
+#include "mlir-c/Dialect/SCF.h"
 #include "mlir-c/Dialect/Tensor.h"
 
 #include <stdio.h>
@@ -53,13 +54,30 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
 }
 
 /* Lowers every dlg op of the module, in post-order (operands first). */
-static bool lowerAll(MlirOperation module, const DlcLowerPolicy *policy) {
+static bool lowerAll(MlirOperation module, const DlcLowerPolicy *policy, bool controlFlow) {
   DlcOpList l = {0};
   mlirOperationWalk(module, collect, &l, MlirWalkPostOrder);
   bool ok = true;
   for (intptr_t i = 0; i < l.n; ++i) {
     MlirOperation op = l.ops[i];
     MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+    if (!controlFlow && (dlcOpIs(op, "dlg.if") || dlcOpIs(op, "dlg.while"))) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "dlk-to-linalg: '%.*s' (control flow decided at run time) is not "
+               "supported by this pipeline (control-flow=false: the GPU pipeline)",
+               (int)name.length, name.data);
+      dlcLowerFail(op, msg);
+      ok = false;
+      break;
+    }
+    int control = dlcLowerControl(op); /* dlg.if, dlg.while: several results */
+    if (control >= 0) {
+      if (!control) {
+        ok = false;
+        break;
+      }
+      continue;
+    }
     DlcLowerFn lower = lookup(name);
     if (!lower) {
       char msg[160];
@@ -90,7 +108,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   DlcLowerPolicy policy = {dlcOptionsGetBool(o, "pack")
                                ? dlcGemmPackingCpu(dlcOptionsGetInt(o, "vector-width"))
                                : dlcGemmPackingNone()};
-  bool ok = lowerAll(module, &policy);
+  bool ok = lowerAll(module, &policy, dlcOptionsGetBool(o, "control-flow"));
   if (ok && dlcOptionsGetBool(o, "outline"))
     dlcOutlineKernels(module);
   return (MlirLogicalResult){ok};
@@ -98,7 +116,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
 
 static void dependentDialects(MlirDialectRegistry registry) {
   MlirDialectHandle handles[] = {mlirGetDialectHandle__linalg__(), mlirGetDialectHandle__tensor__(),
-                                 mlirGetDialectHandle__arith__(), mlirGetDialectHandle__math__()};
+                                 mlirGetDialectHandle__arith__(), mlirGetDialectHandle__math__(),
+                                 mlirGetDialectHandle__scf__()};
   for (size_t i = 0; i < sizeof handles / sizeof handles[0]; ++i)
     mlirDialectHandleInsertDialect(handles[i], registry);
 }
@@ -109,6 +128,9 @@ static const DlcOptionDesc kOptions[] = {
     {"vector-width", "f32 lanes per vector of the target (GEMM panel width)", DLC_OPTION_INT, "8"},
     {"pack", "GEMMs and conv2d read B from packed panels (the CPU layout); false keeps "
              "plain contractions (the GPU pipeline)", DLC_OPTION_BOOL, "true"},
+    {"control-flow", "lower dlg.if / dlg.while to scf.if / scf.while (false: refuse them, for "
+                     "pipelines whose later stages cannot take host-side control flow)",
+     DLC_OPTION_BOOL, "true"},
     {"outline", "outline each dlk.kernel into a function afterwards (dlk-outline-kernels)",
      DLC_OPTION_BOOL, "true"},
 };

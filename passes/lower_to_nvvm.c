@@ -236,7 +236,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   }
   DlcPipeline p = {.pm = pm, .name = "lower-to-nvvm"};
   dlcAddGraphStage(&p, dlcOptionsGetBool(o, "fuse"));
-  dlcAddKernelStage(&p, "dlk-to-linalg{pack=false}");
+  dlcAddKernelStage(&p, "dlk-to-linalg{pack=false control-flow=false}");
   for (size_t i = 0; i <= last; ++i)
     kStages[i].add(&p, &g);
   return (MlirLogicalResult){!p.failed};

@@ -99,6 +99,10 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
     MlirOperation op = ops.ops[i];
     if (mlirOperationGetNumOperands(op) == 0 || mlirOperationGetNumResults(op) == 0)
       continue;
+    /* dlg.if / dlg.while read values from above that are not their
+       operands: moving one down could lengthen those lifetimes. */
+    if (dlcOpIs(op, "dlg.if") || dlcOpIs(op, "dlg.while"))
+      continue;
     intptr_t first = firstUser(&ops, body, i);
     if (first <= i + 1)
       continue;

@@ -1,7 +1,7 @@
 /* --dlc-profile: times every kernel of a run (runtime/profile.h).
 
-   Runs after dlg-fuse, on dlk.kernel ops: each top-level kernel of a
-   function gets a call to dlcProfileEnter(id) before it and
+   Runs after dlg-fuse, on dlk.kernel ops: each kernel of a function (in
+   the regions of dlg.if / dlg.while too) gets a call to dlcProfileEnter(id) before it and
    dlcProfileExit(id) after it, calls with unknown effects that no later
    pass moves across the kernel's code (which dlk-to-linalg outlines and
    the pipeline inlines back, between the two calls). The module records
@@ -21,6 +21,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "support/op_list.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -183,6 +184,12 @@ static void declareHook(MlirOperation module, const char *hook) {
   mlirBlockInsertOwnedOperation(body, 0, mlirOperationCreate(&s));
 }
 
+static MlirWalkResult collectKernel(MlirOperation op, void *user) {
+  if (dlcOpIs(op, "dlk.kernel"))
+    dlcOpListPush(user, op);
+  return MlirWalkResultAdvance;
+}
+
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
   MlirContext ctx = mlirOperationGetContext(module);
@@ -197,20 +204,22 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
     if (mlirBlockIsNull(fb))
       continue;
     MlirStringRef fn = mlirStringAttrGetValue(mlirOperationGetAttributeByName(f, str("sym_name")));
-    int64_t i = 0;
-    for (MlirOperation op = mlirBlockGetFirstOperation(fb); !mlirOperationIsNull(op);
-         op = mlirOperationGetNextInBlock(op)) {
-      if (!dlcOpIs(op, "dlk.kernel"))
-        continue;
+    /* Kernels in the regions of dlg.if / dlg.while too, numbered as
+       dlk-outline-kernels numbers them (a post-order walk). */
+    DlcOpList kernels = {NULL, 0, 0};
+    mlirOperationWalk(f, collectKernel, &kernels, MlirWalkPostOrder);
+    for (intptr_t i = 0; i < kernels.n; ++i) {
+      MlirOperation op = kernels.ops[i];
       if (id == cap) {
         cap = cap ? 2 * cap : 64;
         table = realloc(table, sizeof *table * (size_t)cap);
       }
-      table[id] = describe(op, fn, i++);
+      table[id] = describe(op, fn, i);
       callHook(op, false, "dlcProfileEnter", id);
       callHook(op, true, "dlcProfileExit", id);
       ++id;
     }
+    dlcOpListFree(&kernels);
   }
   if (id > 0) {
     declareHook(module, "dlcProfileEnter");

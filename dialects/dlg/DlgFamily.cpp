@@ -39,7 +39,8 @@ const std::array<TypeID, DLC_OP_FAMILY_COUNT> &traitIds() {
 constexpr const char *kFamilyNames[] = {
     "none",       "constant",  "unary", "binary",      "compare",
     "select",     "cast",      "channel_affine", "norm", "reduction",
-    "pool",       "contraction", "layout", "data_movement", "gather"};
+    "pool",       "contraction", "layout", "data_movement", "gather",
+    "control"};
 static_assert(std::size(kFamilyNames) == DLC_OP_FAMILY_COUNT,
               "one name per DlcOpFamily");
 

@@ -644,4 +644,108 @@ def Dlg_FmodOp : Dlg_BinaryOp<"fmod", "fmod(lhs, rhs)"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+// Ops that hold regions of dlg ops: a branch or a loop decided by tensor
+// data at run time (ONNX If and Loop). --dlg-fuse never puts one in a kernel
+// and never fuses across its region boundary; it fuses inside each region on
+// its own. TVM: opaque.
+def Dlg_ControlFamily : Dlg_Family<"CONTROL">;
+
+// A control-flow op of dlg: no shape rule (its results are what its regions
+// yield), effects those of the ops it holds.
+class Dlg_ControlOp<string mnemonic, list<Trait> traits = []>
+    : Op<Dlg_Dialect, mnemonic, !listconcat([Dlg_SizedTensors, Dlg_KnownAttributes,
+                                             Dlg_ControlFamily], traits)>;
+
+def Dlg_IfOp : Dlg_ControlOp<"if", [RecursiveMemoryEffects, NoRegionArguments]> {
+  let summary = "run one of two regions, chosen by a boolean tensor (ONNX If)";
+  let description = [{
+    `condition` is a one-element `i1` tensor (0-d, or every dim 1, as ONNX
+    allows) read at run time. The `then` region runs when it is true, the
+    `else` region otherwise; each is one block ending in `dlg.yield`, whose
+    operand types are the op's result types. The regions may use any value
+    defined above them. Lowered to `scf.if` by `--dlk-to-linalg`.
+
+    ```mlir
+    %r = dlg.if %c : tensor<i1> -> tensor<4xf32> {
+      %y = dlg.relu %x : tensor<4xf32>
+      dlg.yield %y : tensor<4xf32>
+    } else {
+      dlg.yield %x : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Dlg_MaskTensor:$condition);
+  let results = (outs Variadic<Dlg_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$thenRegion, SizedRegion<1>:$elseRegion);
+  let assemblyFormat = [{
+    $condition `:` type($condition) (`->` type($results)^)? $thenRegion `else`
+    $elseRegion attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Dlg_WhileOp : Dlg_ControlOp<"while", [RecursiveMemoryEffects]> {
+  let summary = "loop over carried tensors while a condition holds (ONNX Loop)";
+  let description = [{
+    Mirrors `scf.while` with the carried values all of one type list: the
+    `before` region takes the carried tensors (first the `inits`), computes a
+    one-element `i1` tensor and ends in `dlg.condition`, which either stops
+    the loop, making its operands the op's results, or passes them to the
+    `do` region. That one ends in `dlg.yield` with the next carried tensors.
+    The types of the inits, the results, both regions' arguments and both
+    terminators' carried operands are one list. Lowered to `scf.while` by
+    `--dlk-to-linalg`.
+
+    ```mlir
+    %r = dlg.while (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>):
+      %s = dlg.reduce_sum %a {axes = array<i64>} : tensor<4xf32> -> tensor<f32>
+      %c = dlg.less %s, %limit : tensor<f32>, tensor<f32> -> tensor<i1>
+      dlg.condition(%c : tensor<i1>) %a : tensor<4xf32>
+    } do {
+    ^bb0(%a: tensor<4xf32>):
+      %n = dlg.add %a, %a : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+      dlg.yield %n : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Dlg_Tensor>:$inits);
+  let results = (outs Variadic<Dlg_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$before, SizedRegion<1>:$after);
+  let assemblyFormat = [{
+    `(` $inits `)` `:` functional-type($inits, $results) $before `do` $after
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Dlg_YieldOp : Dlg_ControlOp<"yield", [Pure, Terminator,
+                                          ParentOneOf<["IfOp", "WhileOp"]>]> {
+  let summary = "the values a region of dlg.if or dlg.while's body hands on";
+  let description = [{
+    Ends each region of `dlg.if` (its results) and the `do` region of
+    `dlg.while` (the next carried tensors). The parent checks the types.
+  }];
+  let arguments = (ins Variadic<Dlg_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+def Dlg_ConditionOp : Dlg_ControlOp<"condition", [Pure, Terminator,
+                                                  HasParent<"WhileOp">]> {
+  let summary = "ends dlg.while's before region: stop or go on";
+  let description = [{
+    `condition` is a one-element `i1` tensor: when true the `args` go to the
+    `do` region, when false they are the loop's results.
+  }];
+  let arguments = (ins Dlg_MaskTensor:$condition, Variadic<Dlg_Tensor>:$args);
+  let assemblyFormat = [{
+    `(` $condition `:` type($condition) `)` ($args^ `:` type($args))? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // DLG_OPS

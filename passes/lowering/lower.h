@@ -116,4 +116,11 @@ MlirValue dlcReduceInto(DlcBuilder *b, MlirOperation op, MlirValue x, const bool
 /* The number of elements over the reduced dims, -1 when one is dynamic. */
 double dlcReducedCount(MlirType xt, const bool *reduced, intptr_t rank);
 
+/*--- Control flow (control.c) --------------------------------------------------*/
+
+/* Lowers dlg.if / dlg.while (regions already lowered) to scf.if / scf.while
+   and erases op: 1 done (dlg.yield and dlg.condition: nothing to do, their
+   parent replaces them), 0 failed (error emitted), -1 not a control op. */
+int dlcLowerControl(MlirOperation op);
+
 #endif /* DLC_PASSES_LOWERING_LOWER_H */

@@ -56,9 +56,13 @@ void dlcAddBufferizeStage(DlcPipeline *p) {
      arguments are the caller's and are never written. */
   dlcPipelineAdd(p, "inline,symbol-dce,func.func(dlc-readonly-args)");
   /* Results become caller-provided buffers (the runtime's calling
-     convention), with explicit deallocation of temporaries. */
+     convention), with explicit deallocation of temporaries. A dlg.while
+     (scf.while) yields a new tensor each trip, not its argument's buffer:
+     allow-return-allocs-from-loops gives it a fresh one (without it
+     bufferization refuses such loops; loops it accepted are unchanged). */
   dlcPipelineAdd(p, "one-shot-bufferize{bufferize-function-boundaries "
-                    "function-boundary-type-conversion=identity-layout-map},"
+                    "function-boundary-type-conversion=identity-layout-map "
+                    "allow-return-allocs-from-loops},"
                     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
                     "buffer-deallocation-pipeline,convert-bufferization-to-memref");
 }

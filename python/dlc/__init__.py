@@ -24,6 +24,7 @@ from ._capi import library_path, parse, run_pipeline
 from .errors import CompileError
 from .module import AotModule, Module, load
 from .graph import Graph
+from . import control as _control  # noqa: F401  (Graph.if_, Graph.while_)
 
 __all__ = ["CompileError", "parse", "run_pipeline", "library_path",
            "Module", "compile", "Graph", "AotModule", "load"]

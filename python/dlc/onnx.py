@@ -22,6 +22,7 @@ import sys
 
 import numpy as np
 
+from . import control as _control  # noqa: F401  (Graph.if_, Graph.while_)
 from . import onnx_check
 from .errors import CompileError
 from .graph import _DTYPES, Graph, Value, _elt_dtype
@@ -2927,13 +2928,134 @@ class _Importer:
         return self.vals[node.input[i]], self.deps.get(node.input[i], set())
 
     def op_If(self, node, a):
-        c = self._known(node, *self._bound(node, 0), "the condition")
+        v, deps = self._bound(node, 0)
+        if self._at_run_time(v, deps):
+            return self._runtime_if(node, a, v, deps)
+        c = self._known(node, v, deps, "the condition")
         branch = a["then_branch" if bool(c) else "else_branch"]
         outs = self._subgraph(branch, [])
         if len(outs) != len(node.output):
             raise CompileError(f"ONNX node '{node.name}' (If): the branch has {len(outs)} "
                                f"outputs, the node {len(node.output)}", "")
         return self._flow_outputs(node, outs)
+
+    # --- control flow decided at run time: dlg.if / dlg.while ---------------
+    # A condition or trip count computed from tensor data (not a constant,
+    # a shape, or a small int/bool graph input that dlc specialises on) is
+    # read at run time: If becomes dlg.if, Loop becomes dlg.while, each
+    # branch or body imported once into the op's region (python/dlc/control.py).
+
+    def _at_run_time(self, v, deps):
+        """Whether v (deciding control flow) is known only at run time."""
+        if isinstance(v, np.ndarray):
+            return False
+        flags = {i.name for i in self.model.graph.input
+                 if i.type.tensor_type.elem_type in (2, 3, 4, 5, 6, 7, 9, 12, 13)}
+        return not (deps and deps <= self.value_inputs & flags)
+
+    def _in_region(self, build):
+        """Runs build() with the constants it materializes kept to itself:
+        a constant made inside a region does not dominate the ops after it."""
+        saved = dict(self.materialized), dict(self.wide)
+        try:
+            return build()
+        finally:
+            self.materialized.clear()
+            self.materialized.update(saved[0])
+            self.wide.clear()
+            self.wide.update(saved[1])
+
+    def _region_value(self, node, v, what):
+        """v (a subgraph output) as a Value built in the current region."""
+        if isinstance(v, np.ndarray):
+            if v.dtype.type in _WIDE_NP:
+                raise UnsupportedError(node, f"{what} of type {v.dtype} (runtime control flow "
+                                       "carries dlg element types only)")
+            return self.g.constant(v)
+        return v
+
+    def _scalar_flag(self, node, v, what, dtype):
+        """v (a one-element tensor) as a 0-d Value of `dtype`."""
+        if isinstance(v, np.ndarray):
+            if v.size != 1:
+                raise UnsupportedError(node, f"{what} has {v.size} elements (one expected)")
+            return self.g.constant(np.asarray(v).reshape(()).astype(dtype))
+        if any(d < 0 for d in v.shape) or int(np.prod(v.shape)) != 1:
+            raise UnsupportedError(node, f"{what} of shape {v.shape} (one element expected)")
+        if _elt(v) != {np.bool_: "i1", np.int64: "i64"}[dtype]:
+            raise UnsupportedError(node, f"{what} of type {_elt(v)} ({np.dtype(dtype).name} "
+                                   "expected)")
+        return v if v.shape == () else self.g.reshape(v, ())
+
+    def _runtime_if(self, node, a, cond, deps):
+        cond = self._scalar_flag(node, cond, "the condition", np.bool_)
+        out_deps = [set(deps)]
+
+        def branch(key):
+            def build():
+                def body():
+                    outs = self._subgraph(a[key], [])
+                    if len(outs) != len(node.output):
+                        raise CompileError(f"ONNX node '{node.name}' (If): {key} has "
+                                           f"{len(outs)} outputs, the node "
+                                           f"{len(node.output)}", "")
+                    for _, d in outs:
+                        out_deps[0] |= d
+                    return [self._region_value(node, v, f"{key} output {k}")
+                            for k, (v, _) in enumerate(outs)]
+                return self._in_region(body)
+            return build
+        try:
+            res = self.g.if_(cond, branch("then_branch"), branch("else_branch"), name=node.name)
+        except UnsupportedError:
+            raise
+        except CompileError as e:  # the branches' types differ
+            raise UnsupportedError(node, f"runtime condition: {e}") from None
+        return self._flow_outputs(node, [(v, out_deps[0]) for v in res])
+
+    def _runtime_loop(self, node, body, n_carried, n_scan):
+        """Loop as dlg.while: the carried state is (i, cond, v...), the
+        before region tests cond (and i < M), the do region runs the body."""
+        if n_scan:
+            raise UnsupportedError(node, f"{n_scan} scan output(s) of a Loop whose trip count "
+                                   "or condition is decided at run time (their length is known "
+                                   "only at run time; dlc needs static shapes)")
+        deps = set()
+        for k in range(len(node.input)):
+            if self._has(node, k):
+                deps |= self.deps.get(node.input[k], set())
+        limit = self._scalar_flag(node, self.vals[node.input[0]], "the trip count M",
+                                  np.int64) if self._has(node, 0) else None
+        cond0 = self._scalar_flag(node, self.vals[node.input[1]], "the initial condition",
+                                  np.bool_) if self._has(node, 1) else             self.g.constant(np.array(True))
+        inits = [self._region_value(node, self.vals[node.input[2 + k]], f"carried value {k}")
+                 for k in range(n_carried)]
+        i0 = self.g.constant(np.array(0, np.int64))
+
+        def before(i, c, *vs):
+            go = c if limit is None else self.g.where(c, self.g.less(i, limit),
+                                                      self._mask(False))
+            return go, [i, c] + list(vs)
+
+        def after(i, c, *vs):
+            def build():
+                outs = self._subgraph(body, [(i, deps), (c, deps)] +
+                                      [(v, deps) for v in vs])
+                nxt_c = self._scalar_flag(node, outs[0][0], "the body's cond output", np.bool_)
+                nxt = [self._region_value(node, v, f"carried value {k}")
+                       for k, (v, _) in enumerate(outs[1:1 + n_carried])]
+                for k, (v, w) in enumerate(zip(nxt, vs)):
+                    if v.type != w.type:
+                        raise UnsupportedError(node, f"carried value {k} changes type from "
+                                               f"{w.type} to {v.type} in the body (runtime "
+                                               "loops keep their types)")
+                for _, d in outs:
+                    deps.update(d)
+                one = self.g.constant(np.array(1, np.int64))
+                return [self.g.add(i, one), nxt_c] + nxt
+            return self._in_region(build)
+        res = self.g.while_([i0, cond0] + inits, before, after, name=node.name)
+        return self._flow_outputs(node, [(v, deps) for v in res[2:]])
 
     # An unrolled Loop with no trip count stops on its cond output; past
     # this many iterations dlc gives up rather than unroll without end.
@@ -2963,6 +3085,10 @@ class _Importer:
 
     def op_Loop(self, node, a):
         body = a["body"]
+        n_carried = len(node.input) - 2
+        n_scan = len(body.output) - 1 - n_carried
+        if any(self._has(node, k) and self._at_run_time(*self._bound(node, k)) for k in (0, 1)):
+            return self._runtime_loop(node, body, n_carried, n_scan)
         trips = int(self._known(node, *self._bound(node, 0), "the trip count M")) \
             if self._has(node, 0) else None
         cond = bool(self._known(node, *self._bound(node, 1), "the initial condition")) \
@@ -2981,6 +3107,8 @@ class _Importer:
             outs = self._subgraph(body, [(np.array(i, np.int64), set()),
                                          (np.array(cond), set())] + carried)
             c, deps = outs[0]
+            if self._at_run_time(c, deps):  # the early exit depends on data: a real loop
+                return self._runtime_loop(node, body, n_carried, n_scan)
             cond = bool(self._known(node, c, deps, "the body's cond output (the early exit)"))
             carried = outs[1:1 + n_carried]
             for k, (v, _) in enumerate(outs[1 + n_carried:]):

@@ -40,6 +40,7 @@ typedef enum DlcOpFamily {
   DLC_OP_FAMILY_LAYOUT,         /* transpose, reshape: elements only moved */
   DLC_OP_FAMILY_DATA_MOVEMENT,  /* slice, concat, pad */
   DLC_OP_FAMILY_GATHER,         /* indexing by another tensor's values */
+  DLC_OP_FAMILY_CONTROL,        /* if, while and their terminators: hold regions */
   DLC_OP_FAMILY_COUNT
 } DlcOpFamily;
 

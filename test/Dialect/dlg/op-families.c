@@ -117,6 +117,7 @@ int main(void) {
 // CHECK-NEXT: dlg.cast cast typed
 // CHECK-NEXT: dlg.clamp unary max min
 // CHECK-NEXT: dlg.concat data_movement axis
+// CHECK-NEXT: dlg.condition control typed
 // CHECK-NEXT: dlg.constant constant value
 // CHECK-NEXT: dlg.conv2d contraction dilations groups padding strides
 // CHECK-NEXT: dlg.cos unary
@@ -130,6 +131,7 @@ int main(void) {
 // CHECK-NEXT: dlg.gelu unary approximate
 // CHECK-NEXT: dlg.greater compare
 // CHECK-NEXT: dlg.greater_equal compare
+// CHECK-NEXT: dlg.if control typed
 // CHECK-NEXT: dlg.layer_norm norm axis epsilon operandSegmentSizes
 // CHECK-NEXT: dlg.less compare
 // CHECK-NEXT: dlg.less_equal compare
@@ -164,7 +166,9 @@ int main(void) {
 // CHECK-NEXT: dlg.tanh unary
 // CHECK-NEXT: dlg.transpose layout perm
 // CHECK-NEXT: dlg.where select
-// CHECK-NEXT: ops: 60
+// CHECK-NEXT: dlg.while control typed
+// CHECK-NEXT: dlg.yield control typed
+// CHECK-NEXT: ops: 64
 // CHECK-NEXT: past the end: null
 // CHECK-NEXT: func.func: none
 // CHECK-NEXT: parsed dlg.matmul: contraction

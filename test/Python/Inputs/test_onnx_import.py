@@ -937,8 +937,8 @@ def graph(nodes, inputs, outputs, name="body"):
 
 def test_if_outer_scope_and_runtime_condition():
     """The branch reads outer-scope tensors; a condition given as an input is
-    specialised on (both values); one computed from tensor data is a clear
-    error naming the node, never a guess."""
+    specialised on (both values); one computed from tensor data is read at
+    run time (dlg.if), both ways compared with NumPy."""
     x = rand(3, 4)
     then_g = graph([helper.make_node("Mul", ["x", "two"], ["t"])], [], [("t", F, None)], "then")
     else_g = graph([helper.make_node("Neg", ["x"], ["e"])], [], [("e", F, None)], "else")
@@ -955,8 +955,89 @@ def test_if_outer_scope_and_runtime_condition():
                                 else_branch=else_g)],
               [("x", F, big.shape)], [("y", F, None)],
               inits=[("two", np.array(2, np.float32)), ("zero", np.array(0, np.float32))])
-    with pytest.raises(dlc.onnx.UnsupportedError, match=r"'pick' \(If, opset 13\).*run time"):
-        dlc.compile(m).run(big)
+    assert "dlg.if" in dlc.onnx.import_graph(m).mlir()
+    mod = dlc.compile(m)
+    for v in (big, -big, np.abs(big), -np.abs(big)):
+        want = 2 * v if v.sum() > 0 else -v
+        np.testing.assert_allclose(mod.run(v)[0], want, rtol=1e-6)
+
+
+def test_if_runtime_branches_of_different_types_is_an_error():
+    """Branches whose outputs differ in shape cannot be one dlg.if result."""
+    then_g = graph([helper.make_node("Identity", ["x"], ["t"])], [], [("t", F, None)], "then")
+    else_g = graph([helper.make_node("ReduceSum", ["x"], ["e"], keepdims=0)], [],
+                   [("e", F, None)], "else")
+    m = model([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+               helper.make_node("Greater", ["s", "zero"], ["c"]),
+               helper.make_node("If", ["c"], ["y"], name="odd", then_branch=then_g,
+                                else_branch=else_g)],
+              [("x", F, [4])], [("y", F, None)], inits=[("zero", np.array(0, np.float32))])
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"'odd' \(If, opset 13\).*differ"):
+        dlc.compile(m).run(rand(4))
+
+
+def loop_body(cond_from_data, scan=False):
+    """y = y * 2 + i; the exit: i + 1 < 3, or sum(y) < 100 (data)."""
+    nodes = [helper.make_node("Cast", ["i"], ["fi"], to=F),
+             helper.make_node("Mul", ["y_in", "two"], ["y2"]),
+             helper.make_node("Add", ["y2", "fi"], ["y_out"])]
+    if cond_from_data:
+        nodes += [helper.make_node("ReduceSum", ["y_out"], ["y_sum"], keepdims=0),
+                  helper.make_node("Less", ["y_sum", "hundred"], ["c_out"])]
+    else:
+        nodes += [helper.make_node("Add", ["i", "one"], ["i1"]),
+                  helper.make_node("Less", ["i1", "three"], ["c_out"])]
+    outs = [("c_out", B, []), ("y_out", F, [2])]
+    if scan:
+        nodes.append(helper.make_node("Identity", ["y_out"], ["s"]))
+        outs.append(("s", F, [2]))
+    return graph(nodes, [("i", I64, []), ("c_in", B, []), ("y_in", F, [2])], outs)
+
+
+LOOP_INITS = [("two", np.array(2, np.float32)), ("one", np.array(1, np.int64)),
+              ("three", np.array(3, np.int64)), ("hundred", np.array(100, np.float32))]
+
+
+def loop_ref(y, trips, data_exit):
+    i = 0
+    while i < trips:
+        y = y * 2 + i
+        i += 1
+        if (y.sum() >= 100) if data_exit else (i >= 3):
+            break
+    return y
+
+
+def test_loop_runtime_condition_from_data():
+    """A Loop whose early exit is computed from tensor data runs as a real
+    loop (dlg.while), trip count a constant."""
+    m = model([helper.make_node("Loop", ["M", "", "y"], ["y_f"], name="grow",
+                                body=loop_body(True))],
+              [("y", F, [2])], [("y_f", F, None)],
+              inits=[("M", np.array(10, np.int64))] + LOOP_INITS)
+    assert "dlg.while" in dlc.onnx.import_graph(m).mlir()
+    mod = dlc.compile(m)
+    for y0 in ([1.0, -0.5], [0.0, 0.0], [200.0, 1.0], [-5.0, 1.0]):
+        y0 = np.array(y0, np.float32)
+        np.testing.assert_allclose(mod.run(y0)[0], loop_ref(y0, 10, True), rtol=1e-6)
+
+
+def test_loop_runtime_trip_count_from_data():
+    """A trip count computed from tensor data (Cast(ReduceSum(n))) and an
+    initial condition computed from data: both read at run time."""
+    m = model([helper.make_node("ReduceSum", ["n"], ["nsum"], keepdims=0),
+               helper.make_node("Cast", ["nsum"], ["M"], to=I64),
+               helper.make_node("ReduceSum", ["y"], ["ys"], keepdims=0),
+               helper.make_node("Less", ["ys", "hundred"], ["c0"]),
+               helper.make_node("Loop", ["M", "c0", "y"], ["y_f"], body=loop_body(True))],
+              [("n", F, [2]), ("y", F, [2])], [("y_f", F, None)], inits=LOOP_INITS)
+    mod = dlc.compile(m)
+    for trips in (0, 1, 2, 5, 9):
+        for y0 in ([0.25, -0.5], [150.0, 0.0]):
+            y0 = np.array(y0, np.float32)
+            n = np.array([trips, 0], np.float32)
+            want = y0 if y0.sum() >= 100 else loop_ref(y0, trips, True)
+            np.testing.assert_allclose(mod.run(n, y0)[0], want, rtol=1e-6)
 
 
 def test_loop_early_exit_and_scan_outputs():
@@ -983,14 +1064,16 @@ def test_loop_early_exit_and_scan_outputs():
     y_f, s = run(m, y0)
     np.testing.assert_allclose(y_f, want)
     np.testing.assert_allclose(s, np.stack(ys))
-    # an exit that depends on tensor data cannot be unrolled: a clear error
+    # an exit that depends on tensor data makes a real loop, whose scan
+    # outputs would have a length known only at run time: a clear error
     body.node[4].CopyFrom(helper.make_node("Less", ["y_sum", "hundred"], ["c_out"]))
     body.node.insert(4, helper.make_node("ReduceSum", ["y_out"], ["y_sum"], keepdims=0))
     m = model([helper.make_node("Loop", ["M", "", "y"], ["y_f", "ys"], name="grow", body=body)],
               [("y", F, [64])], [("y_f", F, None), ("ys", F, None)], opset=13,
               inits=[("M", np.array(10, np.int64)), ("two", np.array(2, np.float32)),
                      ("one", np.array(1, np.int64)), ("hundred", np.array(100, np.float32))])
-    with pytest.raises(dlc.onnx.UnsupportedError, match=r"'grow' \(Loop.*cond output"):
+    with pytest.raises(dlc.onnx.UnsupportedError,
+                       match=r"'grow' \(Loop.*scan output.*decided at run time"):
         dlc.compile(m).run(rand(64))
 
 
@@ -1100,7 +1183,7 @@ def test_scripted_pytorch_loop():
             return acc
 
     x = torch.randn(4, 3)
-    for cls, ok in ((Decay, True), (Branchy, False)):
+    for cls, ok in ((Decay, True), (Branchy, True)):
         f = io.BytesIO()
         torch.onnx.export(torch.jit.script(cls()), (x,), f, opset_version=13)
         m = onnx.load_from_string(f.getvalue())

@@ -1,0 +1,120 @@
+/* The lowering of dlg's control flow to scf on tensors: dlg.if becomes
+   scf.if, dlg.while becomes scf.while. Their regions move over as they are
+   (--dlk-to-linalg lowers the ops inside first: it walks in post-order);
+   only the terminators change (dlg.yield to scf.yield, dlg.condition to
+   scf.condition) and each condition, a one-element i1 tensor, is read into
+   an i1 with tensor.extract. The carried values stay tensors: one-shot
+   bufferization handles scf.if and scf.while on tensors.
+
+   Unlike the other families these ops have several results, so they do
+   their own replacement (dlcLowerControl) instead of a DlcLowering row. */
+
+#include "lowering/lower.h"
+
+#include "dlc-c/Builder.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "shape/Checked.h"
+
+#include <stdlib.h>
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+/* The i1 in a one-element i1 tensor (the verifier checked the shape). */
+static MlirValue readCondition(DlcBuilder *b, MlirValue cond) {
+  MlirType t = mlirValueGetType(cond);
+  intptr_t rank = mlirShapedTypeGetRank(t);
+  MlirValue operands[DLC_MAX_LOOPS + 1];
+  if (rank > DLC_MAX_LOOPS)
+    return (MlirValue){NULL}; /* the caller reports it */
+  operands[0] = cond;
+  MlirValue zero = rank ? dlcEmitIndex(b, 0) : (MlirValue){NULL};
+  for (intptr_t i = 0; i < rank; ++i)
+    operands[i + 1] = zero;
+  MlirType i1 = mlirShapedTypeGetElementType(t);
+  return mlirOperationGetResult(
+      dlcBuildOpTyped(b, "tensor.extract", rank + 1, operands, 1, &i1, DLC_NO_ATTRS), 0);
+}
+
+/* Replaces the terminator of `region`'s block by `name` on `lead` (if not
+   null) followed by the old terminator's operands from `from` on. */
+static void retarget(MlirRegion region, const char *name, MlirValue lead, intptr_t from) {
+  MlirBlock block = mlirRegionGetFirstBlock(region);
+  MlirOperation term = mlirBlockGetTerminator(block);
+  intptr_t n = mlirOperationGetNumOperands(term);
+  MlirValue *vals = dlcXmalloc(sizeof(MlirValue) * (size_t)(n + 1));
+  intptr_t k = 0;
+  DlcBuilder b = dlcBuilderBefore(term, mlirOperationGetLocation(term));
+  if (!mlirValueIsNull(lead))
+    vals[k++] = readCondition(&b, lead);
+  for (intptr_t i = from; i < n; ++i)
+    vals[k++] = mlirOperationGetOperand(term, i);
+  dlcBuildOpTyped(&b, name, k, vals, 0, NULL, DLC_NO_ATTRS);
+  mlirOperationDestroy(term);
+  free(vals);
+}
+
+/* An scf op like `op` (same results), on `operands`, taking op's regions. */
+static MlirOperation rebuild(MlirOperation op, const char *name, intptr_t nOperands,
+                             const MlirValue *operands) {
+  intptr_t nRes = mlirOperationGetNumResults(op), nReg = mlirOperationGetNumRegions(op);
+  MlirType *types = dlcXmalloc(sizeof(MlirType) * (size_t)(nRes + 1));
+  for (intptr_t i = 0; i < nRes; ++i)
+    types[i] = mlirValueGetType(mlirOperationGetResult(op, i));
+  MlirRegion regions[2];
+  for (intptr_t r = 0; r < nReg; ++r) {
+    regions[r] = mlirRegionCreate();
+    mlirRegionTakeBody(regions[r], mlirOperationGetRegion(op, r));
+  }
+  MlirOperationState st = mlirOperationStateGet(str(name), mlirOperationGetLocation(op));
+  mlirOperationStateAddOperands(&st, nOperands, operands);
+  mlirOperationStateAddResults(&st, nRes, types);
+  mlirOperationStateAddOwnedRegions(&st, nReg, regions);
+  MlirOperation out = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, out);
+  for (intptr_t i = 0; i < nRes; ++i)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i), mlirOperationGetResult(out, i));
+  free(types);
+  return out;
+}
+
+static bool lowerIf(MlirOperation op) {
+  DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
+  MlirValue c = readCondition(&b, mlirOperationGetOperand(op, 0));
+  if (mlirValueIsNull(c))
+    return !mlirValueIsNull(dlcLowerFail(op, "dlk-to-linalg: a condition of rank over 16"));
+  MlirOperation s = rebuild(op, "scf.if", 1, &c);
+  for (intptr_t r = 0; r < 2; ++r)
+    retarget(mlirOperationGetRegion(s, r), "scf.yield", (MlirValue){NULL}, 0);
+  return true;
+}
+
+static bool lowerWhile(MlirOperation op) {
+  MlirOperation cterm = mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+  if (mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetOperand(cterm, 0))) > DLC_MAX_LOOPS)
+    return !mlirValueIsNull(dlcLowerFail(op, "dlk-to-linalg: a condition of rank over 16"));
+  intptr_t n = mlirOperationGetNumOperands(op);
+  MlirValue *inits = dlcXmalloc(sizeof(MlirValue) * (size_t)(n + 1));
+  for (intptr_t i = 0; i < n; ++i)
+    inits[i] = mlirOperationGetOperand(op, i);
+  MlirOperation s = rebuild(op, "scf.while", n, inits);
+  MlirOperation cond = mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(s, 0)));
+  retarget(mlirOperationGetRegion(s, 0), "scf.condition", mlirOperationGetOperand(cond, 0), 1);
+  retarget(mlirOperationGetRegion(s, 1), "scf.yield", (MlirValue){NULL}, 0);
+  free(inits);
+  return true;
+}
+
+int dlcLowerControl(MlirOperation op) {
+  bool ok;
+  if (dlcOpIs(op, "dlg.if"))
+    ok = lowerIf(op);
+  else if (dlcOpIs(op, "dlg.while"))
+    ok = lowerWhile(op);
+  else if (dlcOpIs(op, "dlg.yield") || dlcOpIs(op, "dlg.condition"))
+    return 1; /* its parent's lowering replaces it */
+  else
+    return -1;
+  if (ok)
+    mlirOperationDestroy(op);
+  return ok;
+}
