@@ -25,6 +25,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcProfilePass,
     &dlcGpuSchedulePass,
     &dlcGpuMapPass,
+    &dlcGpuMmaPass,
     &dlcGpuAlignArgsPass,
 };
 

@@ -1,0 +1,456 @@
+/* --dlc-gpu-mma: after bufferisation, each warp's contraction that
+   dlc-gpu-schedule marked (a forall mapped to #gpu.warp with `dlc.mma`)
+   becomes tensor-core code (docs/gpu.md, "Contractions"):
+
+     %lane = gpu.lane_id; g = lane / 4, t = lane % 4
+     scf.for k0 (step K of the mma) iter_args(one vector<2x2xf32> per
+             16 x 8 tile of the warp's tile):
+       per 16-row tile i: A fragment loaded at the rows and columns the
+         PTX ISA gives lane (g, t) for mma.m16n8k16 (f16) / m16n8k8 (tf32)
+       per 8-column tile j: B fragment likewise
+       nvgpu.mma.sync per (i, j)
+     the epilogue: per accumulator element (row 16i + g + 8h, column
+       8j + 2t + p) the epilogue's body cloned on that value, its other
+       operands loaded at that element, its result stored there.
+
+   The fill that zeroed the accumulator, the contraction and the epilogue
+   are erased: the accumulators never leave registers and the epilogue
+   (bias, activation, residual) is applied to them in registers. f16
+   accumulates in f32 (rounded once, at the end). A warp tile whose ops do
+   not have this shape is an error naming the op: the schedule chose
+   tensor cores, and running the contraction on every lane would hide it.
+
+   Fragment layouts (PTX ISA, "Matrix fragments for mma.m16n8k16" and
+   "mma.m16n8k8" with .tf32): lane = 4 g + t;
+     f16  A (4 x f16x2): (g, 2t+{0,1}), (g+8, 2t+{0,1}), (g, 2t+8+{0,1}), (g+8, 2t+8+{0,1})
+          B (2 x f16x2): (2t+{0,1}, g), (2t+8+{0,1}, g)
+     tf32 A (4 x 1):     (g, t), (g+8, t), (g, t+4), (g+8, t+4)
+          B (2 x 1):     (t, g), (t+4, g)
+     C (f32, 2 x 2):     (g, 2t+{0,1}), (g+8, 2t+{0,1}) */
+
+#include "dlc-c/Builder.h"
+#include "dlc-c/Dialects.h"
+#include "dlc-c/Passes.h"
+#include "schedule/analysis.h"
+#include "support/attr_names.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Dialect/GPU.h"
+#include "mlir-c/Dialect/NVGPU.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+enum { kMaxTiles = 64, kMaxMap = 256 };
+
+typedef struct {
+  MlirValue from[kMaxMap], to[kMaxMap];
+  int n;
+} ValueMap;
+
+static MlirValue lookup(const ValueMap *m, MlirValue v) {
+  for (int i = m->n - 1; i >= 0; --i)
+    if (mlirValueEqual(m->from[i], v))
+      return m->to[i];
+  return v;
+}
+
+static MlirOperation typed(DlcBuilder *b, const char *name, intptr_t n, const MlirValue *ops,
+                           MlirType result, intptr_t nAttrs, const MlirNamedAttribute *attrs) {
+  return dlcBuildOpTyped(b, name, n, ops, mlirTypeIsNull(result) ? 0 : 1, &result, nAttrs, attrs);
+}
+
+static MlirValue res(MlirOperation op) { return mlirOperationGetResult(op, 0); }
+
+static MlirValue constIndex(DlcBuilder *b, int64_t v) {
+  MlirType t = mlirIndexTypeGet(b->context);
+  MlirNamedAttribute a = dlcNamed(b->context, "value", mlirIntegerAttrGet(t, v));
+  return res(typed(b, "arith.constant", 0, NULL, t, 1, &a));
+}
+
+static MlirValue addIndex(DlcBuilder *b, MlirValue x, int64_t c) {
+  if (c == 0)
+    return x;
+  MlirValue ops[2] = {x, constIndex(b, c)};
+  return res(typed(b, "arith.addi", 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
+}
+
+static MlirValue binIndex(DlcBuilder *b, const char *name, MlirValue x, int64_t c) {
+  MlirValue ops[2] = {x, constIndex(b, c)};
+  return res(typed(b, name, 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
+}
+
+/* memref.load of `m` at [0.., row, col] (leading dims: the batch, one). */
+static MlirValue load2(DlcBuilder *b, MlirValue m, MlirValue row, MlirValue col) {
+  MlirType t = mlirValueGetType(m);
+  intptr_t r = mlirShapedTypeGetRank(t);
+  MlirValue ops[1 + DLC_SCHEDULE_MAX_LOOPS];
+  ops[0] = m;
+  for (intptr_t d = 0; d + 2 < r; ++d)
+    ops[1 + d] = constIndex(b, 0);
+  ops[r - 1] = row;
+  ops[r] = col;
+  return res(typed(b, "memref.load", 1 + r, ops, mlirShapedTypeGetElementType(t), 0, NULL));
+}
+
+static MlirValue fromElements(DlcBuilder *b, int n, const MlirValue *els, MlirType vt) {
+  return res(typed(b, "vector.from_elements", n, els, vt, 0, NULL));
+}
+
+static MlirValue convert(DlcBuilder *b, MlirValue v, MlirType to) {
+  MlirType from = mlirValueGetType(v);
+  if (mlirTypeEqual(from, to))
+    return v;
+  bool wider = mlirFloatTypeGetWidth(to) > mlirFloatTypeGetWidth(from);
+  return res(typed(b, wider ? "arith.extf" : "arith.truncf", 1, &v, to, 0, NULL));
+}
+
+typedef struct {
+  MlirOperation warp, fill, gemm, epilogue;
+  MlirValue acc; /* the contraction's output buffer */
+  int64_t mma[3], wm, wn, k;
+  bool tf32;
+} Tile;
+
+static bool fail(MlirOperation at, const char *what) {
+  char msg[384];
+  snprintf(msg, sizeof msg, "dlc-gpu-mma: %s (the warp's tile is not fill + contraction + "
+                            "elementwise epilogue as dlc-gpu-schedule leaves it)", what);
+  mlirEmitError(mlirOperationGetLocation(at), msg);
+  return false;
+}
+
+static bool isGeneric(MlirOperation op) {
+  return dlcOpIs(op, "linalg.generic") || dlcOpIs(op, "linalg.fill");
+}
+
+static bool usesValue(MlirOperation op, MlirValue v, intptr_t *pos) {
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    if (mlirValueEqual(mlirOperationGetOperand(op, i), v)) {
+      if (pos)
+        *pos = i;
+      return true;
+    }
+  return false;
+}
+
+/* Reads the warp forall's body into `t`. */
+static bool readTile(MlirOperation warp, Tile *t) {
+  memset(t, 0, sizeof *t);
+  t->warp = warp;
+  MlirAttribute shape = mlirOperationGetDiscardableAttributeByName(warp, str(DLC_ATTR_MMA));
+  for (int i = 0; i < 3; ++i)
+    t->mma[i] = mlirDenseI64ArrayGetElement(shape, i);
+  t->tf32 = t->mma[2] == 8;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(warp, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!isGeneric(op))
+      continue;
+    if (mlirOperationIsNull(t->gemm) && mlirOperationGetNumOperands(op) == 3 &&
+        dlcOpIs(op, "linalg.generic")) {
+      MlirValue out = mlirOperationGetOperand(op, 2);
+      MlirAttribute iters = mlirOperationGetAttributeByName(op, str("iterator_types"));
+      intptr_t ni = mlirArrayAttrGetNumElements(iters);
+      if (mlirTypeIsAMemRef(mlirValueGetType(out)) && ni >= 3 &&
+          dlcIteratorIsReduction(mlirArrayAttrGetElement(iters, ni - 1))) {
+        t->gemm = op;
+        t->acc = out;
+        continue;
+      }
+    }
+    if (mlirOperationIsNull(t->gemm)) {
+      t->fill = op; /* the last op before the contraction: its fill */
+      continue;
+    }
+    if (!mlirOperationIsNull(t->epilogue))
+      return fail(op, "more than one linalg op after the contraction");
+    t->epilogue = op;
+  }
+  if (mlirOperationIsNull(t->gemm))
+    return fail(warp, "no contraction in a warp tile marked for mma");
+  MlirOperation f = t->fill;
+  if (mlirOperationIsNull(f) || mlirOperationGetNumOperands(f) != 2 ||
+      !mlirValueEqual(mlirOperationGetOperand(f, 1), t->acc) ||
+      mlirTypeIsAShaped(mlirValueGetType(mlirOperationGetOperand(f, 0))))
+    return fail(t->gemm, "the contraction's accumulator is not filled with a scalar first");
+  intptr_t pos;
+  if (!mlirOperationIsNull(t->epilogue) &&
+      (!usesValue(t->epilogue, t->acc, &pos) ||
+       pos >= mlirOperationGetNumOperands(t->epilogue) - 1))
+    return fail(t->epilogue, "the op after the contraction does not read its result");
+  MlirType accT = mlirValueGetType(t->acc);
+  intptr_t r = mlirShapedTypeGetRank(accT);
+  t->wm = mlirShapedTypeGetDimSize(accT, r - 2);
+  t->wn = mlirShapedTypeGetDimSize(accT, r - 1);
+  t->k = mlirShapedTypeGetDimSize(mlirValueGetType(mlirOperationGetOperand(t->gemm, 0)), r - 1);
+  if (t->wm % 16 || t->wn % 8 || t->k % t->mma[2] || (t->wm / 16) * (t->wn / 8) > kMaxTiles)
+    return fail(t->gemm, "the warp tile is not a multiple of the mma shape");
+  return true;
+}
+
+/* The epilogue's body on one accumulator element at `idx` (all loops),
+   its result stored; `value` is the element, of the accumulator's type. */
+static bool epilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const MlirValue *idx) {
+  MlirOperation e = t->epilogue;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(e, 0));
+  intptr_t nOps = mlirOperationGetNumOperands(e);
+  ValueMap m = {.n = 0};
+  intptr_t numInits = 1; /* elementwise epilogues have one output */
+  for (intptr_t i = 0; i < nOps; ++i) {
+    MlirValue o = mlirOperationGetOperand(e, i), v;
+    MlirType ot = mlirValueGetType(o);
+    if (mlirValueEqual(o, t->acc)) {
+      MlirAffineMap am = dlcOperandMap(e, i);
+      if (!mlirAffineMapIsIdentity(am))
+        return fail(e, "the epilogue reads the accumulator through a non-identity map");
+      v = value;
+    } else if (!mlirTypeIsAMemRef(ot)) {
+      v = o;
+    } else {
+      MlirAffineMap am = dlcOperandMap(e, i);
+      intptr_t nr = mlirAffineMapGetNumResults(am);
+      MlirValue ops[1 + DLC_SCHEDULE_MAX_LOOPS];
+      ops[0] = o;
+      for (intptr_t k = 0; k < nr; ++k) {
+        MlirAffineExpr x = mlirAffineMapGetResult(am, k);
+        if (mlirAffineExprIsADim(x))
+          ops[1 + k] = idx[mlirAffineDimExprGetPosition(x)];
+        else if (mlirAffineExprIsAConstant(x))
+          ops[1 + k] = constIndex(b, mlirAffineConstantExprGetValue(x));
+        else
+          return fail(e, "an epilogue operand's map is not dims and constants");
+      }
+      v = res(typed(b, "memref.load", 1 + nr, ops, mlirShapedTypeGetElementType(ot), 0, NULL));
+    }
+    if (m.n >= kMaxMap)
+      return fail(e, "epilogue too large");
+    m.from[m.n] = mlirBlockGetArgument(body, i);
+    m.to[m.n++] = v;
+  }
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (dlcOpIs(op, "linalg.yield")) {
+      for (intptr_t y = 0; y < mlirOperationGetNumOperands(op) && y < numInits; ++y) {
+        MlirValue out = mlirOperationGetOperand(e, nOps - numInits + y);
+        MlirAffineMap am = dlcOperandMap(e, nOps - numInits + y);
+        if (!mlirAffineMapIsIdentity(am))
+          return fail(e, "the epilogue writes through a non-identity map");
+        intptr_t rank = mlirAffineMapGetNumDims(am);
+        MlirValue ops[2 + DLC_SCHEDULE_MAX_LOOPS];
+        ops[0] = lookup(&m, mlirOperationGetOperand(op, y));
+        ops[1] = out;
+        for (intptr_t d = 0; d < rank; ++d)
+          ops[2 + d] = idx[d];
+        typed(b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
+      }
+      continue;
+    }
+    if (dlcOpIs(op, "linalg.index")) {
+      int64_t dim = dlcGetI64(op, "dim", 0);
+      m.from[m.n] = res(op);
+      m.to[m.n++] = idx[dim];
+      continue;
+    }
+    if (mlirOperationGetNumRegions(op) > 0)
+      return fail(op, "an epilogue op with regions");
+    MlirOperation c = mlirOperationClone(op);
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(c); ++i)
+      mlirOperationSetOperand(c, i, lookup(&m, mlirOperationGetOperand(c, i)));
+    dlcBuilderInsert(b, c);
+    for (intptr_t i = 0; i < mlirOperationGetNumResults(op) && m.n < kMaxMap; ++i) {
+      m.from[m.n] = mlirOperationGetResult(op, i);
+      m.to[m.n++] = mlirOperationGetResult(c, i);
+    }
+    if (m.n >= kMaxMap)
+      return fail(e, "epilogue too large");
+  }
+  return true;
+}
+
+static bool rewriteTile(const Tile *t) {
+  MlirContext ctx = mlirOperationGetContext(t->gemm);
+  MlirLocation loc = mlirOperationGetLocation(t->gemm);
+  DlcBuilder b = dlcBuilderBefore(t->gemm, loc);
+  MlirType index = mlirIndexTypeGet(ctx), f32 = mlirF32TypeGet(ctx);
+  MlirValue A = mlirOperationGetOperand(t->gemm, 0), B = mlirOperationGetOperand(t->gemm, 1);
+  MlirType ab = mlirShapedTypeGetElementType(mlirValueGetType(A));
+  MlirType accElt = mlirShapedTypeGetElementType(mlirValueGetType(t->acc));
+  int tm = (int)(t->wm / 16), tn = (int)(t->wn / 8), nt = tm * tn;
+  MlirType accV = mlirVectorTypeGet(2, (int64_t[]){2, 2}, f32);
+  MlirType aV = mlirVectorTypeGet(2, (int64_t[]){4, t->tf32 ? 1 : 2}, ab);
+  MlirType bV = mlirVectorTypeGet(2, (int64_t[]){2, t->tf32 ? 1 : 2}, ab);
+
+  MlirValue lane = res(typed(&b, "gpu.lane_id", 0, NULL, index, 0, NULL));
+  MlirValue g = binIndex(&b, "arith.divui", lane, 4), tq = binIndex(&b, "arith.remui", lane, 4);
+  MlirValue init = convert(&b, mlirOperationGetOperand(t->fill, 0), f32);
+  MlirValue initV = res(typed(&b, "vector.broadcast", 1, &init, accV, 0, NULL));
+
+  /* scf.for %k0 = 0 to K step mmaK iter_args(accumulators) */
+  MlirValue forOps[3 + kMaxTiles] = {constIndex(&b, 0), constIndex(&b, t->k),
+                                     constIndex(&b, t->mma[2])};
+  MlirType accTypes[kMaxTiles], argTypes[1 + kMaxTiles];
+  MlirLocation argLocs[1 + kMaxTiles];
+  argTypes[0] = index;
+  argLocs[0] = loc;
+  for (int i = 0; i < nt; ++i) {
+    forOps[3 + i] = initV;
+    accTypes[i] = argTypes[1 + i] = accV;
+    argLocs[1 + i] = loc;
+  }
+  MlirRegion region = mlirRegionCreate();
+  MlirBlock body = mlirBlockCreate(1 + nt, argTypes, argLocs);
+  mlirRegionAppendOwnedBlock(region, body);
+  MlirOperationState st = mlirOperationStateGet(str("scf.for"), loc);
+  mlirOperationStateAddOperands(&st, 3 + nt, forOps);
+  mlirOperationStateAddResults(&st, nt, accTypes);
+  mlirOperationStateAddOwnedRegions(&st, 1, &region);
+  MlirOperation loop = dlcBuilderInsert(&b, mlirOperationCreate(&st));
+
+  DlcBuilder in = dlcBuilderAtEnd(body, loc);
+  MlirValue k0 = mlirBlockGetArgument(body, 0);
+  MlirValue aFrag[kMaxTiles], bFrag[kMaxTiles], next[kMaxTiles];
+  for (int i = 0; i < tm; ++i) { /* A: rows 16 i + g (+8) */
+    MlirValue r0 = addIndex(&in, g, 16 * i), r8 = addIndex(&in, g, 16 * i + 8), els[8];
+    if (t->tf32) {
+      MlirValue c0 = addIndex(&in, k0, 0), c4 = addIndex(&in, k0, 4);
+      MlirValue ct = res(typed(&in, "arith.addi", 2, (MlirValue[]){c0, tq}, index, 0, NULL));
+      MlirValue ct4 = res(typed(&in, "arith.addi", 2, (MlirValue[]){c4, tq}, index, 0, NULL));
+      els[0] = load2(&in, A, r0, ct);
+      els[1] = load2(&in, A, r8, ct);
+      els[2] = load2(&in, A, r0, ct4);
+      els[3] = load2(&in, A, r8, ct4);
+      aFrag[i] = fromElements(&in, 4, els, aV);
+    } else {
+      MlirValue t2 = binIndex(&in, "arith.muli", tq, 2);
+      MlirValue c = res(typed(&in, "arith.addi", 2, (MlirValue[]){k0, t2}, index, 0, NULL));
+      MlirValue c1 = addIndex(&in, c, 1), c8 = addIndex(&in, c, 8), c9 = addIndex(&in, c, 9);
+      MlirValue rows[4] = {r0, r8, r0, r8}, cols[4][2] = {{c, c1}, {c, c1}, {c8, c9}, {c8, c9}};
+      for (int q = 0; q < 4; ++q)
+        for (int p = 0; p < 2; ++p)
+          els[2 * q + p] = load2(&in, A, rows[q], cols[q][p]);
+      aFrag[i] = fromElements(&in, 8, els, aV);
+    }
+  }
+  for (int j = 0; j < tn; ++j) { /* B: column 8 j + g */
+    MlirValue col = addIndex(&in, g, 8 * j), els[4];
+    if (t->tf32) {
+      MlirValue r = res(typed(&in, "arith.addi", 2, (MlirValue[]){k0, tq}, index, 0, NULL));
+      els[0] = load2(&in, B, r, col);
+      els[1] = load2(&in, B, addIndex(&in, r, 4), col);
+      bFrag[j] = fromElements(&in, 2, els, bV);
+    } else {
+      MlirValue t2 = binIndex(&in, "arith.muli", tq, 2);
+      MlirValue r = res(typed(&in, "arith.addi", 2, (MlirValue[]){k0, t2}, index, 0, NULL));
+      els[0] = load2(&in, B, r, col);
+      els[1] = load2(&in, B, addIndex(&in, r, 1), col);
+      els[2] = load2(&in, B, addIndex(&in, r, 8), col);
+      els[3] = load2(&in, B, addIndex(&in, r, 9), col);
+      bFrag[j] = fromElements(&in, 4, els, bV);
+    }
+  }
+  MlirNamedAttribute attrs[2] = {
+      dlcNamed(ctx, "mmaShape",
+               mlirArrayAttrGet(ctx, 3,
+                                (MlirAttribute[]){
+                                    mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), t->mma[0]),
+                                    mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), t->mma[1]),
+                                    mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), t->mma[2])})),
+      dlcNamed(ctx, "tf32Enabled", mlirUnitAttrGet(ctx))};
+  for (int i = 0; i < tm; ++i)
+    for (int j = 0; j < tn; ++j) {
+      MlirValue ops[3] = {aFrag[i], bFrag[j], mlirBlockGetArgument(body, 1 + i * tn + j)};
+      next[i * tn + j] = res(typed(&in, "nvgpu.mma.sync", 3, ops, accV, t->tf32 ? 2 : 1, attrs));
+    }
+  typed(&in, "scf.yield", nt, next, (MlirType){NULL}, 0, NULL);
+
+  /* the epilogue (or the store) per accumulator element, after the loop */
+  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(t->acc));
+  MlirValue idx[DLC_SCHEDULE_MAX_LOOPS];
+  for (intptr_t d = 0; d + 2 < rank; ++d)
+    idx[d] = constIndex(&b, 0);
+  MlirValue t2 = binIndex(&b, "arith.muli", tq, 2);
+  for (int i = 0; i < tm; ++i)
+    for (int j = 0; j < tn; ++j)
+      for (int h = 0; h < 2; ++h)
+        for (int p = 0; p < 2; ++p) {
+          MlirValue acc = mlirOperationGetResult(loop, i * tn + j);
+          MlirNamedAttribute pos = dlcNamedI64Array(ctx, "static_position", 2, (int64_t[]){h, p});
+          MlirValue v = res(typed(&b, "vector.extract", 1, &acc, f32, 1, &pos));
+          v = convert(&b, v, accElt);
+          idx[rank - 2] = addIndex(&b, g, 16 * i + 8 * h);
+          idx[rank - 1] = addIndex(&b, t2, 8 * j + p);
+          if (mlirOperationIsNull(t->epilogue)) {
+            MlirValue ops[2 + DLC_SCHEDULE_MAX_LOOPS];
+            ops[0] = v;
+            ops[1] = t->acc;
+            for (intptr_t d = 0; d < rank; ++d)
+              ops[2 + d] = idx[d];
+            typed(&b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
+          } else {
+            b = dlcBuilderBefore(t->gemm, loc);
+            if (!epilogueAt(&b, t, v, idx))
+              return false;
+          }
+        }
+  if (!mlirOperationIsNull(t->epilogue))
+    mlirOperationDestroy(t->epilogue);
+  mlirOperationDestroy(t->gemm);
+  mlirOperationDestroy(t->fill);
+  return true;
+}
+
+typedef struct {
+  MlirOperation warps[1024];
+  int n;
+} Warps;
+
+static MlirWalkResult collect(MlirOperation op, void *u) {
+  Warps *w = u;
+  if (dlcOpIs(op, "scf.forall") &&
+      !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(op, str(DLC_ATTR_MMA))) &&
+      w->n < 1024)
+    w->warps[w->n++] = op;
+  return MlirWalkResultAdvance;
+}
+
+static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
+  (void)state;
+  Warps *w = calloc(1, sizeof *w);
+  mlirOperationWalk(module, collect, w, MlirWalkPreOrder);
+  bool ok = true;
+  for (int i = 0; i < w->n && ok; ++i) {
+    Tile t;
+    ok = readTile(w->warps[i], &t) && rewriteTile(&t);
+    mlirOperationRemoveDiscardableAttributeByName(w->warps[i], str(DLC_ATTR_MMA));
+  }
+  dlcPassAddStatistic(pass, "tiles", (uint64_t)w->n);
+  free(w);
+  return (MlirLogicalResult){ok};
+}
+
+static void dependentDialects(MlirDialectRegistry r) {
+  MlirDialectHandle hs[] = {mlirGetDialectHandle__gpu__(), mlirGetDialectHandle__nvgpu__()};
+  for (size_t i = 0; i < sizeof hs / sizeof hs[0]; ++i)
+    mlirDialectHandleInsertDialect(hs[i], r);
+}
+
+static const DlcStatisticDesc kStats[] = {{"tiles", "warp tiles rewritten to nvgpu.mma.sync"}};
+
+const DlcPassDescriptor dlcGpuMmaPass = {
+    .argument = "dlc-gpu-mma",
+    .summary = "Rewrite each warp's contraction (marked by dlc-gpu-schedule) into "
+               "nvgpu.mma.sync tensor-core code with the epilogue applied in registers",
+    .anchor = "builtin.module",
+    .statistics = kStats,
+    .numStatistics = 1,
+    .getDependentDialects = dependentDialects,
+    .run = run,
+};
