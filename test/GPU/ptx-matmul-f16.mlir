@@ -1,0 +1,35 @@
+// An f16 GEMM with bias and relu fused, on tensor cores: each warp's
+// 16-row x 8-column tiles are mma.sync.aligned.m16n8k16 with f32
+// accumulators, the epilogue applied to the accumulators in registers
+// (no FFMA loop, no round trip of C through memory before the epilogue).
+// RUN: %python %dlc_src/test/GPU/print_ptx.py %s | FileCheck %s
+// CHECK: .visible .entry main_kernel(
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK-NOT: fma.rn.f32
+// CHECK: max.{{.*}}f16
+// CHECK: st.global.b16
+// CHECK-NOT: .extern
+//
+// The schedule records the shape; the warp tile is the thread tile:
+// RUN: dlc-opt %s --lower-to-nvvm='stop-after=schedule' | FileCheck %s --check-prefix=SCHED
+// SCHED: mma = [16, 8, 16]
+// SCHED: mapping = [#gpu.warp<y>, #gpu.warp<x>]
+//
+// After bufferisation dlc-gpu-mma rewrites the warp's tile:
+// RUN: dlc-opt %s --lower-to-nvvm='stop-after=launch' | FileCheck %s --check-prefix=LAUNCH
+// LAUNCH: gpu.lane_id
+// LAUNCH: scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>)
+// LAUNCH: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// LAUNCH: vector.extract
+// LAUNCH: arith.truncf
+// LAUNCH: arith.addf
+// LAUNCH: arith.maximumf
+// LAUNCH: memref.store
+// LAUNCH-NOT: linalg.generic
+
+func.func @main(%x: tensor<128x256xf16>, %w: tensor<256x512xf16>, %b: tensor<512xf16>) -> tensor<128x512xf16> {
+  %0 = dlg.matmul %x, %w : tensor<128x256xf16>, tensor<256x512xf16> -> tensor<128x512xf16>
+  %1 = dlg.add %0, %b : tensor<128x512xf16>, tensor<512xf16> -> tensor<128x512xf16>
+  %2 = dlg.relu %1 : tensor<128x512xf16>
+  return %2 : tensor<128x512xf16>
+}
