@@ -191,14 +191,17 @@ void dlcGpuMmaSchedule(const DlcLoopNest *l, const int64_t mma[3], DlcSchedule *
 
 bool dlcGpuMmaBlockDims(const DlcLoopNest *l, const DlcSchedule *s, int64_t dims[3]) {
   int n = l->numLoops, p = n - 1;
-  int64_t warps = 1;
+  int64_t warps[2];
   for (int d = p - 2; d < p; ++d) {
     int64_t tile = s->workgroup[d] ? s->workgroup[d] : l->extent[d];
     if (s->thread[d] <= 0 || tile % s->thread[d])
       return false;
-    warps *= tile / s->thread[d];
+    warps[d - (p - 2)] = tile / s->thread[d];
   }
-  dims[0] = warps * kGpuWarpSize;
-  dims[1] = dims[2] = 1;
-  return dims[0] <= kGpuMaxThreads;
+  /* warps along n in x (32 threads each), along m in y: the mapping
+     checks each dimension's warps against the block's */
+  dims[0] = warps[1] * kGpuWarpSize;
+  dims[1] = warps[0];
+  dims[2] = 1;
+  return dims[0] * dims[1] <= kGpuMaxThreads;
 }

@@ -29,7 +29,8 @@ bool dlcGpuMmaCheck(const DlcLinalgInfo *root, bool allowTf32, const DlcSchedule
    `mma`, over the root's loops. */
 void dlcGpuMmaSchedule(const DlcLoopNest *l, const int64_t mma[3], DlcSchedule *s);
 
-/* Threads of a block of a tensor-core schedule: 32 per warp tile, in x. */
+/* Threads of a block of a tensor-core schedule: 32 per warp along n in
+   x, the warps along m in y. */
 bool dlcGpuMmaBlockDims(const DlcLoopNest *l, const DlcSchedule *s, int64_t dims[3]);
 
 #endif

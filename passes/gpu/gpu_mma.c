@@ -371,7 +371,10 @@ static bool rewriteTile(const Tile *t) {
     }
   typed(&in, "scf.yield", nt, next, (MlirType){NULL}, 0, NULL);
 
-  /* the epilogue (or the store) per accumulator element, after the loop */
+  /* the epilogue (or the store) per accumulator element, where the
+     epilogue was: its operands (subviews) may be defined after the
+     contraction */
+  b = dlcBuilderBefore(mlirOperationIsNull(t->epilogue) ? t->gemm : t->epilogue, loc);
   intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(t->acc));
   MlirValue idx[DLC_SCHEDULE_MAX_LOOPS];
   for (intptr_t d = 0; d + 2 < rank; ++d)
@@ -395,7 +398,6 @@ static bool rewriteTile(const Tile *t) {
               ops[2 + d] = idx[d];
             typed(&b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
           } else {
-            b = dlcBuilderBefore(t->gemm, loc);
             if (!epilogueAt(&b, t, v, idx))
               return false;
           }
