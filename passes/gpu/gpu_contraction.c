@@ -76,11 +76,6 @@ bool dlcGpuMmaFor(const DlcLinalgInfo *root, bool allowTf32, int64_t mma[3], con
   Kind kind = kindOf(op);
   if (kind == KIND_TF32 && !allowTf32)
     return false; /* exact FFMA by default */
-  if (kind == KIND_BF16) { /* MLIR 22: nvgpu.mma.sync on bf16 fails to lower (docs/gpu.md) */
-    *why = "bf16 operands (MLIR 22's nvgpu.mma.sync lowering rejects bf16: \"failed to deduce "
-           "operand PTX types\"); bf16 contractions use FFMA";
-    return false;
-  }
   if (kind == KIND_NONE) {
     *why = "element types other than f16, bf16 (or f32 with allow-tf32)";
     return false;

@@ -40,6 +40,8 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/Dialect/GPU.h"
+#include "mlir-c/Dialect/LLVM.h"
+#include "mlir-c/Dialect/NVVM.h"
 #include "mlir-c/Dialect/NVGPU.h"
 
 #include <stdio.h>
@@ -110,6 +112,53 @@ static MlirValue convert(DlcBuilder *b, MlirValue v, MlirType to) {
     return v;
   bool wider = mlirFloatTypeGetWidth(to) > mlirFloatTypeGetWidth(from);
   return res(typed(b, wider ? "arith.extf" : "arith.truncf", 1, &v, to, 0, NULL));
+}
+
+/* MLIR 22's convert-nvgpu-to-nvvm rejects nvgpu.mma.sync on bf16 ("failed
+   to deduce operand PTX types"), so bf16 tiles are nvvm.mma.sync, which
+   takes each register of two bf16 as an i32 (docs/gpu.md). */
+static MlirValue packedRow(DlcBuilder *b, MlirValue frag, int64_t row) {
+  MlirContext ctx = b->context;
+  MlirType ft = mlirValueGetType(frag), i32 = mlirIntegerTypeGet(ctx, 32);
+  MlirType pair = mlirVectorTypeGet(1, (int64_t[]){2}, mlirShapedTypeGetElementType(ft));
+  MlirNamedAttribute pos = dlcNamedI64Array(ctx, "static_position", 1, (int64_t[]){row});
+  MlirValue v = res(typed(b, "vector.extract", 1, &frag, pair, 1, &pos));
+  v = res(typed(b, "vector.bitcast", 1, &v, mlirVectorTypeGet(1, (int64_t[]){1}, i32), 0, NULL));
+  pos = dlcNamedI64Array(ctx, "static_position", 1, (int64_t[]){0});
+  return res(typed(b, "vector.extract", 1, &v, i32, 1, &pos));
+}
+
+static MlirValue mmaBf16(DlcBuilder *b, MlirValue a, MlirValue bf, MlirValue acc) {
+  MlirContext ctx = b->context;
+  MlirType f32 = mlirF32TypeGet(ctx);
+  MlirValue ops[10];
+  for (int q = 0; q < 4; ++q)
+    ops[q] = packedRow(b, a, q);
+  for (int q = 0; q < 2; ++q)
+    ops[4 + q] = packedRow(b, bf, q);
+  for (int q = 0; q < 4; ++q) {
+    MlirNamedAttribute pos = dlcNamedI64Array(ctx, "static_position", 2, (int64_t[]){q / 2, q % 2});
+    ops[6 + q] = res(typed(b, "vector.extract", 1, &acc, f32, 1, &pos));
+  }
+  static const char *const kAttrs[][2] = {
+      {"layoutA", "#nvvm.mma_layout<row>"},
+      {"layoutB", "#nvvm.mma_layout<col>"},
+      {"shape", "#nvvm.shape<m = 16, n = 8, k = 16>"},
+      {"multiplicandAPtxType", "#nvvm.mma_type<bf16>"},
+      {"multiplicandBPtxType", "#nvvm.mma_type<bf16>"},
+  };
+  MlirNamedAttribute attrs[6];
+  for (int i = 0; i < 5; ++i)
+    attrs[i] = dlcNamed(ctx, kAttrs[i][0], mlirAttributeParseGet(ctx, str(kAttrs[i][1])));
+  attrs[5] = dlcNamed(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 3, (int32_t[]){4, 2, 4}));
+  MlirType st = mlirTypeParseGet(ctx, str("!llvm.struct<(f32, f32, f32, f32)>"));
+  MlirValue d = res(typed(b, "nvvm.mma.sync", 10, ops, st, 6, attrs));
+  MlirValue els[4];
+  for (int q = 0; q < 4; ++q) {
+    MlirNamedAttribute pos = dlcNamedI64Array(ctx, "position", 1, (int64_t[]){q});
+    els[q] = res(typed(b, "llvm.extractvalue", 1, &d, f32, 1, &pos));
+  }
+  return fromElements(b, 4, els, mlirValueGetType(acc));
 }
 
 typedef struct {
@@ -367,7 +416,9 @@ static bool rewriteTile(const Tile *t) {
   for (int i = 0; i < tm; ++i)
     for (int j = 0; j < tn; ++j) {
       MlirValue ops[3] = {aFrag[i], bFrag[j], mlirBlockGetArgument(body, 1 + i * tn + j)};
-      next[i * tn + j] = res(typed(&in, "nvgpu.mma.sync", 3, ops, accV, t->tf32 ? 2 : 1, attrs));
+      next[i * tn + j] =
+          mlirTypeIsABF16(ab) ? mmaBf16(&in, ops[0], ops[1], ops[2])
+                              : res(typed(&in, "nvgpu.mma.sync", 3, ops, accV, t->tf32 ? 2 : 1, attrs));
     }
   typed(&in, "scf.yield", nt, next, (MlirType){NULL}, 0, NULL);
 
@@ -439,7 +490,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
 }
 
 static void dependentDialects(MlirDialectRegistry r) {
-  MlirDialectHandle hs[] = {mlirGetDialectHandle__gpu__(), mlirGetDialectHandle__nvgpu__()};
+  MlirDialectHandle hs[] = {mlirGetDialectHandle__gpu__(), mlirGetDialectHandle__nvgpu__(),
+                            mlirGetDialectHandle__nvvm__(), mlirGetDialectHandle__llvm__()};
   for (size_t i = 0; i < sizeof hs / sizeof hs[0]; ++i)
     mlirDialectHandleInsertDialect(hs[i], r);
 }

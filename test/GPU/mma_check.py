@@ -4,9 +4,10 @@
   emulate  the GPU strategy's tiled program (--lower-to-nvvm{stop-after=
            schedule}: block foralls, one warp forall per 16x8-multiple warp
            tile, the epilogue fused) compiled for the CPU and compared with
-           NumPy (float64 on the same inputs). f16 cases use an f16
-           tolerance: atol 4 * sqrt(K) * 2^-10 * rms(want), rtol 1e-2 (the
-           CPU program accumulates in f16; the GPU in f32, which is closer).
+           NumPy (float64 on the same inputs). f16 / bf16 cases use their
+           type's tolerance: atol 4 * sqrt(K) * ulp * rms(want), rtol one
+           ulp (2^-10, 2^-7; the CPU program accumulates in f16 / bf16, the
+           GPU in f32, which is closer).
   ptxas    the PTX of --lower-to-nvvm{format=isa} holds the expected
            `mma.sync.aligned.<shape>` and no FFMA loop, and ptxas -arch=sm_90a
            accepts it; registers and shared memory per kernel are printed.
@@ -72,6 +73,30 @@ def mm(m, k, n, t, epilogue="", batch=None):
     return src, inputs, ref, k
 
 
+def to_bf16(x):
+    """f32 -> the nearest bf16 (ties to even), as f32."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
+
+
+def mm_bf16(m, k, n):
+    """bf16 operands (NumPy has no bf16: f32 inputs cast in the model), result cast to f32."""
+    src = f"""func.func @main(%x: tensor<{m}x{k}xf32>, %w: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %a = dlg.cast %x : tensor<{m}x{k}xf32> -> tensor<{m}x{k}xbf16>
+  %b = dlg.cast %w : tensor<{k}x{n}xf32> -> tensor<{k}x{n}xbf16>
+  %0 = dlg.matmul %a, %b : tensor<{m}x{k}xbf16>, tensor<{k}x{n}xbf16> -> tensor<{m}x{n}xbf16>
+  %1 = dlg.cast %0 : tensor<{m}x{n}xbf16> -> tensor<{m}x{n}xf32>
+  return %1 : tensor<{m}x{n}xf32>
+}}
+"""
+    inputs = [RNG.uniform(-1, 1, (m, k)).astype(np.float32),
+              RNG.uniform(-1, 1, (k, n)).astype(np.float32)]
+
+    def ref(x, w):
+        return np.matmul(to_bf16(x).astype(np.float64), to_bf16(w).astype(np.float64))
+    return src, inputs, ref, k
+
+
 # name, (source, inputs, reference, K), lower-to-nvvm options, the mma PTX shape
 CASES = [
     ("f16 matmul 64x64x64", mm(64, 64, 64, "f16"), "", "m16n8k16.row.col.f32.f16.f16.f32"),
@@ -83,15 +108,21 @@ CASES = [
      "m16n8k16.row.col.f32.f16.f16.f32"),
     ("f16 matmul 16x16x8 (one mma tile)", mm(16, 16, 8, "f16"), "",
      "m16n8k16.row.col.f32.f16.f16.f32"),
+    ("bf16 matmul (f32 casts around it) 64x128x64", mm_bf16(64, 128, 64), "",
+     "m16n8k16.row.col.f32.bf16.bf16.f32"),
     ("f32 matmul+bias allow-tf32 128x64x256", mm(128, 64, 256, "f32", "bias"), "allow-tf32=true",
      "m16n8k8.row.col.f32.tf32.tf32.f32"),
 ]
 
 
-def tolerance(dtype, k, want):
-    if dtype == np.float16:
-        rms = float(np.sqrt(np.mean(want ** 2))) or 1.0
-        return 4 * np.sqrt(k) * 2.0 ** -10 * rms, 1e-2
+def tolerance(name, k, want):
+    """f16 / bf16: 4 sqrt(K) ulps of the result's rms (the CPU program
+    accumulates in the narrow type), rtol one ulp; f32: the e2e GEMM's."""
+    rms = float(np.sqrt(np.mean(want ** 2))) or 1.0
+    if name.startswith("f16"):
+        return 4 * np.sqrt(k) * 2.0 ** -10 * rms, 2.0 ** -10
+    if name.startswith("bf16"):
+        return 4 * np.sqrt(k) * 2.0 ** -7 * rms, 2.0 ** -7
     return 1e-4 * np.sqrt(k), 1e-5
 
 
@@ -110,7 +141,7 @@ def main():
         sched = re.search(r"mma = \[[0-9, ]+\]", tiled)
         got = np.asarray(dlc.compile(tiled)(*inputs)).astype(np.float64)
         want = ref(*inputs)
-        atol, rtol = tolerance(inputs[0].dtype, k, want)
+        atol, rtol = tolerance(name, k, want)
         err = np.abs(got - want) - (atol + rtol * np.abs(want))
         if got.shape == want.shape and np.all(err <= 0) and "#gpu.warp" in tiled and sched:
             ok_emu += 1
@@ -122,9 +153,13 @@ def main():
         if not ptxas:
             continue
         text = dlc.run_pipeline(src, f"builtin.module(lower-to-nvvm{{format=isa {options}}})")
-        ptx = "\n".join(p for _, p in ptx_of(text))
+        binaries = [p for _, p in ptx_of(text)]
+        ptx = "\n".join(binaries)
         n = len(re.findall(r"mma\.sync\.aligned\." + re.escape(shape), ptx))
-        good, msg, kernels = assemble(ptxas, ptx, work)
+        good, msg, kernels = bool(binaries), "", []
+        for one in binaries:  # each gpu.binary is a PTX module of its own
+            g1, m1, k1 = assemble(ptxas, one, work)
+            good, msg, kernels = good and g1, msg or (m1 if not g1 else ""), kernels + k1
         if good and n > 0 and "fma.rn.f32" not in ptx:
             ok_ptx += 1
             print(f"ok   ptxas {name}: {n} mma.sync.aligned.{shape}; " +
