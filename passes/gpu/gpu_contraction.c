@@ -124,6 +124,16 @@ bool dlcGpuMmaCheck(const DlcLinalgInfo *root, bool allowTf32, const DlcSchedule
   bool batchOk = true;
   for (int d = 0; d < p - 2; ++d)
     batchOk = batchOk && (s->workgroup[d] == 1 || l->extent[d] == 1) && s->thread[d] == 0;
+  int64_t elt = want[2] == 8 ? 4 : 2, bk = dlcGpuMmaKTile(l->extent[p], want[2]);
+  int64_t bytes = dlcGpuMmaSmemBytes(bm, bn, bk, s->stages, elt);
+  if (s->stages > 1 && bytes > kGpuSmemBytes) {
+    snprintf(msg, size,
+             "#dlk.schedule stages = %lld: the staged A and B tiles (%lld x %lld and %lld x %lld "
+             "a stage) need %lld bytes of shared memory, more than %d",
+             (long long)s->stages, (long long)bm, (long long)bk, (long long)bk, (long long)bn,
+             (long long)bytes, (int)kGpuSmemBytes);
+    return false;
+  }
   int64_t dims[3];
   if (!batchOk || wm <= 0 || wn <= 0 || wm % want[0] || wn % want[1] || bm % wm || bn % wn ||
       !dlcGpuMmaBlockDims(l, s, dims)) {
@@ -156,6 +166,23 @@ static void setTiles(const DlcLoopNest *l, int p, int64_t bm, int64_t bn, DlcSch
   (void)l;
 }
 
+int64_t dlcGpuMmaKTile(int64_t k, int64_t mmaK) { return k % (2 * mmaK) == 0 ? 2 * mmaK : mmaK; }
+
+int64_t dlcGpuMmaSmemBytes(int64_t bm, int64_t bn, int64_t bk, int64_t stages, int64_t eltBytes) {
+  int64_t pad = kGpuSmemPadBytes / eltBytes;
+  return stages * (bm * (bk + pad) + bk * (bn + pad)) * eltBytes;
+}
+
+/* The deepest pipeline (3, else 2) whose tiles fit the shared memory of
+   a block; 1 (no staging) when none does. */
+static int64_t stagesFor(int64_t bm, int64_t bn, int64_t k, const int64_t mma[3]) {
+  int64_t elt = mma[2] == 8 ? 4 : 2, bk = dlcGpuMmaKTile(k, mma[2]);
+  for (int64_t st = 3; st >= 2; --st)
+    if (dlcGpuMmaSmemBytes(bm, bn, bk, st, elt) <= kGpuSmemBytes)
+      return st;
+  return 1;
+}
+
 void dlcGpuMmaSchedule(const DlcLoopNest *l, const int64_t mma[3], DlcSchedule *s) {
   int n = l->numLoops, p = n - 1;
   memset(s, 0, sizeof *s);
@@ -182,6 +209,7 @@ void dlcGpuMmaSchedule(const DlcLoopNest *l, const int64_t mma[3], DlcSchedule *
   }
   /* m, n are multiples of 16 and 8 (dlcGpuMmaFor): 16 x 8 always divides */
   setTiles(l, p, kBlockTiles[best][0], kBlockTiles[best][1], s);
+  s->stages = stagesFor(kBlockTiles[best][0], kBlockTiles[best][1], l->extent[p], mma);
 }
 
 bool dlcGpuMmaBlockDims(const DlcLoopNest *l, const DlcSchedule *s, int64_t dims[3]) {

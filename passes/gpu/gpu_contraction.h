@@ -11,7 +11,19 @@
 #include "dlc-c/Dialects.h"
 #include "schedule/analysis.h"
 
-enum { kGpuWarpSize = 32 };
+enum {
+  kGpuWarpSize = 32,
+  kGpuSmemBytes = 48 * 1024, /* static shared memory a block may declare */
+  kGpuSmemPadBytes = 16,     /* per row of a staged tile: conflict-free ldmatrix */
+};
+
+/* The k extent of the tiles staged in shared memory a pipeline stage:
+   two mma k steps when K allows, else one. */
+int64_t dlcGpuMmaKTile(int64_t k, int64_t mmaK);
+
+/* Shared memory of `stages` A [bm x bk] and B [bk x bn] tiles, each row
+   padded by kGpuSmemPadBytes. */
+int64_t dlcGpuMmaSmemBytes(int64_t bm, int64_t bn, int64_t bk, int64_t stages, int64_t eltBytes);
 
 /* The mma.sync shape for `root` (a GEMM root) from its element types:
    [16, 8, 16] for f16 x f16 and bf16 x bf16, [16, 8, 8] (TF32) for f32 x f32

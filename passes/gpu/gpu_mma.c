@@ -31,6 +31,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "gpu/gpu_contraction.h"
 #include "schedule/analysis.h"
 #include "support/attr_names.h"
 
@@ -89,17 +90,23 @@ static MlirValue binIndex(DlcBuilder *b, const char *name, MlirValue x, int64_t 
   return res(typed(b, name, 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
 }
 
-/* memref.load of `m` at [0.., row, col] (leading dims: the batch, one). */
-static MlirValue load2(DlcBuilder *b, MlirValue m, MlirValue row, MlirValue col) {
+/* memref.load of `m` at [stage, row, col] when `stage` is set (a shared
+   tile), else at [0.., row, col] (leading dims: the batch, one). */
+static MlirValue loadAt(DlcBuilder *b, MlirValue m, MlirValue stage, MlirValue row, MlirValue col) {
   MlirType t = mlirValueGetType(m);
   intptr_t r = mlirShapedTypeGetRank(t);
   MlirValue ops[1 + DLC_SCHEDULE_MAX_LOOPS];
   ops[0] = m;
   for (intptr_t d = 0; d + 2 < r; ++d)
-    ops[1 + d] = constIndex(b, 0);
+    ops[1 + d] = mlirValueIsNull(stage) ? constIndex(b, 0) : stage;
   ops[r - 1] = row;
   ops[r] = col;
   return res(typed(b, "memref.load", 1 + r, ops, mlirShapedTypeGetElementType(t), 0, NULL));
+}
+
+static MlirValue addValues(DlcBuilder *b, MlirValue x, MlirValue y) {
+  MlirValue ops[2] = {x, y};
+  return res(typed(b, "arith.addi", 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
 }
 
 static MlirValue fromElements(DlcBuilder *b, int n, const MlirValue *els, MlirType vt) {
@@ -164,7 +171,7 @@ static MlirValue mmaBf16(DlcBuilder *b, MlirValue a, MlirValue bf, MlirValue acc
 typedef struct {
   MlirOperation warp, fill, gemm, epilogue;
   MlirValue acc; /* the contraction's output buffer */
-  int64_t mma[3], wm, wn, k;
+  int64_t mma[3], stages, wm, wn, k;
   bool tf32;
 } Tile;
 
@@ -197,6 +204,7 @@ static bool readTile(MlirOperation warp, Tile *t) {
   MlirAttribute shape = mlirOperationGetDiscardableAttributeByName(warp, str(DLC_ATTR_MMA));
   for (int i = 0; i < 3; ++i)
     t->mma[i] = mlirDenseI64ArrayGetElement(shape, i);
+  t->stages = mlirDenseArrayGetNumElements(shape) > 3 ? mlirDenseI64ArrayGetElement(shape, 3) : 1;
   t->tf32 = t->mma[2] == 8;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(warp, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
@@ -324,85 +332,80 @@ static bool epilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const Mlir
   return true;
 }
 
-static bool rewriteTile(const Tile *t) {
-  MlirContext ctx = mlirOperationGetContext(t->gemm);
-  MlirLocation loc = mlirOperationGetLocation(t->gemm);
-  DlcBuilder b = dlcBuilderBefore(t->gemm, loc);
-  MlirType index = mlirIndexTypeGet(ctx), f32 = mlirF32TypeGet(ctx);
-  MlirValue A = mlirOperationGetOperand(t->gemm, 0), B = mlirOperationGetOperand(t->gemm, 1);
-  MlirType ab = mlirShapedTypeGetElementType(mlirValueGetType(A));
-  MlirType accElt = mlirShapedTypeGetElementType(mlirValueGetType(t->acc));
-  int tm = (int)(t->wm / 16), tn = (int)(t->wn / 8), nt = tm * tn;
-  MlirType accV = mlirVectorTypeGet(2, (int64_t[]){2, 2}, f32);
+/* Where a warp's fragments are read from: `a`/`b` (the warp's global
+   tiles, or the shared stage tiles at `stage`), the warp's A tile at
+   (aRow, aCol) and its B tile at (bRow, bCol) of them. */
+typedef struct {
+  MlirValue a, b, stage, aRow, aCol, bRow, bCol;
+  bool ldmatrix; /* 16-bit fragments from shared memory */
+} Frags;
+
+typedef struct {
+  MlirValue lane, g, tq, t2, lane16, laneHi8; /* lane / 4, lane % 4, 2 t, lane % 16, (lane / 16) 8 */
+} Lane;
+
+/* One mma k step of the warp: fragments per 16-row and 8-column tile,
+   nvgpu.mma.sync (nvvm.mma.sync for bf16) per pair; `acc` updated. */
+static void mmaStep(DlcBuilder *in, const Tile *t, const Frags *f, const Lane *l, MlirValue *acc) {
+  MlirContext ctx = in->context;
+  MlirType ab = mlirShapedTypeGetElementType(mlirValueGetType(f->a));
+  int tm = (int)(t->wm / 16), tn = (int)(t->wn / 8);
+  MlirType accV = mlirVectorTypeGet(2, (int64_t[]){2, 2}, mlirF32TypeGet(ctx));
   MlirType aV = mlirVectorTypeGet(2, (int64_t[]){4, t->tf32 ? 1 : 2}, ab);
   MlirType bV = mlirVectorTypeGet(2, (int64_t[]){2, t->tf32 ? 1 : 2}, ab);
-
-  MlirValue lane = res(typed(&b, "gpu.lane_id", 0, NULL, index, 0, NULL));
-  MlirValue g = binIndex(&b, "arith.divui", lane, 4), tq = binIndex(&b, "arith.remui", lane, 4);
-  MlirValue init = convert(&b, mlirOperationGetOperand(t->fill, 0), f32);
-  MlirValue initV = res(typed(&b, "vector.broadcast", 1, &init, accV, 0, NULL));
-
-  /* scf.for %k0 = 0 to K step mmaK iter_args(accumulators) */
-  MlirValue forOps[3 + kMaxTiles] = {constIndex(&b, 0), constIndex(&b, t->k),
-                                     constIndex(&b, t->mma[2])};
-  MlirType accTypes[kMaxTiles], argTypes[1 + kMaxTiles];
-  MlirLocation argLocs[1 + kMaxTiles];
-  argTypes[0] = index;
-  argLocs[0] = loc;
-  for (int i = 0; i < nt; ++i) {
-    forOps[3 + i] = initV;
-    accTypes[i] = argTypes[1 + i] = accV;
-    argLocs[1 + i] = loc;
-  }
-  MlirRegion region = mlirRegionCreate();
-  MlirBlock body = mlirBlockCreate(1 + nt, argTypes, argLocs);
-  mlirRegionAppendOwnedBlock(region, body);
-  MlirOperationState st = mlirOperationStateGet(str("scf.for"), loc);
-  mlirOperationStateAddOperands(&st, 3 + nt, forOps);
-  mlirOperationStateAddResults(&st, nt, accTypes);
-  mlirOperationStateAddOwnedRegions(&st, 1, &region);
-  MlirOperation loop = dlcBuilderInsert(&b, mlirOperationCreate(&st));
-
-  DlcBuilder in = dlcBuilderAtEnd(body, loc);
-  MlirValue k0 = mlirBlockGetArgument(body, 0);
-  MlirValue aFrag[kMaxTiles], bFrag[kMaxTiles], next[kMaxTiles];
+  MlirValue aFrag[kMaxTiles], bFrag[kMaxTiles];
   for (int i = 0; i < tm; ++i) { /* A: rows 16 i + g (+8) */
-    MlirValue r0 = addIndex(&in, g, 16 * i), r8 = addIndex(&in, g, 16 * i + 8), els[8];
+    MlirValue row0 = addIndex(in, f->aRow, 16 * i);
+    if (f->ldmatrix) { /* lanes 0-15 rows 0-15 at k 0, lanes 16-31 at k 8 */
+      MlirValue ops[4] = {f->a, f->stage, addValues(in, row0, l->lane16),
+                          addValues(in, f->aCol, l->laneHi8)};
+      MlirNamedAttribute at[2] = {
+          dlcNamed(ctx, "numTiles", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 4)),
+          dlcNamedBool(ctx, "transpose", false)};
+      aFrag[i] = res(typed(in, "nvgpu.ldmatrix", 4, ops, aV, 2, at));
+      continue;
+    }
+    MlirValue r0 = addValues(in, row0, l->g), r8 = addIndex(in, r0, 8), els[8];
     if (t->tf32) {
-      MlirValue c0 = addIndex(&in, k0, 0), c4 = addIndex(&in, k0, 4);
-      MlirValue ct = res(typed(&in, "arith.addi", 2, (MlirValue[]){c0, tq}, index, 0, NULL));
-      MlirValue ct4 = res(typed(&in, "arith.addi", 2, (MlirValue[]){c4, tq}, index, 0, NULL));
-      els[0] = load2(&in, A, r0, ct);
-      els[1] = load2(&in, A, r8, ct);
-      els[2] = load2(&in, A, r0, ct4);
-      els[3] = load2(&in, A, r8, ct4);
-      aFrag[i] = fromElements(&in, 4, els, aV);
+      MlirValue ct = addValues(in, f->aCol, l->tq), ct4 = addIndex(in, ct, 4);
+      els[0] = loadAt(in, f->a, f->stage, r0, ct);
+      els[1] = loadAt(in, f->a, f->stage, r8, ct);
+      els[2] = loadAt(in, f->a, f->stage, r0, ct4);
+      els[3] = loadAt(in, f->a, f->stage, r8, ct4);
+      aFrag[i] = fromElements(in, 4, els, aV);
     } else {
-      MlirValue t2 = binIndex(&in, "arith.muli", tq, 2);
-      MlirValue c = res(typed(&in, "arith.addi", 2, (MlirValue[]){k0, t2}, index, 0, NULL));
-      MlirValue c1 = addIndex(&in, c, 1), c8 = addIndex(&in, c, 8), c9 = addIndex(&in, c, 9);
+      MlirValue c = addValues(in, f->aCol, l->t2);
+      MlirValue c1 = addIndex(in, c, 1), c8 = addIndex(in, c, 8), c9 = addIndex(in, c, 9);
       MlirValue rows[4] = {r0, r8, r0, r8}, cols[4][2] = {{c, c1}, {c, c1}, {c8, c9}, {c8, c9}};
       for (int q = 0; q < 4; ++q)
         for (int p = 0; p < 2; ++p)
-          els[2 * q + p] = load2(&in, A, rows[q], cols[q][p]);
-      aFrag[i] = fromElements(&in, 8, els, aV);
+          els[2 * q + p] = loadAt(in, f->a, f->stage, rows[q], cols[q][p]);
+      aFrag[i] = fromElements(in, 8, els, aV);
     }
   }
   for (int j = 0; j < tn; ++j) { /* B: column 8 j + g */
-    MlirValue col = addIndex(&in, g, 8 * j), els[4];
+    MlirValue col0 = addIndex(in, f->bCol, 8 * j);
+    if (f->ldmatrix) { /* transposed: lanes 0-15 give k rows 0-15 */
+      MlirValue ops[4] = {f->b, f->stage, addValues(in, f->bRow, l->lane16), col0};
+      MlirNamedAttribute at[2] = {
+          dlcNamed(ctx, "numTiles", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 2)),
+          dlcNamedBool(ctx, "transpose", true)};
+      bFrag[j] = res(typed(in, "nvgpu.ldmatrix", 4, ops, bV, 2, at));
+      continue;
+    }
+    MlirValue col = addValues(in, col0, l->g), els[4];
     if (t->tf32) {
-      MlirValue r = res(typed(&in, "arith.addi", 2, (MlirValue[]){k0, tq}, index, 0, NULL));
-      els[0] = load2(&in, B, r, col);
-      els[1] = load2(&in, B, addIndex(&in, r, 4), col);
-      bFrag[j] = fromElements(&in, 2, els, bV);
+      MlirValue r = addValues(in, f->bRow, l->tq);
+      els[0] = loadAt(in, f->b, f->stage, r, col);
+      els[1] = loadAt(in, f->b, f->stage, addIndex(in, r, 4), col);
+      bFrag[j] = fromElements(in, 2, els, bV);
     } else {
-      MlirValue t2 = binIndex(&in, "arith.muli", tq, 2);
-      MlirValue r = res(typed(&in, "arith.addi", 2, (MlirValue[]){k0, t2}, index, 0, NULL));
-      els[0] = load2(&in, B, r, col);
-      els[1] = load2(&in, B, addIndex(&in, r, 1), col);
-      els[2] = load2(&in, B, addIndex(&in, r, 8), col);
-      els[3] = load2(&in, B, addIndex(&in, r, 9), col);
-      bFrag[j] = fromElements(&in, 4, els, bV);
+      MlirValue r = addValues(in, f->bRow, l->t2);
+      els[0] = loadAt(in, f->b, f->stage, r, col);
+      els[1] = loadAt(in, f->b, f->stage, addIndex(in, r, 1), col);
+      els[2] = loadAt(in, f->b, f->stage, addIndex(in, r, 8), col);
+      els[3] = loadAt(in, f->b, f->stage, addIndex(in, r, 9), col);
+      bFrag[j] = fromElements(in, 4, els, bV);
     }
   }
   MlirNamedAttribute attrs[2] = {
@@ -415,12 +418,259 @@ static bool rewriteTile(const Tile *t) {
       dlcNamed(ctx, "tf32Enabled", mlirUnitAttrGet(ctx))};
   for (int i = 0; i < tm; ++i)
     for (int j = 0; j < tn; ++j) {
-      MlirValue ops[3] = {aFrag[i], bFrag[j], mlirBlockGetArgument(body, 1 + i * tn + j)};
-      next[i * tn + j] =
-          mlirTypeIsABF16(ab) ? mmaBf16(&in, ops[0], ops[1], ops[2])
-                              : res(typed(&in, "nvgpu.mma.sync", 3, ops, accV, t->tf32 ? 2 : 1, attrs));
+      MlirValue ops[3] = {aFrag[i], bFrag[j], acc[i * tn + j]};
+      acc[i * tn + j] =
+          mlirTypeIsABF16(ab) ? mmaBf16(in, ops[0], ops[1], ops[2])
+                              : res(typed(in, "nvgpu.mma.sync", 3, ops, accV, t->tf32 ? 2 : 1, attrs));
     }
-  typed(&in, "scf.yield", nt, next, (MlirType){NULL}, 0, NULL);
+}
+
+/* An scf.for from 0 to `ub` by `step` carrying `n` values of `types`
+   from `inits`, inserted by `b`; its body block in `body`. */
+static MlirOperation buildFor(DlcBuilder *b, int64_t ub, int64_t step, int n, const MlirType *types,
+                              const MlirValue *inits, MlirBlock *body) {
+  MlirValue ops[3 + kMaxTiles] = {constIndex(b, 0), constIndex(b, ub), constIndex(b, step)};
+  MlirType argTypes[1 + kMaxTiles];
+  MlirLocation argLocs[1 + kMaxTiles];
+  argTypes[0] = mlirIndexTypeGet(b->context);
+  argLocs[0] = b->loc;
+  for (int i = 0; i < n; ++i) {
+    ops[3 + i] = inits[i];
+    argTypes[1 + i] = types[i];
+    argLocs[1 + i] = b->loc;
+  }
+  MlirRegion region = mlirRegionCreate();
+  *body = mlirBlockCreate(1 + n, argTypes, argLocs);
+  mlirRegionAppendOwnedBlock(region, *body);
+  MlirOperationState st = mlirOperationStateGet(str("scf.for"), b->loc);
+  mlirOperationStateAddOperands(&st, 3 + n, ops);
+  mlirOperationStateAddResults(&st, n, types);
+  mlirOperationStateAddOwnedRegions(&st, 1, &region);
+  return dlcBuilderInsert(b, mlirOperationCreate(&st));
+}
+
+/*--- Shared-memory staging --------------------------------------------------------*/
+
+/* The block's tile of a warp operand: the source of the warp's subview
+   when the warp takes a part of it, else the operand; null when it is not
+   defined outside the warp forall (a producer computed per warp). */
+static MlirValue blockTile(MlirValue v, MlirOperation warp) {
+  if (mlirValueIsAOpResult(v)) {
+    MlirOperation def = mlirOpResultGetOwner(v);
+    if (dlcOpIs(def, "memref.subview") &&
+        mlirOperationEqual(mlirOperationGetParentOperation(def), warp))
+      v = mlirOperationGetOperand(def, 0);
+  }
+  MlirOperation owner = mlirValueIsAOpResult(v)
+                            ? mlirOpResultGetOwner(v)
+                            : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+  for (MlirOperation p = owner; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
+    if (mlirOperationEqual(p, warp))
+      return (MlirValue){NULL};
+  return v;
+}
+
+static int smemCount;
+
+/* memref.global in shared memory (workgroup address space) in `module`;
+   memref.get_global of it by `b`. */
+static MlirValue sharedBuffer(DlcBuilder *b, MlirOperation module, int64_t s, int64_t r, int64_t c,
+                              MlirType elt) {
+  MlirContext ctx = b->context;
+  char name[64], text[512], eltName[16];
+  snprintf(name, sizeof name, "__dlc_smem_%d", smemCount++);
+  snprintf(eltName, sizeof eltName, "%s",
+           mlirTypeIsAF16(elt) ? "f16" : mlirTypeIsABF16(elt) ? "bf16" : "f32");
+  snprintf(text, sizeof text,
+           "memref.global \"private\" @%s : memref<%lldx%lldx%lldx%s, "
+           "#gpu.address_space<workgroup>> {alignment = 16 : i64}",
+           name, (long long)s, (long long)r, (long long)c, eltName);
+  MlirOperation g = mlirOperationCreateParse(ctx, str(text), str("dlc-gpu-mma"));
+  MlirBlock top = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  mlirBlockInsertOwnedOperation(top, 0, g);
+  snprintf(text, sizeof text, "memref<%lldx%lldx%lldx%s, #gpu.address_space<workgroup>>",
+           (long long)s, (long long)r, (long long)c, eltName);
+  MlirNamedAttribute n =
+      dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, str(name)));
+  return res(typed(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
+}
+
+/* cp.async of a rows x cols tile of `src` at (row0, col0) into
+   dst[stage] by the block's `threads` threads (16 bytes each a copy, in
+   rounds); the tokens go to `tokens`. */
+static int copyTile(DlcBuilder *b, MlirValue src, MlirValue row0, MlirValue col0, MlirValue dst,
+                    MlirValue stage, int64_t rows, int64_t cols, MlirValue tid, int64_t threads,
+                    MlirValue *tokens) {
+  MlirContext ctx = b->context;
+  MlirType elt = mlirShapedTypeGetElementType(mlirValueGetType(src));
+  int64_t vec = 16 / (mlirTypeIsAF32(elt) ? 4 : 2), perRow = cols / vec, total = rows * perRow;
+  MlirType token = mlirTypeParseGet(ctx, str("!nvgpu.device.async.token"));
+  int n = 0;
+  for (int64_t first = 0; first < total; first += threads) {
+    MlirValue c = addIndex(b, tid, first);
+    DlcBuilder at = *b;
+    MlirOperation guard = {NULL};
+    if (first + threads > total) { /* the last round: threads past the tile skip */
+      MlirValue ops[2] = {c, constIndex(b, total)};
+      MlirNamedAttribute pred = dlcNamed(ctx, "predicate",
+                                         mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 6));
+      MlirValue cond = res(typed(b, "arith.cmpi", 2, ops, mlirIntegerTypeGet(ctx, 1), 1, &pred));
+      MlirRegion thenR = mlirRegionCreate(), elseR = mlirRegionCreate();
+      MlirBlock thenB = mlirBlockCreate(0, NULL, NULL);
+      mlirRegionAppendOwnedBlock(thenR, thenB);
+      MlirOperationState st = mlirOperationStateGet(str("scf.if"), b->loc);
+      mlirOperationStateAddOperands(&st, 1, &cond);
+      MlirRegion regions[2] = {thenR, elseR};
+      mlirOperationStateAddOwnedRegions(&st, 2, regions);
+      guard = dlcBuilderInsert(b, mlirOperationCreate(&st));
+      at = dlcBuilderAtEnd(thenB, b->loc);
+    }
+    MlirValue r = binIndex(&at, "arith.divui", c, perRow);
+    MlirValue k = binIndex(&at, "arith.muli", binIndex(&at, "arith.remui", c, perRow), vec);
+    intptr_t sr = mlirShapedTypeGetRank(mlirValueGetType(src));
+    MlirValue ops[8 + DLC_SCHEDULE_MAX_LOOPS];
+    int o = 0;
+    ops[o++] = dst;
+    ops[o++] = stage;
+    ops[o++] = r;
+    ops[o++] = k;
+    ops[o++] = src;
+    for (intptr_t d = 0; d + 2 < sr; ++d)
+      ops[o++] = constIndex(&at, 0);
+    ops[o++] = addValues(&at, row0, r);
+    ops[o++] = addValues(&at, col0, k);
+    MlirNamedAttribute attrs[3] = {
+        dlcNamed(ctx, "dstElements", mlirIntegerAttrGet(mlirIndexTypeGet(ctx), vec)),
+        dlcNamed(ctx, "bypassL1", mlirUnitAttrGet(ctx)),
+        dlcNamed(ctx, "operandSegmentSizes",
+                 mlirDenseI32ArrayGet(ctx, 5, (int32_t[]){1, 3, 1, (int32_t)sr, 0}))};
+    MlirValue tok = res(typed(&at, "nvgpu.device_async_copy", o, ops, token, 3, attrs));
+    if (mlirOperationIsNull(guard))
+      tokens[n++] = tok;
+    else
+      typed(&at, "scf.yield", 0, NULL, (MlirType){NULL}, 0, NULL);
+  }
+  return n;
+}
+
+static MlirValue commitGroup(DlcBuilder *b, int n, const MlirValue *tokens) {
+  MlirType token = mlirTypeParseGet(b->context, str("!nvgpu.device.async.token"));
+  return res(typed(b, "nvgpu.device_async_create_group", n, tokens, token, 0, NULL));
+}
+
+static MlirOperation moduleOf(MlirOperation op) {
+  MlirOperation m = op;
+  for (MlirOperation p = op; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
+    m = p;
+  return m;
+}
+
+static bool rewriteTile(const Tile *t) {
+  MlirContext ctx = mlirOperationGetContext(t->gemm);
+  MlirLocation loc = mlirOperationGetLocation(t->gemm);
+  DlcBuilder b = dlcBuilderBefore(t->gemm, loc);
+  MlirType index = mlirIndexTypeGet(ctx), f32 = mlirF32TypeGet(ctx);
+  MlirValue A = mlirOperationGetOperand(t->gemm, 0), B = mlirOperationGetOperand(t->gemm, 1);
+  MlirType ab = mlirShapedTypeGetElementType(mlirValueGetType(A));
+  MlirType accElt = mlirShapedTypeGetElementType(mlirValueGetType(t->acc));
+  int tm = (int)(t->wm / 16), tn = (int)(t->wn / 8), nt = tm * tn;
+  MlirType accV = mlirVectorTypeGet(2, (int64_t[]){2, 2}, f32);
+
+  Lane l;
+  l.lane = res(typed(&b, "gpu.lane_id", 0, NULL, index, 0, NULL));
+  l.g = binIndex(&b, "arith.divui", l.lane, 4);
+  l.tq = binIndex(&b, "arith.remui", l.lane, 4);
+  l.t2 = binIndex(&b, "arith.muli", l.tq, 2);
+  l.lane16 = binIndex(&b, "arith.remui", l.lane, 16);
+  l.laneHi8 = binIndex(&b, "arith.muli", binIndex(&b, "arith.divui", l.lane, 16), 8);
+  MlirValue init = convert(&b, mlirOperationGetOperand(t->fill, 0), f32);
+  MlirValue initV = res(typed(&b, "vector.broadcast", 1, &init, accV, 0, NULL));
+  MlirType accTypes[kMaxTiles];
+  MlirValue inits[kMaxTiles], acc[kMaxTiles];
+  for (int i = 0; i < nt; ++i) {
+    accTypes[i] = accV;
+    inits[i] = initV;
+  }
+
+  /* Shared-memory staging when the schedule asks for it and A and B are
+     block tiles read from outside the warp forall. */
+  MlirValue blockA = blockTile(A, t->warp), blockB = blockTile(B, t->warp);
+  MlirOperation blockForall = mlirOperationGetParentOperation(t->warp);
+  MlirAttribute dims =
+      mlirOperationGetDiscardableAttributeByName(blockForall, str(DLC_ATTR_BLOCK_DIMS));
+  bool staged = t->stages >= 2 && !mlirValueIsNull(blockA) && !mlirValueIsNull(blockB) &&
+                !mlirAttributeIsNull(dims);
+  MlirOperation loop;
+  MlirBlock body;
+  if (!staged) { /* fragments straight from global memory, one mma k step an iteration */
+    loop = buildFor(&b, t->k, t->mma[2], nt, accTypes, inits, &body);
+    DlcBuilder in = dlcBuilderAtEnd(body, loc);
+    Frags f = {.a = A, .b = B, .stage = {NULL}, .aRow = constIndex(&in, 0),
+               .aCol = mlirBlockGetArgument(body, 0), .bRow = mlirBlockGetArgument(body, 0),
+               .bCol = constIndex(&in, 0), .ldmatrix = false};
+    for (int i = 0; i < nt; ++i)
+      acc[i] = mlirBlockGetArgument(body, 1 + i);
+    mmaStep(&in, t, &f, &l, acc);
+    typed(&in, "scf.yield", nt, acc, (MlirType){NULL}, 0, NULL);
+  } else {
+    /* S stages of [BM x BK] A and [BK x BN] B tiles; tile kt + S - 1 is
+       copied (cp.async) while tile kt is computed */
+    MlirType at = mlirValueGetType(blockA), bt = mlirValueGetType(blockB);
+    intptr_t ra = mlirShapedTypeGetRank(at), rb = mlirShapedTypeGetRank(bt);
+    int64_t bm = mlirShapedTypeGetDimSize(at, ra - 2), bn = mlirShapedTypeGetDimSize(bt, rb - 1);
+    int64_t S = t->stages, bk = dlcGpuMmaKTile(t->k, t->mma[2]), nK = t->k / bk;
+    int64_t eltBytes = mlirTypeIsAF32(ab) ? 4 : 2, pad = kGpuSmemPadBytes / eltBytes;
+    int64_t threads = mlirDenseI64ArrayGetElement(dims, 0) * mlirDenseI64ArrayGetElement(dims, 1) *
+                      mlirDenseI64ArrayGetElement(dims, 2);
+    MlirOperation module = moduleOf(t->warp);
+    MlirValue smA = sharedBuffer(&b, module, S, bm, bk + pad, ab);
+    MlirValue smB = sharedBuffer(&b, module, S, bk, bn + pad, ab);
+    MlirNamedAttribute dx = dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim x>")));
+    MlirNamedAttribute dy = dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim y>")));
+    MlirValue tx = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dx));
+    MlirValue ty = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dy));
+    MlirValue tid = addValues(&b, tx, binIndex(&b, "arith.muli", ty,
+                                               mlirDenseI64ArrayGetElement(dims, 0)));
+    MlirBlock wb = mlirRegionGetFirstBlock(mlirOperationGetRegion(t->warp, 0));
+    MlirValue wm0 = binIndex(&b, "arith.muli", mlirBlockGetArgument(wb, 0), t->wm);
+    MlirValue wn0 = binIndex(&b, "arith.muli", mlirBlockGetArgument(wb, 1), t->wn);
+    MlirValue zero = constIndex(&b, 0), tokens[64];
+    MlirValue group = {NULL};
+    for (int64_t s0 = 0; s0 + 1 < S; ++s0) { /* prologue: tiles 0 .. S - 2 */
+      int64_t kt = s0 < nK ? s0 : nK - 1; /* a repeated last tile lands in a stage never read */
+      MlirValue stage = constIndex(&b, s0), k0 = constIndex(&b, kt * bk);
+      int n = copyTile(&b, blockA, zero, k0, smA, stage, bm, bk, tid, threads, tokens);
+      n += copyTile(&b, blockB, k0, zero, smB, stage, bk, bn, tid, threads, tokens + n);
+      group = commitGroup(&b, n, tokens);
+    }
+    loop = buildFor(&b, nK, 1, nt, accTypes, inits, &body);
+    DlcBuilder in = dlcBuilderAtEnd(body, loc);
+    MlirValue kt = mlirBlockGetArgument(body, 0);
+    MlirNamedAttribute ng = dlcNamed(ctx, "numGroups",
+                                     mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), S - 2));
+    /* tile kt has landed (at most S - 2 younger groups in flight) and
+       every warp is done with the stage the next copy overwrites */
+    typed(&in, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &ng);
+    typed(&in, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL);
+    MlirValue next = addIndex(&in, kt, S - 1);
+    MlirValue mops[2] = {next, constIndex(&in, nK - 1)};
+    MlirValue nextC = res(typed(&in, "arith.minui", 2, mops, index, 0, NULL));
+    MlirValue nstage = binIndex(&in, "arith.remui", next, S);
+    MlirValue k0 = binIndex(&in, "arith.muli", nextC, bk);
+    int n = copyTile(&in, blockA, constIndex(&in, 0), k0, smA, nstage, bm, bk, tid, threads, tokens);
+    n += copyTile(&in, blockB, k0, constIndex(&in, 0), smB, nstage, bk, bn, tid, threads, tokens + n);
+    commitGroup(&in, n, tokens);
+    MlirValue stage = binIndex(&in, "arith.remui", kt, S);
+    for (int i = 0; i < nt; ++i)
+      acc[i] = mlirBlockGetArgument(body, 1 + i);
+    for (int64_t kk = 0; kk < bk; kk += t->mma[2]) {
+      Frags f = {.a = smA, .b = smB, .stage = stage, .aRow = wm0,
+                 .aCol = constIndex(&in, kk), .bRow = constIndex(&in, kk), .bCol = wn0,
+                 .ldmatrix = !t->tf32};
+      mmaStep(&in, t, &f, &l, acc);
+    }
+    typed(&in, "scf.yield", nt, acc, (MlirType){NULL}, 0, NULL);
+  }
 
   /* the epilogue (or the store) per accumulator element, where the
      epilogue was: its operands (subviews) may be defined after the
@@ -430,7 +680,7 @@ static bool rewriteTile(const Tile *t) {
   MlirValue idx[DLC_SCHEDULE_MAX_LOOPS];
   for (intptr_t d = 0; d + 2 < rank; ++d)
     idx[d] = constIndex(&b, 0);
-  MlirValue t2 = binIndex(&b, "arith.muli", tq, 2);
+  MlirValue g = l.g, t2 = l.t2;
   for (int i = 0; i < tm; ++i)
     for (int j = 0; j < tn; ++j)
       for (int h = 0; h < 2; ++h)

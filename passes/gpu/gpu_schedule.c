@@ -164,10 +164,10 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedul
                     "#dlk.schedule thread tiles give no thread or more than 1024 threads a block");
     return false;
   }
-  if (s->stages > 1) {
+  if (s->stages > 1 && !s->mma[0]) {
     dlcScheduleFail(st, func,
                     "#dlk.schedule stages > 1 (multi-stage shared-memory copies) is not "
-                    "implemented by the GPU strategy");
+                    "implemented by the GPU strategy without mma");
     return false;
   }
   return true;
@@ -211,11 +211,12 @@ static void emitGroup(DlcScript *s, Group *g) {
     int q = s->next++;
     dlcScriptEmit(
         s,
-        "    %%h%d = transform.param.constant array<i64: %lld, %lld, %lld> -> !transform.any_param\n"
+        "    %%h%d = transform.param.constant array<i64: %lld, %lld, %lld, %lld> -> "
+        "!transform.any_param\n"
         "    transform.annotate %%h%d \"" DLC_ATTR_MMA "\" = %%h%d : !transform.any_op, "
         "!transform.any_param\n",
         q, (long long)g->sched.mma[0], (long long)g->sched.mma[1], (long long)g->sched.mma[2],
-        inner, q);
+        (long long)g->sched.stages, inner, q);
   }
 }
 
@@ -279,6 +280,7 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
         memcpy(rec.workgroup, g.sched.workgroup, sizeof rec.workgroup);
         memcpy(rec.thread, g.sched.thread, sizeof rec.thread);
         memcpy(rec.mma, g.sched.mma, sizeof rec.mma);
+        rec.stages = g.sched.stages;
       }
       mlirOperationSetDiscardableAttributeByName(func, str(DLC_ATTR_SCHEDULE),
                                                  dlcScheduleAttrGet(st->ctx, &rec));
