@@ -119,3 +119,15 @@ func.func @mma_i32(%a: tensor<32x16xi32>, %b: tensor<16x128xi32>) -> tensor<32x1
   }
   return %0 : tensor<32x128xi32>
 }
+
+// -----
+
+func.func @mma_stages_too_deep(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>) -> tensor<128x128xf16> {
+  // expected-error @+1 {{#dlk.schedule stages = 3: the staged A and B tiles (128 x 32 and 32 x 128 a stage) need 56832 bytes of shared memory, more than 49152}}
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<workgroup = [128, 128, 0], thread = [32, 32, 0], stages = 3, mma = [16, 8, 16]> (%a, %b) : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16> {
+  ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x128xf16>):
+    %m = dlg.matmul %x, %y : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf16>
+    dlk.yield %m : tensor<128x128xf16>
+  }
+  return %0 : tensor<128x128xf16>
+}
