@@ -120,6 +120,7 @@ typedef struct {
   MlirStringRef chip, features, format;
   int optLevel;
   bool allowTf32; /* f32 contractions on TF32 tensor cores */
+  char chipNumber[16]; /* "90" of sm_90a */
   const char *toolkit;
 } Gpu;
 
@@ -129,8 +130,12 @@ typedef struct {
    follows: it drops the mapping of a forall whose trip count it folds to
    one. */
 static void addScheduleStage(DlcPipeline *p, const Gpu *g) {
-  dlcPipelineAdd(p, "func.func(linalg-generalize-named-ops),dlc-gpu-schedule{allow-tf32=%s}",
-                 g->allowTf32 ? "true" : "false");
+  /* mma.sync m16n8k16 / m16n8k8 tf32 and cp.async need sm_80 */
+  int sm = atoi(g->chipNumber);
+  dlcPipelineAdd(p,
+                 "func.func(linalg-generalize-named-ops),dlc-gpu-schedule{allow-tf32=%s "
+                 "tensor-cores=%s}",
+                 g->allowTf32 ? "true" : "false", sm >= 80 ? "true" : "false");
 }
 
 static void addBufferizeStage(DlcPipeline *p, const Gpu *g) {
@@ -148,10 +153,13 @@ static void addLaunchStage(DlcPipeline *p, const Gpu *g) {
 }
 
 /* Launch bodies outlined into kernels of a gpu.module, launched
-   asynchronously on one stream. */
+   asynchronously on one stream. Outlining copies the shared-memory
+   globals of dlc-gpu-mma into the gpu.module; symbol-dce drops the host's
+   copies, which the host's memref lowering cannot convert (workgroup
+   address space). */
 static void addOutlineStage(DlcPipeline *p, const Gpu *g) {
   (void)g;
-  dlcPipelineAdd(p, "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
+  dlcPipelineAdd(p, "gpu-launch-sink-index-computations,gpu-kernel-outlining,symbol-dce,"
                     "func.func(gpu-async-region)");
 }
 
@@ -220,6 +228,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
     return (MlirLogicalResult){0};
   }
   g.toolkit = toolkit;
+  snprintf(g.chipNumber, sizeof g.chipNumber, "%.*s", (int)g.chip.length - 3, g.chip.data + 3);
   size_t numStages = sizeof kStages / sizeof kStages[0], last = numStages - 1;
   if (stop.length > 0) {
     for (last = 0; last < numStages && !(kStages[last].name && named(stop, kStages[last].name));)

@@ -136,11 +136,11 @@ bool dlcGpuMmaCheck(const DlcLinalgInfo *root, bool allowTf32, const DlcSchedule
   }
   int64_t dims[3];
   if (!batchOk || wm <= 0 || wn <= 0 || wm % want[0] || wn % want[1] || bm % wm || bn % wn ||
-      !dlcGpuMmaBlockDims(l, s, dims)) {
+      (wm / 16) * (wn / 8) > 64 || !dlcGpuMmaBlockDims(l, s, dims)) {
     snprintf(msg, size,
              "#dlk.schedule with mma: the thread tile is the warp's [m, n] tile, a multiple of "
-             "[%lld, %lld] dividing the workgroup tile, batch loops tiled by one, at most 32 warps "
-             "a block; got warp tile %lld x %lld in block tile %lld x %lld",
+             "[%lld, %lld] dividing the workgroup tile, at most 64 mma tiles a warp, batch loops "
+             "tiled by one, at most 32 warps a block; got warp tile %lld x %lld in block tile %lld x %lld",
              (long long)want[0], (long long)want[1], (long long)wm, (long long)wn, (long long)bm,
              (long long)bn);
     return false;

@@ -25,6 +25,12 @@ int64_t dlcGpuMmaKTile(int64_t k, int64_t mmaK);
    padded by kGpuSmemPadBytes. */
 int64_t dlcGpuMmaSmemBytes(int64_t bm, int64_t bn, int64_t bk, int64_t stages, int64_t eltBytes);
 
+/* dlc-gpu-schedule's options for contractions. */
+typedef struct {
+  bool allowTf32;   /* f32 on TF32 tensor cores */
+  bool tensorCores; /* the chip has mma.sync and cp.async (sm_80+) */
+} DlcGpuMmaOptions;
+
 /* The mma.sync shape for `root` (a GEMM root) from its element types:
    [16, 8, 16] for f16 x f16 and bf16 x bf16, [16, 8, 8] (TF32) for f32 x f32
    when `allowTf32`. False, with `why` set, when the root cannot use tensor

@@ -51,7 +51,7 @@
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-enum { kMaxTiles = 64, kMaxMap = 256 };
+enum { kMaxTiles = 64, kMaxMap = 1024 };
 
 typedef struct {
   MlirValue from[kMaxMap], to[kMaxMap];
@@ -470,7 +470,6 @@ static MlirValue blockTile(MlirValue v, MlirOperation warp) {
   return v;
 }
 
-static int smemCount;
 
 /* memref.global in shared memory (workgroup address space) in `module`;
    memref.get_global of it by `b`. */
@@ -478,7 +477,13 @@ static MlirValue sharedBuffer(DlcBuilder *b, MlirOperation module, int64_t s, in
                               MlirType elt) {
   MlirContext ctx = b->context;
   char name[64], text[512], eltName[16];
-  snprintf(name, sizeof name, "__dlc_smem_%d", smemCount++);
+  MlirSymbolTable table = mlirSymbolTableCreate(module);
+  for (int i = 0;; ++i) { /* the first free name: names are per module */
+    snprintf(name, sizeof name, "__dlc_smem_%d", i);
+    if (mlirOperationIsNull(mlirSymbolTableLookup(table, str(name))))
+      break;
+  }
+  mlirSymbolTableDestroy(table);
   snprintf(eltName, sizeof eltName, "%s",
            mlirTypeIsAF16(elt) ? "f16" : mlirTypeIsABF16(elt) ? "bf16" : "f32");
   snprintf(text, sizeof text,

@@ -131,8 +131,12 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedul
       dlcScheduleFail(st, func, msg);
       return false;
     }
-    if (!root || !dlcGpuMmaCheck(root, *(const bool *)st->target, s, msg, sizeof msg)) {
-      if (!root)
+    const DlcGpuMmaOptions *o = st->target;
+    if (!o->tensorCores || !root || !dlcGpuMmaCheck(root, o->allowTf32, s, msg, sizeof msg)) {
+      if (!o->tensorCores)
+        snprintf(msg, sizeof msg,
+                 "#dlk.schedule mma: the target chip has no mma.sync / cp.async (sm_80 and newer)");
+      else if (!root)
         snprintf(msg, sizeof msg, "#dlk.schedule mma applies to contraction kernels only");
       dlcScheduleFail(st, func, msg);
       return false;
@@ -261,8 +265,9 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
       vectorizable = vectorizable && infos[i].vectorizable;
     int64_t mmaShape[3];
     const char *why;
-    if (strategy == DLC_GPU_GEMM && dlcIsGemmRoot(&infos[g.root]) &&
-        dlcGpuMmaFor(&infos[g.root], *(const bool *)st->target, mmaShape, &why))
+    const DlcGpuMmaOptions *o = st->target;
+    if (strategy == DLC_GPU_GEMM && o->tensorCores && dlcIsGemmRoot(&infos[g.root]) &&
+        dlcGpuMmaFor(&infos[g.root], o->allowTf32, mmaShape, &why))
       dlcGpuMmaSchedule(nest, mmaShape, &g.sched);
     else
       dlcGpuSchedule(nest, strategy, rows, vectorizable ? sink->elementBits : 128, &g.sched);
@@ -360,9 +365,10 @@ static MlirLogicalResult tileThreads(DlcScheduleState *st, MlirOperation module,
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
   bool print = dlcOptionsGetBool(dlcPassGetOptions(pass), "print-transform");
-  bool allowTf32 = dlcOptionsGetBool(dlcPassGetOptions(pass), "allow-tf32");
+  DlcGpuMmaOptions mma = {.allowTf32 = dlcOptionsGetBool(dlcPassGetOptions(pass), "allow-tf32"),
+                          .tensorCores = dlcOptionsGetBool(dlcPassGetOptions(pass), "tensor-cores")};
   DlcScheduleState st = {
-      .backend = &kGpu, .target = &allowTf32, .ctx = mlirOperationGetContext(module)};
+      .backend = &kGpu, .target = &mma, .ctx = mlirOperationGetContext(module)};
   dlcScheduleModule(&st, module);
   MlirLogicalResult result = {1};
   if (st.failed)
@@ -390,6 +396,8 @@ static const DlcOptionDesc kOptions[] = {
      "false"},
     {"allow-tf32", "f32 contractions on TF32 tensor cores (mma.sync m16n8k8)", DLC_OPTION_BOOL,
      "false"},
+    {"tensor-cores", "contractions may use mma.sync and cp.async (sm_80 and newer)",
+     DLC_OPTION_BOOL, "true"},
 };
 
 static const DlcStatisticDesc kStats[] = {{"groups", "fused groups mapped to blocks and threads"}};

@@ -87,7 +87,7 @@ func.func @mma_wrong_k(%a: tensor<32x16xf16>, %b: tensor<16x128xf16>) -> tensor<
 // -----
 
 func.func @mma_warp_tile(%a: tensor<32x16xf16>, %b: tensor<16x128xf16>) -> tensor<32x128xf16> {
-  // expected-error @+1 {{#dlk.schedule with mma: the thread tile is the warp's [m, n] tile, a multiple of [16, 8] dividing the workgroup tile, batch loops tiled by one, at most 32 warps a block; got warp tile 4 x 4 in block tile 32 x 64}}
+  // expected-error @+1 {{#dlk.schedule with mma: the thread tile is the warp's [m, n] tile, a multiple of [16, 8] dividing the workgroup tile, at most 64 mma tiles a warp, batch loops tiled by one, at most 32 warps a block; got warp tile 4 x 4 in block tile 32 x 64}}
   %0 = dlk.kernel "contraction" schedule #dlk.schedule<workgroup = [32, 64, 0], thread = [4, 4, 0], mma = [16, 8, 16]> (%a, %b) : (tensor<32x16xf16>, tensor<16x128xf16>) -> tensor<32x128xf16> {
   ^bb0(%x: tensor<32x16xf16>, %y: tensor<16x128xf16>):
     %m = dlg.matmul %x, %y : tensor<32x16xf16>, tensor<16x128xf16> -> tensor<32x128xf16>

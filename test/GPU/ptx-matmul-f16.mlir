@@ -42,6 +42,23 @@
 // LAUNCH: arith.maximumf
 // LAUNCH: memref.store
 // LAUNCH-NOT: linalg.generic
+//
+// The whole pipeline is clean: the host's copies of the shared-memory
+// globals are dropped after outlining (the host cannot lower them).
+// RUN: dlc-opt %s --lower-to-nvvm='format=isa' 2>&1 | FileCheck %s --check-prefix=CLEAN
+// CLEAN-NOT: error
+// CLEAN: gpu.binary
+// CLEAN-NOT: error
+//
+// In the NVVM dialect:
+// RUN: dlc-opt %s --lower-to-nvvm='stop-after=nvvm' | FileCheck %s --check-prefix=NVVM
+// NVVM: nvvm.cp.async.shared.global {{.*}}, 16, cache = {{ *}}cg
+// NVVM: nvvm.cp.async.commit.group
+// NVVM: nvvm.cp.async.wait.group 1
+// NVVM: nvvm.barrier
+// NVVM: nvvm.ldmatrix
+// NVVM: nvvm.mma.sync
+// NVVM: llvm.mlir.global private @__dlc_smem_{{[0-9]+}}() {addr_space = 3 : i32, alignment = 16 : i64}
 
 func.func @main(%x: tensor<128x256xf16>, %w: tensor<256x512xf16>, %b: tensor<512xf16>) -> tensor<128x512xf16> {
   %0 = dlg.matmul %x, %w : tensor<128x256xf16>, tensor<256x512xf16> -> tensor<128x512xf16>
