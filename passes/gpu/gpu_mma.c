@@ -675,6 +675,11 @@ static bool rewriteTile(const Tile *t) {
       mmaStep(&in, t, &f, &l, acc);
     }
     typed(&in, "scf.yield", nt, acc, (MlirType){NULL}, 0, NULL);
+    /* no copy left in flight (the clamped repeats of the last tile) when
+       the block moves on to the epilogue and exits */
+    MlirNamedAttribute none = dlcNamed(ctx, "numGroups",
+                                       mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 0));
+    typed(&b, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &none);
   }
 
   /* the epilogue (or the store) per accumulator element, where the
