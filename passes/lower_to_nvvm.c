@@ -41,7 +41,7 @@ static const DlcOptionDesc kOptions[] = {
     {"format", "what the gpu.binary holds: fatbin, bin (cubin) or isa (PTX text)",
      DLC_OPTION_STRING, "fatbin"},
     {"toolkit", "CUDA toolkit directory (empty: search, see docs/gpu.md)", DLC_OPTION_STRING, ""},
-    {"allow-tf32", "let f32 contractions use TF32 tensor cores (not implemented: an error)",
+    {"allow-tf32", "let f32 contractions use TF32 tensor cores (mma.sync m16n8k8)",
      DLC_OPTION_BOOL, "false"},
     {"opt-level", "LLVM optimisation level of the kernels", DLC_OPTION_INT, "3"},
     {"fuse", "run dlg-fuse first (kernels already present are kept)", DLC_OPTION_BOOL, "true"},
@@ -119,6 +119,8 @@ bool dlcFindCudaToolkit(const char *given, char *out, size_t n) {
 typedef struct {
   MlirStringRef chip, features, format;
   int optLevel;
+  bool allowTf32; /* f32 contractions on TF32 tensor cores */
+  char chipNumber[16]; /* "90" of sm_90a */
   const char *toolkit;
 } Gpu;
 
@@ -128,8 +130,12 @@ typedef struct {
    follows: it drops the mapping of a forall whose trip count it folds to
    one. */
 static void addScheduleStage(DlcPipeline *p, const Gpu *g) {
-  (void)g;
-  dlcPipelineAdd(p, "func.func(linalg-generalize-named-ops),dlc-gpu-schedule");
+  /* mma.sync m16n8k16 / m16n8k8 tf32 and cp.async need sm_80 */
+  int sm = atoi(g->chipNumber);
+  dlcPipelineAdd(p,
+                 "func.func(linalg-generalize-named-ops),dlc-gpu-schedule{allow-tf32=%s "
+                 "tensor-cores=%s}",
+                 g->allowTf32 ? "true" : "false", sm >= 80 ? "true" : "false");
 }
 
 static void addBufferizeStage(DlcPipeline *p, const Gpu *g) {
@@ -137,19 +143,23 @@ static void addBufferizeStage(DlcPipeline *p, const Gpu *g) {
   dlcAddBufferizeStage(p);
 }
 
-/* A gpu.launch per loop nest and device memory (dlc-gpu-map), what is
-   left of linalg inside the launches as loops. */
+/* Warp tiles marked for tensor cores to nvgpu.mma.sync (dlc-gpu-mma), a
+   gpu.launch per loop nest and device memory (dlc-gpu-map), what is left
+   of linalg inside the launches as loops. */
 static void addLaunchStage(DlcPipeline *p, const Gpu *g) {
   (void)g;
-  dlcPipelineAdd(p, "dlc-copy-to-linalg,dlc-gpu-map,canonicalize,cse,"
+  dlcPipelineAdd(p, "dlc-copy-to-linalg,dlc-gpu-mma,dlc-gpu-map,canonicalize,cse,"
                     "func.func(convert-linalg-to-loops)");
 }
 
 /* Launch bodies outlined into kernels of a gpu.module, launched
-   asynchronously on one stream. */
+   asynchronously on one stream. Outlining copies the shared-memory
+   globals of dlc-gpu-mma into the gpu.module; symbol-dce drops the host's
+   copies, which the host's memref lowering cannot convert (workgroup
+   address space). */
 static void addOutlineStage(DlcPipeline *p, const Gpu *g) {
   (void)g;
-  dlcPipelineAdd(p, "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
+  dlcPipelineAdd(p, "gpu-launch-sink-index-computations,gpu-kernel-outlining,symbol-dce,"
                     "func.func(gpu-async-region)");
 }
 
@@ -162,7 +172,7 @@ static void addNVVMStage(DlcPipeline *p, const Gpu *g) {
                  (int)g->chip.length, g->chip.data, (int)g->features.length, g->features.data,
                  g->optLevel, g->toolkit);
   dlcPipelineAdd(p, "gpu.module(math-expand-ops,expand-strided-metadata,lower-affine,"
-                    "convert-vector-to-llvm,convert-gpu-to-nvvm,dlc-gpu-align-args,canonicalize,"
+                    "convert-nvgpu-to-nvvm,convert-vector-to-llvm,convert-gpu-to-nvvm,dlc-gpu-align-args,canonicalize,"
                     "cse,reconcile-unrealized-casts)");
 }
 
@@ -197,11 +207,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
            .optLevel = (int)dlcOptionsGetInt(o, "opt-level")};
   MlirStringRef tk = dlcOptionsGetString(o, "toolkit");
   MlirStringRef stop = dlcOptionsGetString(o, "stop-after");
-  if (dlcOptionsGetBool(o, "allow-tf32")) {
-    fprintf(stderr, "lower-to-nvvm: allow-tf32 is not implemented (f32 contractions use exact "
-                    "FFMA); leave it false\n");
-    return (MlirLogicalResult){0};
-  }
+  g.allowTf32 = dlcOptionsGetBool(o, "allow-tf32");
   if (!named(g.format, "fatbin") && !named(g.format, "bin") && !named(g.format, "isa")) {
     fprintf(stderr, "lower-to-nvvm: format '%.*s' is not one of fatbin, bin, isa\n",
             (int)g.format.length, g.format.data);
@@ -222,6 +228,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
     return (MlirLogicalResult){0};
   }
   g.toolkit = toolkit;
+  snprintf(g.chipNumber, sizeof g.chipNumber, "%.*s", (int)g.chip.length - 3, g.chip.data + 3);
   size_t numStages = sizeof kStages / sizeof kStages[0], last = numStages - 1;
   if (stop.length > 0) {
     for (last = 0; last < numStages && !(kStages[last].name && named(stop, kStages[last].name));)

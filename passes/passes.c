@@ -26,6 +26,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcProfilePass,
     &dlcGpuSchedulePass,
     &dlcGpuMapPass,
+    &dlcGpuMmaPass,
     &dlcGpuAlignArgsPass,
 };
 

@@ -29,6 +29,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "gpu/gpu_contraction.h"
 #include "gpu/gpu_cost_model.h"
 #include "schedule/analysis.h"
 #include "schedule/driver.h"
@@ -119,8 +120,28 @@ static void rowDims(const Group *g, bool *rows) {
 /* A given schedule's GPU fields must fit the nest: one tile per loop, each
    dividing its extent, reductions untiled, thread tiles in the block. */
 static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedule *s,
-                      const DlcLoopNest *l) {
-  char msg[256];
+                      const DlcLoopNest *l, const OpInfo *root) {
+  char msg[512];
+  if (s->mma[0]) { /* tensor cores: the thread tile is a warp's */
+    if (s->numWorkgroup != l->numLoops || s->numThread != l->numLoops) {
+      snprintf(msg, sizeof msg,
+               "#dlk.schedule for the GPU needs one workgroup and one thread tile per loop of the "
+               "kernel's root (%d loops); got %d and %d",
+               l->numLoops, (int)s->numWorkgroup, (int)s->numThread);
+      dlcScheduleFail(st, func, msg);
+      return false;
+    }
+    const DlcGpuMmaOptions *o = st->target;
+    if (!o->tensorCores || !root || !dlcGpuMmaCheck(root, o->allowTf32, s, msg, sizeof msg)) {
+      if (!o->tensorCores)
+        snprintf(msg, sizeof msg,
+                 "#dlk.schedule mma: the target chip has no mma.sync / cp.async (sm_80 and newer)");
+      else if (!root)
+        snprintf(msg, sizeof msg, "#dlk.schedule mma applies to contraction kernels only");
+      dlcScheduleFail(st, func, msg);
+      return false;
+    }
+  }
   if (s->numWorkgroup != l->numLoops || s->numThread != l->numLoops) {
     snprintf(msg, sizeof msg,
              "#dlk.schedule for the GPU needs one workgroup and one thread tile per loop of the "
@@ -142,21 +163,15 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedul
     }
   }
   int64_t dims[3];
-  if (!dlcGpuBlockDims(l, s, dims) || dlcCountNonZero(s->thread, l->numLoops) == 0) {
+  if (!s->mma[0] && (!dlcGpuBlockDims(l, s, dims) || dlcCountNonZero(s->thread, l->numLoops) == 0)) {
     dlcScheduleFail(st, func,
                     "#dlk.schedule thread tiles give no thread or more than 1024 threads a block");
     return false;
   }
-  if (s->stages > 1) {
+  if (s->stages > 1 && !s->mma[0]) {
     dlcScheduleFail(st, func,
                     "#dlk.schedule stages > 1 (multi-stage shared-memory copies) is not "
-                    "implemented by the GPU strategy");
-    return false;
-  }
-  if (s->mma[0]) {
-    dlcScheduleFail(st, func,
-                    "#dlk.schedule mma (tensor cores) is not implemented by the GPU strategy; "
-                    "contractions use FFMA");
+                    "implemented by the GPU strategy without mma");
     return false;
   }
   return true;
@@ -169,7 +184,11 @@ static void emitGroup(DlcScript *s, Group *g) {
   int n = sink->loops.numLoops;
   int64_t wg[DLC_SCHEDULE_MAX_LOOPS], th[DLC_SCHEDULE_MAX_LOOPS], dims[3];
   const DlcLoopNest *nest = g->root >= 0 ? &g->ops[g->root].loops : &sink->loops;
-  dlcGpuBlockDims(nest, &g->sched, dims);
+  bool mma = g->sched.mma[0] != 0;
+  if (mma)
+    dlcGpuMmaBlockDims(nest, &g->sched, dims);
+  else
+    dlcGpuBlockDims(nest, &g->sched, dims);
   if (g->root >= 0) {
     const OpInfo *root = &g->ops[g->root];
     dlcSinkTiles(root, sink, g->root == last, g->sched.workgroup, wg);
@@ -189,7 +208,20 @@ static void emitGroup(DlcScript *s, Group *g) {
       "    transform.annotate %%h%d \"" DLC_ATTR_BLOCK_DIMS "\" = %%h%d : !transform.any_op, "
       "!transform.any_param\n",
       p, (long long)dims[0], (long long)dims[1], (long long)dims[2], forall, p);
-  dlcScriptTileAndFuse(s, handles, g->numOps, th, n, "thread");
+  /* with tensor cores the thread tile is a warp's; dlc-gpu-mma rewrites
+     its contraction after bufferisation */
+  int inner = dlcScriptTileAndFuse(s, handles, g->numOps, th, n, mma ? "warp" : "thread");
+  if (mma) {
+    int q = s->next++;
+    dlcScriptEmit(
+        s,
+        "    %%h%d = transform.param.constant array<i64: %lld, %lld, %lld, %lld> -> "
+        "!transform.any_param\n"
+        "    transform.annotate %%h%d \"" DLC_ATTR_MMA "\" = %%h%d : !transform.any_op, "
+        "!transform.any_param\n",
+        q, (long long)g->sched.mma[0], (long long)g->sched.mma[1], (long long)g->sched.mma[2],
+        (long long)g->sched.stages, inner, q);
+  }
 }
 
 static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOperation *ops, int n,
@@ -218,7 +250,7 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   bool haveGiven = !mlirAttributeIsNull(given) && dlcScheduleRead(given, &read) &&
                    (read.numWorkgroup > 0 || read.numThread > 0 || read.mma[0] || read.stages > 1);
   if (haveGiven) {
-    if (!givenFits(st, func, &read, nest))
+    if (!givenFits(st, func, &read, nest, g.root >= 0 ? &infos[g.root] : NULL))
       return;
     g.sched = read;
   } else {
@@ -231,9 +263,18 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
     bool vectorizable = true;
     for (int i = 0; i < n; ++i)
       vectorizable = vectorizable && infos[i].vectorizable;
-    dlcGpuSchedule(nest, strategy, rows, vectorizable ? sink->elementBits : 128, &g.sched);
+    int64_t mmaShape[3];
+    const char *why;
+    const DlcGpuMmaOptions *o = st->target;
+    if (strategy == DLC_GPU_GEMM && o->tensorCores && dlcIsGemmRoot(&infos[g.root]) &&
+        dlcGpuMmaFor(&infos[g.root], o->allowTf32, mmaShape, &why))
+      dlcGpuMmaSchedule(nest, mmaShape, &g.sched);
+    else
+      dlcGpuSchedule(nest, strategy, rows, vectorizable ? sink->elementBits : 128, &g.sched);
     int64_t dims[3];
-    if (g.sched.numWorkgroup == 0 || !dlcGpuBlockDims(nest, &g.sched, dims))
+    if (g.sched.numWorkgroup == 0 ||
+        !(g.sched.mma[0] ? dlcGpuMmaBlockDims(nest, &g.sched, dims)
+                         : dlcGpuBlockDims(nest, &g.sched, dims)))
       return; /* no parallel loop to spread: launched on one thread */
     if (dlcScheduleIsKernel(func) && primary) { /* shown in the IR, and overridable */
       DlcSchedule rec = g.sched;
@@ -243,6 +284,8 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
         rec.numThread = g.sched.numThread;
         memcpy(rec.workgroup, g.sched.workgroup, sizeof rec.workgroup);
         memcpy(rec.thread, g.sched.thread, sizeof rec.thread);
+        memcpy(rec.mma, g.sched.mma, sizeof rec.mma);
+        rec.stages = g.sched.stages;
       }
       mlirOperationSetDiscardableAttributeByName(func, str(DLC_ATTR_SCHEDULE),
                                                  dlcScheduleAttrGet(st->ctx, &rec));
@@ -251,7 +294,7 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   for (int i = 0; i < n; ++i)
     dlcScheduleTag(st, ops[i]);
   static const char *const kNames[] = {"elementwise", "rows", "gemm"};
-  dlcScheduleComment(st, func, n, kNames[strategy]);
+  dlcScheduleComment(st, func, n, g.sched.mma[0] ? "gemm (mma.sync)" : kNames[strategy]);
   emitGroup(&st->script, &g);
 }
 
@@ -322,7 +365,10 @@ static MlirLogicalResult tileThreads(DlcScheduleState *st, MlirOperation module,
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
   bool print = dlcOptionsGetBool(dlcPassGetOptions(pass), "print-transform");
-  DlcScheduleState st = {.backend = &kGpu, .ctx = mlirOperationGetContext(module)};
+  DlcGpuMmaOptions mma = {.allowTf32 = dlcOptionsGetBool(dlcPassGetOptions(pass), "allow-tf32"),
+                          .tensorCores = dlcOptionsGetBool(dlcPassGetOptions(pass), "tensor-cores")};
+  DlcScheduleState st = {
+      .backend = &kGpu, .target = &mma, .ctx = mlirOperationGetContext(module)};
   dlcScheduleModule(&st, module);
   MlirLogicalResult result = {1};
   if (st.failed)
@@ -348,6 +394,10 @@ static void dependentDialects(MlirDialectRegistry r) {
 static const DlcOptionDesc kOptions[] = {
     {"print-transform", "print the generated transform scripts to stderr", DLC_OPTION_BOOL,
      "false"},
+    {"allow-tf32", "f32 contractions on TF32 tensor cores (mma.sync m16n8k8)", DLC_OPTION_BOOL,
+     "false"},
+    {"tensor-cores", "contractions may use mma.sync and cp.async (sm_80 and newer)",
+     DLC_OPTION_BOOL, "true"},
 };
 
 static const DlcStatisticDesc kStats[] = {{"groups", "fused groups mapped to blocks and threads"}};

@@ -1,0 +1,770 @@
+/* --dlc-gpu-mma: after bufferisation, each warp's contraction that
+   dlc-gpu-schedule marked (a forall mapped to #gpu.warp with `dlc.mma`)
+   becomes tensor-core code (docs/gpu.md, "Contractions"):
+
+     %lane = gpu.lane_id; g = lane / 4, t = lane % 4
+     scf.for k0 (step K of the mma) iter_args(one vector<2x2xf32> per
+             16 x 8 tile of the warp's tile):
+       per 16-row tile i: A fragment loaded at the rows and columns the
+         PTX ISA gives lane (g, t) for mma.m16n8k16 (f16) / m16n8k8 (tf32)
+       per 8-column tile j: B fragment likewise
+       nvgpu.mma.sync per (i, j)
+     the epilogue: per accumulator element (row 16i + g + 8h, column
+       8j + 2t + p) the epilogue's body cloned on that value, its other
+       operands loaded at that element, its result stored there.
+
+   The fill that zeroed the accumulator, the contraction and the epilogue
+   are erased: the accumulators never leave registers and the epilogue
+   (bias, activation, residual) is applied to them in registers. f16
+   accumulates in f32 (rounded once, at the end). A warp tile whose ops do
+   not have this shape is an error naming the op: the schedule chose
+   tensor cores, and running the contraction on every lane would hide it.
+
+   Fragment layouts (PTX ISA, "Matrix fragments for mma.m16n8k16" and
+   "mma.m16n8k8" with .tf32): lane = 4 g + t;
+     f16  A (4 x f16x2): (g, 2t+{0,1}), (g+8, 2t+{0,1}), (g, 2t+8+{0,1}), (g+8, 2t+8+{0,1})
+          B (2 x f16x2): (2t+{0,1}, g), (2t+8+{0,1}, g)
+     tf32 A (4 x 1):     (g, t), (g+8, t), (g, t+4), (g+8, t+4)
+          B (2 x 1):     (t, g), (t+4, g)
+     C (f32, 2 x 2):     (g, 2t+{0,1}), (g+8, 2t+{0,1}) */
+
+#include "dlc-c/Builder.h"
+#include "dlc-c/Dialects.h"
+#include "dlc-c/Passes.h"
+#include "gpu/gpu_contraction.h"
+#include "schedule/analysis.h"
+#include "support/attr_names.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Dialect/GPU.h"
+#include "mlir-c/Dialect/LLVM.h"
+#include "mlir-c/Dialect/NVVM.h"
+#include "mlir-c/Dialect/NVGPU.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+enum { kMaxTiles = 64, kMaxMap = 1024 };
+
+typedef struct {
+  MlirValue from[kMaxMap], to[kMaxMap];
+  int n;
+} ValueMap;
+
+static MlirValue lookup(const ValueMap *m, MlirValue v) {
+  for (int i = m->n - 1; i >= 0; --i)
+    if (mlirValueEqual(m->from[i], v))
+      return m->to[i];
+  return v;
+}
+
+static MlirOperation typed(DlcBuilder *b, const char *name, intptr_t n, const MlirValue *ops,
+                           MlirType result, intptr_t nAttrs, const MlirNamedAttribute *attrs) {
+  return dlcBuildOpTyped(b, name, n, ops, mlirTypeIsNull(result) ? 0 : 1, &result, nAttrs, attrs);
+}
+
+static MlirValue res(MlirOperation op) { return mlirOperationGetResult(op, 0); }
+
+static MlirValue constIndex(DlcBuilder *b, int64_t v) {
+  MlirType t = mlirIndexTypeGet(b->context);
+  MlirNamedAttribute a = dlcNamed(b->context, "value", mlirIntegerAttrGet(t, v));
+  return res(typed(b, "arith.constant", 0, NULL, t, 1, &a));
+}
+
+static MlirValue addIndex(DlcBuilder *b, MlirValue x, int64_t c) {
+  if (c == 0)
+    return x;
+  MlirValue ops[2] = {x, constIndex(b, c)};
+  return res(typed(b, "arith.addi", 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
+}
+
+static MlirValue binIndex(DlcBuilder *b, const char *name, MlirValue x, int64_t c) {
+  MlirValue ops[2] = {x, constIndex(b, c)};
+  return res(typed(b, name, 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
+}
+
+/* memref.load of `m` at [stage, row, col] when `stage` is set (a shared
+   tile), else at [0.., row, col] (leading dims: the batch, one). */
+static MlirValue loadAt(DlcBuilder *b, MlirValue m, MlirValue stage, MlirValue row, MlirValue col) {
+  MlirType t = mlirValueGetType(m);
+  intptr_t r = mlirShapedTypeGetRank(t);
+  MlirValue ops[1 + DLC_SCHEDULE_MAX_LOOPS];
+  ops[0] = m;
+  for (intptr_t d = 0; d + 2 < r; ++d)
+    ops[1 + d] = mlirValueIsNull(stage) ? constIndex(b, 0) : stage;
+  ops[r - 1] = row;
+  ops[r] = col;
+  return res(typed(b, "memref.load", 1 + r, ops, mlirShapedTypeGetElementType(t), 0, NULL));
+}
+
+static MlirValue addValues(DlcBuilder *b, MlirValue x, MlirValue y) {
+  MlirValue ops[2] = {x, y};
+  return res(typed(b, "arith.addi", 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
+}
+
+static MlirValue fromElements(DlcBuilder *b, int n, const MlirValue *els, MlirType vt) {
+  return res(typed(b, "vector.from_elements", n, els, vt, 0, NULL));
+}
+
+static MlirValue convert(DlcBuilder *b, MlirValue v, MlirType to) {
+  MlirType from = mlirValueGetType(v);
+  if (mlirTypeEqual(from, to))
+    return v;
+  bool wider = mlirFloatTypeGetWidth(to) > mlirFloatTypeGetWidth(from);
+  return res(typed(b, wider ? "arith.extf" : "arith.truncf", 1, &v, to, 0, NULL));
+}
+
+/* MLIR 22's convert-nvgpu-to-nvvm rejects nvgpu.mma.sync on bf16 ("failed
+   to deduce operand PTX types"), so bf16 tiles are nvvm.mma.sync, which
+   takes each register of two bf16 as an i32 (docs/gpu.md). */
+static MlirValue packedRow(DlcBuilder *b, MlirValue frag, int64_t row) {
+  MlirContext ctx = b->context;
+  MlirType ft = mlirValueGetType(frag), i32 = mlirIntegerTypeGet(ctx, 32);
+  MlirType pair = mlirVectorTypeGet(1, (int64_t[]){2}, mlirShapedTypeGetElementType(ft));
+  MlirNamedAttribute pos = dlcNamedI64Array(ctx, "static_position", 1, (int64_t[]){row});
+  MlirValue v = res(typed(b, "vector.extract", 1, &frag, pair, 1, &pos));
+  v = res(typed(b, "vector.bitcast", 1, &v, mlirVectorTypeGet(1, (int64_t[]){1}, i32), 0, NULL));
+  pos = dlcNamedI64Array(ctx, "static_position", 1, (int64_t[]){0});
+  return res(typed(b, "vector.extract", 1, &v, i32, 1, &pos));
+}
+
+static MlirValue mmaBf16(DlcBuilder *b, MlirValue a, MlirValue bf, MlirValue acc) {
+  MlirContext ctx = b->context;
+  MlirType f32 = mlirF32TypeGet(ctx);
+  MlirValue ops[10];
+  for (int q = 0; q < 4; ++q)
+    ops[q] = packedRow(b, a, q);
+  for (int q = 0; q < 2; ++q)
+    ops[4 + q] = packedRow(b, bf, q);
+  for (int q = 0; q < 4; ++q) {
+    MlirNamedAttribute pos = dlcNamedI64Array(ctx, "static_position", 2, (int64_t[]){q / 2, q % 2});
+    ops[6 + q] = res(typed(b, "vector.extract", 1, &acc, f32, 1, &pos));
+  }
+  static const char *const kAttrs[][2] = {
+      {"layoutA", "#nvvm.mma_layout<row>"},
+      {"layoutB", "#nvvm.mma_layout<col>"},
+      {"shape", "#nvvm.shape<m = 16, n = 8, k = 16>"},
+      {"multiplicandAPtxType", "#nvvm.mma_type<bf16>"},
+      {"multiplicandBPtxType", "#nvvm.mma_type<bf16>"},
+  };
+  MlirNamedAttribute attrs[6];
+  for (int i = 0; i < 5; ++i)
+    attrs[i] = dlcNamed(ctx, kAttrs[i][0], mlirAttributeParseGet(ctx, str(kAttrs[i][1])));
+  attrs[5] = dlcNamed(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 3, (int32_t[]){4, 2, 4}));
+  MlirType st = mlirTypeParseGet(ctx, str("!llvm.struct<(f32, f32, f32, f32)>"));
+  MlirValue d = res(typed(b, "nvvm.mma.sync", 10, ops, st, 6, attrs));
+  MlirValue els[4];
+  for (int q = 0; q < 4; ++q) {
+    MlirNamedAttribute pos = dlcNamedI64Array(ctx, "position", 1, (int64_t[]){q});
+    els[q] = res(typed(b, "llvm.extractvalue", 1, &d, f32, 1, &pos));
+  }
+  return fromElements(b, 4, els, mlirValueGetType(acc));
+}
+
+typedef struct {
+  MlirOperation warp, fill, gemm, epilogue;
+  MlirValue acc; /* the contraction's output buffer */
+  int64_t mma[3], stages, wm, wn, k;
+  bool tf32;
+} Tile;
+
+static bool fail(MlirOperation at, const char *what) {
+  char msg[384];
+  snprintf(msg, sizeof msg, "dlc-gpu-mma: %s (the warp's tile is not fill + contraction + "
+                            "elementwise epilogue as dlc-gpu-schedule leaves it)", what);
+  mlirEmitError(mlirOperationGetLocation(at), msg);
+  return false;
+}
+
+static bool isGeneric(MlirOperation op) {
+  return dlcOpIs(op, "linalg.generic") || dlcOpIs(op, "linalg.fill");
+}
+
+static bool usesValue(MlirOperation op, MlirValue v, intptr_t *pos) {
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    if (mlirValueEqual(mlirOperationGetOperand(op, i), v)) {
+      if (pos)
+        *pos = i;
+      return true;
+    }
+  return false;
+}
+
+/* Reads the warp forall's body into `t`. */
+static bool readTile(MlirOperation warp, Tile *t) {
+  memset(t, 0, sizeof *t);
+  t->warp = warp;
+  MlirAttribute shape = mlirOperationGetDiscardableAttributeByName(warp, str(DLC_ATTR_MMA));
+  for (int i = 0; i < 3; ++i)
+    t->mma[i] = mlirDenseI64ArrayGetElement(shape, i);
+  t->stages = mlirDenseArrayGetNumElements(shape) > 3 ? mlirDenseI64ArrayGetElement(shape, 3) : 1;
+  t->tf32 = t->mma[2] == 8;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(warp, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!isGeneric(op))
+      continue;
+    if (mlirOperationIsNull(t->gemm) && mlirOperationGetNumOperands(op) == 3 &&
+        dlcOpIs(op, "linalg.generic")) {
+      MlirValue out = mlirOperationGetOperand(op, 2);
+      MlirAttribute iters = mlirOperationGetAttributeByName(op, str("iterator_types"));
+      intptr_t ni = mlirArrayAttrGetNumElements(iters);
+      if (mlirTypeIsAMemRef(mlirValueGetType(out)) && ni >= 3 &&
+          dlcIteratorIsReduction(mlirArrayAttrGetElement(iters, ni - 1))) {
+        t->gemm = op;
+        t->acc = out;
+        continue;
+      }
+    }
+    if (mlirOperationIsNull(t->gemm)) {
+      t->fill = op; /* the last op before the contraction: its fill */
+      continue;
+    }
+    if (!mlirOperationIsNull(t->epilogue))
+      return fail(op, "more than one linalg op after the contraction");
+    t->epilogue = op;
+  }
+  if (mlirOperationIsNull(t->gemm))
+    return fail(warp, "no contraction in a warp tile marked for mma");
+  MlirOperation f = t->fill;
+  if (mlirOperationIsNull(f) || mlirOperationGetNumOperands(f) != 2 ||
+      !mlirValueEqual(mlirOperationGetOperand(f, 1), t->acc) ||
+      mlirTypeIsAShaped(mlirValueGetType(mlirOperationGetOperand(f, 0))))
+    return fail(t->gemm, "the contraction's accumulator is not filled with a scalar first");
+  intptr_t pos;
+  if (!mlirOperationIsNull(t->epilogue) &&
+      (!usesValue(t->epilogue, t->acc, &pos) ||
+       pos >= mlirOperationGetNumOperands(t->epilogue) - 1))
+    return fail(t->epilogue, "the op after the contraction does not read its result");
+  MlirType accT = mlirValueGetType(t->acc);
+  intptr_t r = mlirShapedTypeGetRank(accT);
+  t->wm = mlirShapedTypeGetDimSize(accT, r - 2);
+  t->wn = mlirShapedTypeGetDimSize(accT, r - 1);
+  t->k = mlirShapedTypeGetDimSize(mlirValueGetType(mlirOperationGetOperand(t->gemm, 0)), r - 1);
+  if (t->wm % 16 || t->wn % 8 || t->k % t->mma[2] || (t->wm / 16) * (t->wn / 8) > kMaxTiles)
+    return fail(t->gemm, "the warp tile is not a multiple of the mma shape");
+  return true;
+}
+
+/* The epilogue's body on one accumulator element at `idx` (all loops),
+   its result stored; `value` is the element, of the accumulator's type. */
+static bool epilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const MlirValue *idx) {
+  MlirOperation e = t->epilogue;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(e, 0));
+  intptr_t nOps = mlirOperationGetNumOperands(e);
+  ValueMap m = {.n = 0};
+  intptr_t numInits = 1; /* elementwise epilogues have one output */
+  for (intptr_t i = 0; i < nOps; ++i) {
+    MlirValue o = mlirOperationGetOperand(e, i), v;
+    MlirType ot = mlirValueGetType(o);
+    if (mlirValueEqual(o, t->acc)) {
+      MlirAffineMap am = dlcOperandMap(e, i);
+      if (!mlirAffineMapIsIdentity(am))
+        return fail(e, "the epilogue reads the accumulator through a non-identity map");
+      v = value;
+    } else if (!mlirTypeIsAMemRef(ot)) {
+      v = o;
+    } else {
+      MlirAffineMap am = dlcOperandMap(e, i);
+      intptr_t nr = mlirAffineMapGetNumResults(am);
+      MlirValue ops[1 + DLC_SCHEDULE_MAX_LOOPS];
+      ops[0] = o;
+      for (intptr_t k = 0; k < nr; ++k) {
+        MlirAffineExpr x = mlirAffineMapGetResult(am, k);
+        if (mlirAffineExprIsADim(x))
+          ops[1 + k] = idx[mlirAffineDimExprGetPosition(x)];
+        else if (mlirAffineExprIsAConstant(x))
+          ops[1 + k] = constIndex(b, mlirAffineConstantExprGetValue(x));
+        else
+          return fail(e, "an epilogue operand's map is not dims and constants");
+      }
+      v = res(typed(b, "memref.load", 1 + nr, ops, mlirShapedTypeGetElementType(ot), 0, NULL));
+    }
+    if (m.n >= kMaxMap)
+      return fail(e, "epilogue too large");
+    m.from[m.n] = mlirBlockGetArgument(body, i);
+    m.to[m.n++] = v;
+  }
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (dlcOpIs(op, "linalg.yield")) {
+      for (intptr_t y = 0; y < mlirOperationGetNumOperands(op) && y < numInits; ++y) {
+        MlirValue out = mlirOperationGetOperand(e, nOps - numInits + y);
+        MlirAffineMap am = dlcOperandMap(e, nOps - numInits + y);
+        if (!mlirAffineMapIsIdentity(am))
+          return fail(e, "the epilogue writes through a non-identity map");
+        intptr_t rank = mlirAffineMapGetNumDims(am);
+        MlirValue ops[2 + DLC_SCHEDULE_MAX_LOOPS];
+        ops[0] = lookup(&m, mlirOperationGetOperand(op, y));
+        ops[1] = out;
+        for (intptr_t d = 0; d < rank; ++d)
+          ops[2 + d] = idx[d];
+        typed(b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
+      }
+      continue;
+    }
+    if (dlcOpIs(op, "linalg.index")) {
+      int64_t dim = dlcGetI64(op, "dim", 0);
+      m.from[m.n] = res(op);
+      m.to[m.n++] = idx[dim];
+      continue;
+    }
+    if (mlirOperationGetNumRegions(op) > 0)
+      return fail(op, "an epilogue op with regions");
+    MlirOperation c = mlirOperationClone(op);
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(c); ++i)
+      mlirOperationSetOperand(c, i, lookup(&m, mlirOperationGetOperand(c, i)));
+    dlcBuilderInsert(b, c);
+    for (intptr_t i = 0; i < mlirOperationGetNumResults(op) && m.n < kMaxMap; ++i) {
+      m.from[m.n] = mlirOperationGetResult(op, i);
+      m.to[m.n++] = mlirOperationGetResult(c, i);
+    }
+    if (m.n >= kMaxMap)
+      return fail(e, "epilogue too large");
+  }
+  return true;
+}
+
+/* Where a warp's fragments are read from: `a`/`b` (the warp's global
+   tiles, or the shared stage tiles at `stage`), the warp's A tile at
+   (aRow, aCol) and its B tile at (bRow, bCol) of them. */
+typedef struct {
+  MlirValue a, b, stage, aRow, aCol, bRow, bCol;
+  bool ldmatrix; /* 16-bit fragments from shared memory */
+} Frags;
+
+typedef struct {
+  MlirValue lane, g, tq, t2, lane16, laneHi8; /* lane / 4, lane % 4, 2 t, lane % 16, (lane / 16) 8 */
+} Lane;
+
+/* One mma k step of the warp: fragments per 16-row and 8-column tile,
+   nvgpu.mma.sync (nvvm.mma.sync for bf16) per pair; `acc` updated. */
+static void mmaStep(DlcBuilder *in, const Tile *t, const Frags *f, const Lane *l, MlirValue *acc) {
+  MlirContext ctx = in->context;
+  MlirType ab = mlirShapedTypeGetElementType(mlirValueGetType(f->a));
+  int tm = (int)(t->wm / 16), tn = (int)(t->wn / 8);
+  MlirType accV = mlirVectorTypeGet(2, (int64_t[]){2, 2}, mlirF32TypeGet(ctx));
+  MlirType aV = mlirVectorTypeGet(2, (int64_t[]){4, t->tf32 ? 1 : 2}, ab);
+  MlirType bV = mlirVectorTypeGet(2, (int64_t[]){2, t->tf32 ? 1 : 2}, ab);
+  MlirValue aFrag[kMaxTiles], bFrag[kMaxTiles];
+  for (int i = 0; i < tm; ++i) { /* A: rows 16 i + g (+8) */
+    MlirValue row0 = addIndex(in, f->aRow, 16 * i);
+    if (f->ldmatrix) { /* lanes 0-15 rows 0-15 at k 0, lanes 16-31 at k 8 */
+      MlirValue ops[4] = {f->a, f->stage, addValues(in, row0, l->lane16),
+                          addValues(in, f->aCol, l->laneHi8)};
+      MlirNamedAttribute at[2] = {
+          dlcNamed(ctx, "numTiles", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 4)),
+          dlcNamedBool(ctx, "transpose", false)};
+      aFrag[i] = res(typed(in, "nvgpu.ldmatrix", 4, ops, aV, 2, at));
+      continue;
+    }
+    MlirValue r0 = addValues(in, row0, l->g), r8 = addIndex(in, r0, 8), els[8];
+    if (t->tf32) {
+      MlirValue ct = addValues(in, f->aCol, l->tq), ct4 = addIndex(in, ct, 4);
+      els[0] = loadAt(in, f->a, f->stage, r0, ct);
+      els[1] = loadAt(in, f->a, f->stage, r8, ct);
+      els[2] = loadAt(in, f->a, f->stage, r0, ct4);
+      els[3] = loadAt(in, f->a, f->stage, r8, ct4);
+      aFrag[i] = fromElements(in, 4, els, aV);
+    } else {
+      MlirValue c = addValues(in, f->aCol, l->t2);
+      MlirValue c1 = addIndex(in, c, 1), c8 = addIndex(in, c, 8), c9 = addIndex(in, c, 9);
+      MlirValue rows[4] = {r0, r8, r0, r8}, cols[4][2] = {{c, c1}, {c, c1}, {c8, c9}, {c8, c9}};
+      for (int q = 0; q < 4; ++q)
+        for (int p = 0; p < 2; ++p)
+          els[2 * q + p] = loadAt(in, f->a, f->stage, rows[q], cols[q][p]);
+      aFrag[i] = fromElements(in, 8, els, aV);
+    }
+  }
+  for (int j = 0; j < tn; ++j) { /* B: column 8 j + g */
+    MlirValue col0 = addIndex(in, f->bCol, 8 * j);
+    if (f->ldmatrix) { /* transposed: lanes 0-15 give k rows 0-15 */
+      MlirValue ops[4] = {f->b, f->stage, addValues(in, f->bRow, l->lane16), col0};
+      MlirNamedAttribute at[2] = {
+          dlcNamed(ctx, "numTiles", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 2)),
+          dlcNamedBool(ctx, "transpose", true)};
+      bFrag[j] = res(typed(in, "nvgpu.ldmatrix", 4, ops, bV, 2, at));
+      continue;
+    }
+    MlirValue col = addValues(in, col0, l->g), els[4];
+    if (t->tf32) {
+      MlirValue r = addValues(in, f->bRow, l->tq);
+      els[0] = loadAt(in, f->b, f->stage, r, col);
+      els[1] = loadAt(in, f->b, f->stage, addIndex(in, r, 4), col);
+      bFrag[j] = fromElements(in, 2, els, bV);
+    } else {
+      MlirValue r = addValues(in, f->bRow, l->t2);
+      els[0] = loadAt(in, f->b, f->stage, r, col);
+      els[1] = loadAt(in, f->b, f->stage, addIndex(in, r, 1), col);
+      els[2] = loadAt(in, f->b, f->stage, addIndex(in, r, 8), col);
+      els[3] = loadAt(in, f->b, f->stage, addIndex(in, r, 9), col);
+      bFrag[j] = fromElements(in, 4, els, bV);
+    }
+  }
+  MlirNamedAttribute attrs[2] = {
+      dlcNamed(ctx, "mmaShape",
+               mlirArrayAttrGet(ctx, 3,
+                                (MlirAttribute[]){
+                                    mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), t->mma[0]),
+                                    mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), t->mma[1]),
+                                    mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), t->mma[2])})),
+      dlcNamed(ctx, "tf32Enabled", mlirUnitAttrGet(ctx))};
+  for (int i = 0; i < tm; ++i)
+    for (int j = 0; j < tn; ++j) {
+      MlirValue ops[3] = {aFrag[i], bFrag[j], acc[i * tn + j]};
+      acc[i * tn + j] =
+          mlirTypeIsABF16(ab) ? mmaBf16(in, ops[0], ops[1], ops[2])
+                              : res(typed(in, "nvgpu.mma.sync", 3, ops, accV, t->tf32 ? 2 : 1, attrs));
+    }
+}
+
+/* An scf.for from 0 to `ub` by `step` carrying `n` values of `types`
+   from `inits`, inserted by `b`; its body block in `body`. */
+static MlirOperation buildFor(DlcBuilder *b, int64_t ub, int64_t step, int n, const MlirType *types,
+                              const MlirValue *inits, MlirBlock *body) {
+  MlirValue ops[3 + kMaxTiles] = {constIndex(b, 0), constIndex(b, ub), constIndex(b, step)};
+  MlirType argTypes[1 + kMaxTiles];
+  MlirLocation argLocs[1 + kMaxTiles];
+  argTypes[0] = mlirIndexTypeGet(b->context);
+  argLocs[0] = b->loc;
+  for (int i = 0; i < n; ++i) {
+    ops[3 + i] = inits[i];
+    argTypes[1 + i] = types[i];
+    argLocs[1 + i] = b->loc;
+  }
+  MlirRegion region = mlirRegionCreate();
+  *body = mlirBlockCreate(1 + n, argTypes, argLocs);
+  mlirRegionAppendOwnedBlock(region, *body);
+  MlirOperationState st = mlirOperationStateGet(str("scf.for"), b->loc);
+  mlirOperationStateAddOperands(&st, 3 + n, ops);
+  mlirOperationStateAddResults(&st, n, types);
+  mlirOperationStateAddOwnedRegions(&st, 1, &region);
+  return dlcBuilderInsert(b, mlirOperationCreate(&st));
+}
+
+/*--- Shared-memory staging --------------------------------------------------------*/
+
+/* The block's tile of a warp operand: the source of the warp's subview
+   when the warp takes a part of it, else the operand; null when it is not
+   defined outside the warp forall (a producer computed per warp). */
+static MlirValue blockTile(MlirValue v, MlirOperation warp) {
+  if (mlirValueIsAOpResult(v)) {
+    MlirOperation def = mlirOpResultGetOwner(v);
+    if (dlcOpIs(def, "memref.subview") &&
+        mlirOperationEqual(mlirOperationGetParentOperation(def), warp))
+      v = mlirOperationGetOperand(def, 0);
+  }
+  MlirOperation owner = mlirValueIsAOpResult(v)
+                            ? mlirOpResultGetOwner(v)
+                            : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+  for (MlirOperation p = owner; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
+    if (mlirOperationEqual(p, warp))
+      return (MlirValue){NULL};
+  return v;
+}
+
+
+/* memref.global in shared memory (workgroup address space) in `module`;
+   memref.get_global of it by `b`. */
+static MlirValue sharedBuffer(DlcBuilder *b, MlirOperation module, int64_t s, int64_t r, int64_t c,
+                              MlirType elt) {
+  MlirContext ctx = b->context;
+  char name[64], text[512], eltName[16];
+  MlirSymbolTable table = mlirSymbolTableCreate(module);
+  for (int i = 0;; ++i) { /* the first free name: names are per module */
+    snprintf(name, sizeof name, "__dlc_smem_%d", i);
+    if (mlirOperationIsNull(mlirSymbolTableLookup(table, str(name))))
+      break;
+  }
+  mlirSymbolTableDestroy(table);
+  snprintf(eltName, sizeof eltName, "%s",
+           mlirTypeIsAF16(elt) ? "f16" : mlirTypeIsABF16(elt) ? "bf16" : "f32");
+  snprintf(text, sizeof text,
+           "memref.global \"private\" @%s : memref<%lldx%lldx%lldx%s, "
+           "#gpu.address_space<workgroup>> {alignment = 16 : i64}",
+           name, (long long)s, (long long)r, (long long)c, eltName);
+  MlirOperation g = mlirOperationCreateParse(ctx, str(text), str("dlc-gpu-mma"));
+  MlirBlock top = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  mlirBlockInsertOwnedOperation(top, 0, g);
+  snprintf(text, sizeof text, "memref<%lldx%lldx%lldx%s, #gpu.address_space<workgroup>>",
+           (long long)s, (long long)r, (long long)c, eltName);
+  MlirNamedAttribute n =
+      dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, str(name)));
+  return res(typed(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
+}
+
+/* cp.async of a rows x cols tile of `src` at (row0, col0) into
+   dst[stage] by the block's `threads` threads (16 bytes each a copy, in
+   rounds); the tokens go to `tokens`. */
+static int copyTile(DlcBuilder *b, MlirValue src, MlirValue row0, MlirValue col0, MlirValue dst,
+                    MlirValue stage, int64_t rows, int64_t cols, MlirValue tid, int64_t threads,
+                    MlirValue *tokens) {
+  MlirContext ctx = b->context;
+  MlirType elt = mlirShapedTypeGetElementType(mlirValueGetType(src));
+  int64_t vec = 16 / (mlirTypeIsAF32(elt) ? 4 : 2), perRow = cols / vec, total = rows * perRow;
+  MlirType token = mlirTypeParseGet(ctx, str("!nvgpu.device.async.token"));
+  int n = 0;
+  for (int64_t first = 0; first < total; first += threads) {
+    MlirValue c = addIndex(b, tid, first);
+    DlcBuilder at = *b;
+    MlirOperation guard = {NULL};
+    if (first + threads > total) { /* the last round: threads past the tile skip */
+      MlirValue ops[2] = {c, constIndex(b, total)};
+      MlirNamedAttribute pred = dlcNamed(ctx, "predicate",
+                                         mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 6));
+      MlirValue cond = res(typed(b, "arith.cmpi", 2, ops, mlirIntegerTypeGet(ctx, 1), 1, &pred));
+      MlirRegion thenR = mlirRegionCreate(), elseR = mlirRegionCreate();
+      MlirBlock thenB = mlirBlockCreate(0, NULL, NULL);
+      mlirRegionAppendOwnedBlock(thenR, thenB);
+      MlirOperationState st = mlirOperationStateGet(str("scf.if"), b->loc);
+      mlirOperationStateAddOperands(&st, 1, &cond);
+      MlirRegion regions[2] = {thenR, elseR};
+      mlirOperationStateAddOwnedRegions(&st, 2, regions);
+      guard = dlcBuilderInsert(b, mlirOperationCreate(&st));
+      at = dlcBuilderAtEnd(thenB, b->loc);
+    }
+    MlirValue r = binIndex(&at, "arith.divui", c, perRow);
+    MlirValue k = binIndex(&at, "arith.muli", binIndex(&at, "arith.remui", c, perRow), vec);
+    intptr_t sr = mlirShapedTypeGetRank(mlirValueGetType(src));
+    MlirValue ops[8 + DLC_SCHEDULE_MAX_LOOPS];
+    int o = 0;
+    ops[o++] = dst;
+    ops[o++] = stage;
+    ops[o++] = r;
+    ops[o++] = k;
+    ops[o++] = src;
+    for (intptr_t d = 0; d + 2 < sr; ++d)
+      ops[o++] = constIndex(&at, 0);
+    ops[o++] = addValues(&at, row0, r);
+    ops[o++] = addValues(&at, col0, k);
+    MlirNamedAttribute attrs[3] = {
+        dlcNamed(ctx, "dstElements", mlirIntegerAttrGet(mlirIndexTypeGet(ctx), vec)),
+        dlcNamed(ctx, "bypassL1", mlirUnitAttrGet(ctx)),
+        dlcNamed(ctx, "operandSegmentSizes",
+                 mlirDenseI32ArrayGet(ctx, 5, (int32_t[]){1, 3, 1, (int32_t)sr, 0}))};
+    MlirValue tok = res(typed(&at, "nvgpu.device_async_copy", o, ops, token, 3, attrs));
+    if (mlirOperationIsNull(guard))
+      tokens[n++] = tok;
+    else
+      typed(&at, "scf.yield", 0, NULL, (MlirType){NULL}, 0, NULL);
+  }
+  return n;
+}
+
+static MlirValue commitGroup(DlcBuilder *b, int n, const MlirValue *tokens) {
+  MlirType token = mlirTypeParseGet(b->context, str("!nvgpu.device.async.token"));
+  return res(typed(b, "nvgpu.device_async_create_group", n, tokens, token, 0, NULL));
+}
+
+static MlirOperation moduleOf(MlirOperation op) {
+  MlirOperation m = op;
+  for (MlirOperation p = op; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
+    m = p;
+  return m;
+}
+
+static bool rewriteTile(const Tile *t) {
+  MlirContext ctx = mlirOperationGetContext(t->gemm);
+  MlirLocation loc = mlirOperationGetLocation(t->gemm);
+  DlcBuilder b = dlcBuilderBefore(t->gemm, loc);
+  MlirType index = mlirIndexTypeGet(ctx), f32 = mlirF32TypeGet(ctx);
+  MlirValue A = mlirOperationGetOperand(t->gemm, 0), B = mlirOperationGetOperand(t->gemm, 1);
+  MlirType ab = mlirShapedTypeGetElementType(mlirValueGetType(A));
+  MlirType accElt = mlirShapedTypeGetElementType(mlirValueGetType(t->acc));
+  int tm = (int)(t->wm / 16), tn = (int)(t->wn / 8), nt = tm * tn;
+  MlirType accV = mlirVectorTypeGet(2, (int64_t[]){2, 2}, f32);
+
+  Lane l;
+  l.lane = res(typed(&b, "gpu.lane_id", 0, NULL, index, 0, NULL));
+  l.g = binIndex(&b, "arith.divui", l.lane, 4);
+  l.tq = binIndex(&b, "arith.remui", l.lane, 4);
+  l.t2 = binIndex(&b, "arith.muli", l.tq, 2);
+  l.lane16 = binIndex(&b, "arith.remui", l.lane, 16);
+  l.laneHi8 = binIndex(&b, "arith.muli", binIndex(&b, "arith.divui", l.lane, 16), 8);
+  MlirValue init = convert(&b, mlirOperationGetOperand(t->fill, 0), f32);
+  MlirValue initV = res(typed(&b, "vector.broadcast", 1, &init, accV, 0, NULL));
+  MlirType accTypes[kMaxTiles];
+  MlirValue inits[kMaxTiles], acc[kMaxTiles];
+  for (int i = 0; i < nt; ++i) {
+    accTypes[i] = accV;
+    inits[i] = initV;
+  }
+
+  /* Shared-memory staging when the schedule asks for it and A and B are
+     block tiles read from outside the warp forall. */
+  MlirValue blockA = blockTile(A, t->warp), blockB = blockTile(B, t->warp);
+  MlirOperation blockForall = mlirOperationGetParentOperation(t->warp);
+  MlirAttribute dims =
+      mlirOperationGetDiscardableAttributeByName(blockForall, str(DLC_ATTR_BLOCK_DIMS));
+  bool staged = t->stages >= 2 && !mlirValueIsNull(blockA) && !mlirValueIsNull(blockB) &&
+                !mlirAttributeIsNull(dims);
+  MlirOperation loop;
+  MlirBlock body;
+  if (!staged) { /* fragments straight from global memory, one mma k step an iteration */
+    loop = buildFor(&b, t->k, t->mma[2], nt, accTypes, inits, &body);
+    DlcBuilder in = dlcBuilderAtEnd(body, loc);
+    Frags f = {.a = A, .b = B, .stage = {NULL}, .aRow = constIndex(&in, 0),
+               .aCol = mlirBlockGetArgument(body, 0), .bRow = mlirBlockGetArgument(body, 0),
+               .bCol = constIndex(&in, 0), .ldmatrix = false};
+    for (int i = 0; i < nt; ++i)
+      acc[i] = mlirBlockGetArgument(body, 1 + i);
+    mmaStep(&in, t, &f, &l, acc);
+    typed(&in, "scf.yield", nt, acc, (MlirType){NULL}, 0, NULL);
+  } else {
+    /* S stages of [BM x BK] A and [BK x BN] B tiles; tile kt + S - 1 is
+       copied (cp.async) while tile kt is computed */
+    MlirType at = mlirValueGetType(blockA), bt = mlirValueGetType(blockB);
+    intptr_t ra = mlirShapedTypeGetRank(at), rb = mlirShapedTypeGetRank(bt);
+    int64_t bm = mlirShapedTypeGetDimSize(at, ra - 2), bn = mlirShapedTypeGetDimSize(bt, rb - 1);
+    int64_t S = t->stages, bk = dlcGpuMmaKTile(t->k, t->mma[2]), nK = t->k / bk;
+    int64_t eltBytes = mlirTypeIsAF32(ab) ? 4 : 2, pad = kGpuSmemPadBytes / eltBytes;
+    int64_t threads = mlirDenseI64ArrayGetElement(dims, 0) * mlirDenseI64ArrayGetElement(dims, 1) *
+                      mlirDenseI64ArrayGetElement(dims, 2);
+    MlirOperation module = moduleOf(t->warp);
+    MlirValue smA = sharedBuffer(&b, module, S, bm, bk + pad, ab);
+    MlirValue smB = sharedBuffer(&b, module, S, bk, bn + pad, ab);
+    MlirNamedAttribute dx = dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim x>")));
+    MlirNamedAttribute dy = dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim y>")));
+    MlirValue tx = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dx));
+    MlirValue ty = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dy));
+    MlirValue tid = addValues(&b, tx, binIndex(&b, "arith.muli", ty,
+                                               mlirDenseI64ArrayGetElement(dims, 0)));
+    MlirBlock wb = mlirRegionGetFirstBlock(mlirOperationGetRegion(t->warp, 0));
+    MlirValue wm0 = binIndex(&b, "arith.muli", mlirBlockGetArgument(wb, 0), t->wm);
+    MlirValue wn0 = binIndex(&b, "arith.muli", mlirBlockGetArgument(wb, 1), t->wn);
+    MlirValue zero = constIndex(&b, 0), tokens[64];
+    MlirValue group = {NULL};
+    for (int64_t s0 = 0; s0 + 1 < S; ++s0) { /* prologue: tiles 0 .. S - 2 */
+      int64_t kt = s0 < nK ? s0 : nK - 1; /* a repeated last tile lands in a stage never read */
+      MlirValue stage = constIndex(&b, s0), k0 = constIndex(&b, kt * bk);
+      int n = copyTile(&b, blockA, zero, k0, smA, stage, bm, bk, tid, threads, tokens);
+      n += copyTile(&b, blockB, k0, zero, smB, stage, bk, bn, tid, threads, tokens + n);
+      group = commitGroup(&b, n, tokens);
+    }
+    loop = buildFor(&b, nK, 1, nt, accTypes, inits, &body);
+    DlcBuilder in = dlcBuilderAtEnd(body, loc);
+    MlirValue kt = mlirBlockGetArgument(body, 0);
+    MlirNamedAttribute ng = dlcNamed(ctx, "numGroups",
+                                     mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), S - 2));
+    /* tile kt has landed (at most S - 2 younger groups in flight) and
+       every warp is done with the stage the next copy overwrites */
+    typed(&in, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &ng);
+    typed(&in, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL);
+    MlirValue next = addIndex(&in, kt, S - 1);
+    MlirValue mops[2] = {next, constIndex(&in, nK - 1)};
+    MlirValue nextC = res(typed(&in, "arith.minui", 2, mops, index, 0, NULL));
+    MlirValue nstage = binIndex(&in, "arith.remui", next, S);
+    MlirValue k0 = binIndex(&in, "arith.muli", nextC, bk);
+    int n = copyTile(&in, blockA, constIndex(&in, 0), k0, smA, nstage, bm, bk, tid, threads, tokens);
+    n += copyTile(&in, blockB, k0, constIndex(&in, 0), smB, nstage, bk, bn, tid, threads, tokens + n);
+    commitGroup(&in, n, tokens);
+    MlirValue stage = binIndex(&in, "arith.remui", kt, S);
+    for (int i = 0; i < nt; ++i)
+      acc[i] = mlirBlockGetArgument(body, 1 + i);
+    for (int64_t kk = 0; kk < bk; kk += t->mma[2]) {
+      Frags f = {.a = smA, .b = smB, .stage = stage, .aRow = wm0,
+                 .aCol = constIndex(&in, kk), .bRow = constIndex(&in, kk), .bCol = wn0,
+                 .ldmatrix = !t->tf32};
+      mmaStep(&in, t, &f, &l, acc);
+    }
+    typed(&in, "scf.yield", nt, acc, (MlirType){NULL}, 0, NULL);
+    /* no copy left in flight (the clamped repeats of the last tile) when
+       the block moves on to the epilogue and exits */
+    MlirNamedAttribute none = dlcNamed(ctx, "numGroups",
+                                       mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 0));
+    typed(&b, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &none);
+  }
+
+  /* the epilogue (or the store) per accumulator element, where the
+     epilogue was: its operands (subviews) may be defined after the
+     contraction */
+  b = dlcBuilderBefore(mlirOperationIsNull(t->epilogue) ? t->gemm : t->epilogue, loc);
+  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(t->acc));
+  MlirValue idx[DLC_SCHEDULE_MAX_LOOPS];
+  for (intptr_t d = 0; d + 2 < rank; ++d)
+    idx[d] = constIndex(&b, 0);
+  MlirValue g = l.g, t2 = l.t2;
+  for (int i = 0; i < tm; ++i)
+    for (int j = 0; j < tn; ++j)
+      for (int h = 0; h < 2; ++h)
+        for (int p = 0; p < 2; ++p) {
+          MlirValue acc = mlirOperationGetResult(loop, i * tn + j);
+          MlirNamedAttribute pos = dlcNamedI64Array(ctx, "static_position", 2, (int64_t[]){h, p});
+          MlirValue v = res(typed(&b, "vector.extract", 1, &acc, f32, 1, &pos));
+          v = convert(&b, v, accElt);
+          idx[rank - 2] = addIndex(&b, g, 16 * i + 8 * h);
+          idx[rank - 1] = addIndex(&b, t2, 8 * j + p);
+          if (mlirOperationIsNull(t->epilogue)) {
+            MlirValue ops[2 + DLC_SCHEDULE_MAX_LOOPS];
+            ops[0] = v;
+            ops[1] = t->acc;
+            for (intptr_t d = 0; d < rank; ++d)
+              ops[2 + d] = idx[d];
+            typed(&b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
+          } else {
+            if (!epilogueAt(&b, t, v, idx))
+              return false;
+          }
+        }
+  if (!mlirOperationIsNull(t->epilogue))
+    mlirOperationDestroy(t->epilogue);
+  mlirOperationDestroy(t->gemm);
+  mlirOperationDestroy(t->fill);
+  return true;
+}
+
+typedef struct {
+  MlirOperation warps[1024];
+  int n;
+} Warps;
+
+static MlirWalkResult collect(MlirOperation op, void *u) {
+  Warps *w = u;
+  if (dlcOpIs(op, "scf.forall") &&
+      !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(op, str(DLC_ATTR_MMA))) &&
+      w->n < 1024)
+    w->warps[w->n++] = op;
+  return MlirWalkResultAdvance;
+}
+
+static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
+  (void)state;
+  Warps *w = calloc(1, sizeof *w);
+  mlirOperationWalk(module, collect, w, MlirWalkPreOrder);
+  bool ok = true;
+  for (int i = 0; i < w->n && ok; ++i) {
+    Tile t;
+    ok = readTile(w->warps[i], &t) && rewriteTile(&t);
+    mlirOperationRemoveDiscardableAttributeByName(w->warps[i], str(DLC_ATTR_MMA));
+  }
+  dlcPassAddStatistic(pass, "tiles", (uint64_t)w->n);
+  free(w);
+  return (MlirLogicalResult){ok};
+}
+
+static void dependentDialects(MlirDialectRegistry r) {
+  MlirDialectHandle hs[] = {mlirGetDialectHandle__gpu__(), mlirGetDialectHandle__nvgpu__(),
+                            mlirGetDialectHandle__nvvm__(), mlirGetDialectHandle__llvm__()};
+  for (size_t i = 0; i < sizeof hs / sizeof hs[0]; ++i)
+    mlirDialectHandleInsertDialect(hs[i], r);
+}
+
+static const DlcStatisticDesc kStats[] = {{"tiles", "warp tiles rewritten to nvgpu.mma.sync"}};
+
+const DlcPassDescriptor dlcGpuMmaPass = {
+    .argument = "dlc-gpu-mma",
+    .summary = "Rewrite each warp's contraction (marked by dlc-gpu-schedule) into "
+               "nvgpu.mma.sync tensor-core code with the epilogue applied in registers",
+    .anchor = "builtin.module",
+    .statistics = kStats,
+    .numStatistics = 1,
+    .getDependentDialects = dependentDialects,
+    .run = run,
+};
