@@ -26,6 +26,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGpuSchedulePass,
     &dlcGpuMapPass,
     &dlcGpuAlignArgsPass,
+    &dlcGpuRowsPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

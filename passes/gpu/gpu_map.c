@@ -176,12 +176,35 @@ static void freeFound(Found *f) {
     dlcOpListFree(ls[i]);
 }
 
+/* A ROWS forall's `dlc.row_lanes` moves to the gpu.launch made of it, for
+   dlc-gpu-rows (gpu_reduction.c). */
+typedef struct {
+  MlirAttribute *lanes;
+} RowLanes;
+
+static MlirWalkResult moveRowLanes(MlirOperation op, void *u) {
+  RowLanes *r = u;
+  MlirAttribute idx = mlirOperationGetDiscardableAttributeByName(op, str(DLC_ATTR_LAUNCH));
+  if (!dlcOpIs(op, "scf.execute_region") || mlirAttributeIsNull(idx))
+    return MlirWalkResultAdvance;
+  MlirAttribute lanes = r->lanes[mlirIntegerAttrGetValueInt(idx)];
+  MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirAttributeIsNull(lanes) &&
+                                                        !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o))
+    if (dlcOpIs(o, "gpu.launch"))
+      mlirOperationSetDiscardableAttributeByName(o, str(DLC_ATTR_ROW_LANES), lanes);
+  return MlirWalkResultSkip;
+}
+
 static MlirLogicalResult mapLaunches(MlirOperation module, const DlcOpList *launches, bool print) {
   MlirContext ctx = mlirOperationGetContext(module);
   DlcScript s = {.text = {NULL, 0, 0}};
+  RowLanes rl = {calloc((size_t)launches->n + 1, sizeof(MlirAttribute))};
   dlcScriptBegin(&s);
   for (intptr_t i = 0; i < launches->n; ++i) {
     MlirOperation forall = launches->ops[i];
+    rl.lanes[i] = mlirOperationGetDiscardableAttributeByName(forall, str(DLC_ATTR_ROW_LANES));
     MlirOperation region = mlirOperationCreateParse(
         ctx, str("scf.execute_region {\n  scf.yield\n}"), str("dlc-gpu-map"));
     mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(forall), forall, region);
@@ -206,6 +229,9 @@ static MlirLogicalResult mapLaunches(MlirOperation module, const DlcOpList *laun
   dlcScriptEnd(&s);
   MlirLogicalResult r = dlcScriptRun(&s, module, "dlc-gpu-map", print);
   dlcScriptFree(&s);
+  if (mlirLogicalResultIsSuccess(r))
+    mlirOperationWalk(module, moveRowLanes, &rl, MlirWalkPreOrder);
+  free(rl.lanes);
   return r;
 }
 
