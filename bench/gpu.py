@@ -71,7 +71,7 @@ def unavailable():
         return "torch.cuda.is_available() is False"
     import dlc
     try:
-        dlc.compile_mlir(cases()["softmax 4096x768"][0], target="cuda")
+        dlc.compile(cases()["softmax 4096x768"][0], target="cuda")
     except Exception as e:  # the CompileError says "no CUDA driver: ..."
         return f"dlc target cuda: {e}"
     return None
@@ -93,7 +93,7 @@ def main():
     for name, (src, shapes, ref, tref, tol) in cases().items():
         if opts.k not in name:
             continue
-        m = dlc.compile_mlir(src, target="cuda")
+        m = dlc.compile(src, target="cuda")
         args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
         got = m(*args)
         got = got[0] if isinstance(got, (list, tuple)) else got
