@@ -235,10 +235,26 @@ DLC_CUDA_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t g
           "cuLaunchKernel");
 }
 
+/* Stream timing (dlcCudaTimingBegin/End): while on, in this thread, a
+   CUDA event is recorded on each stream the program creates, and another
+   when the program synchronises it; the time between them (the stream's
+   kernels and copies, not the caller's input and output copies) is
+   summed. One stream at a time is what gpu-async-region emits. */
+static _Thread_local struct {
+  bool on;
+  CUstream stream;
+  CUevent start, stop;
+  double ms;
+  int streams;
+} timing;
+
 void *mgpuStreamCreate(void) {
   CUstream s = NULL;
   if (ready("mgpuStreamCreate"))
     check(cu.streamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  if (s && timing.on && !timing.stream && timing.start &&
+      check(cu.eventRecord(timing.start, s), "cuEventRecord"))
+    timing.stream = s;
   return s;
 }
 
@@ -248,8 +264,18 @@ DLC_CUDA_EXPORT void mgpuStreamDestroy(void *stream) {
 }
 
 DLC_CUDA_EXPORT void mgpuStreamSynchronize(void *stream) {
+  bool timed = timing.on && stream && stream == timing.stream &&
+               check(cu.eventRecord(timing.stop, stream), "cuEventRecord");
   if (ready("mgpuStreamSynchronize"))
     check(cu.streamSynchronize(stream), "cuStreamSynchronize");
+  if (timed) {
+    float ms = 0;
+    if (check(cu.eventElapsedTime(&ms, timing.start, timing.stop), "cuEventElapsedTime")) {
+      timing.ms += ms;
+      ++timing.streams;
+    }
+    timing.stream = NULL;
+  }
 }
 
 DLC_CUDA_EXPORT void mgpuStreamWaitEvent(void *stream, void *event) {
@@ -491,4 +517,27 @@ bool dlcCudaRuntimeSymbol(size_t i, const char **name, void **address) {
   *name = kEntryPoints[i].name;
   *address = kEntryPoints[i].address;
   return true;
+}
+
+/*--- Timing with CUDA events -----------------------------------------------------------*/
+
+bool dlcCudaTimingBegin(void) {
+  if (!ready("dlcCudaTimingBegin"))
+    return false;
+  if (!timing.start && !check(cu.eventCreate(&timing.start, 0), "cuEventCreate"))
+    return false;
+  if (!timing.stop && !check(cu.eventCreate(&timing.stop, 0), "cuEventCreate"))
+    return false;
+  timing.on = true;
+  timing.stream = NULL;
+  timing.ms = 0;
+  timing.streams = 0;
+  return true;
+}
+
+double dlcCudaTimingEnd(int *streams) {
+  timing.on = false;
+  if (streams)
+    *streams = timing.streams;
+  return timing.ms;
 }
