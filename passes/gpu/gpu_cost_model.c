@@ -48,7 +48,10 @@ static void spreadForSMs(const DlcLoopNest *l, int x, int y, int z, int64_t vx, 
    row is long enough that each lane still reads at least one chunk of the
    per-thread vector tile (four 128-bit vectors), fewer for shorter rows,
    none (1) under 4 lanes, when the innermost loop is itself a row (the
-   row's loops are elsewhere) or when the group does not vectorise. The lane count divides the extent, so the
+   row's loops are elsewhere) or when the group does not vectorise. A
+   block a row (up to 1024 lanes, warps combined through shared memory)
+   when a warp a row would leave under four warps per SM and the row has
+   a chunk for every lane. The lane count divides the extent, so the
    schedule's thread tile (extent / lanes) is exact. */
 int64_t dlcGpuRowLanes(const DlcLoopNest *l, const bool *rowDims, int elementBits) {
   int n = l->numLoops;
@@ -61,7 +64,17 @@ int64_t dlcGpuRowLanes(const DlcLoopNest *l, const bool *rowDims, int elementBit
   int64_t lanes = kGpuWarp;
   while (lanes > 1 && (k % lanes != 0 || k < lanes * chunk))
     lanes /= 2;
-  return lanes >= 4 ? lanes : 1;
+  if (lanes < 4)
+    return 1;
+  int64_t rows = 1;
+  for (int d = 0; d < n; ++d)
+    if (rowDims[d] && !l->reduction[d])
+      rows *= l->extent[d];
+  while (lanes == kGpuWarp * (lanes / kGpuWarp) && lanes < kGpuMaxThreads &&
+         rows * (lanes / kGpuWarp) < 4 * kGpuSMs && k % (2 * lanes) == 0 &&
+         k >= 2 * lanes * chunk)
+    lanes *= 2;
+  return lanes;
 }
 
 void dlcGpuSchedule(const DlcLoopNest *l, DlcGpuStrategy strategy, const bool *rowDims,
@@ -94,7 +107,7 @@ void dlcGpuSchedule(const DlcLoopNest *l, DlcGpuStrategy strategy, const bool *r
     int64_t lanes = dlcGpuRowLanes(l, rowDims, elementBits);
     if (lanes > 1) { /* lanes on x: rows on y (and a block tile of one on z) */
       for (int64_t limit = 256; limit >= 32; limit /= 2) {
-        spread(l, rows[0], rows[1], rows[2], 1, limit / lanes, s);
+        spread(l, rows[0], rows[1], rows[2], 1, limit > lanes ? limit / lanes : 1, s);
         if (blocksOf(l, s) >= kWantBlocks)
           break;
       }

@@ -10,7 +10,8 @@
 
      - threads in x: x = rows x lanes; the row a thread works on is
        thread_id.x / lanes, its lane thread_id.x % lanes, so a row's lanes
-       are adjacent threads of one warp (lanes divides 32);
+       are adjacent threads of one warp (lanes divides 32, and the block
+       is whole warps: shfl.sync names all 32 lanes);
      - every innermost scf.for from 0 to K (the loops over the row, each a
        chunk of `step` elements an iteration) starts at lane * step and
        steps by lanes * step: a lane reads its chunks, a warp's accesses are
@@ -21,6 +22,11 @@
        `gpu.shuffle xor` (shfl.sync.bfly) combine the lanes, so every lane
        holds the row's value, and the reduction's own initial value is
        combined once, after the shuffles;
+     - over 32 lanes (a block a row, the block holding one row): after the
+       shuffles each warp's lanes store its value to a shared-memory
+       buffer of one slot per warp (a workgroup attribution of the
+       launch, one per reduction), a gpu.barrier, and every thread
+       combines the slots in order;
      - the fused prologue and epilogue loops over the row are spread the
        same way (each lane writes its own chunks of the output).
 
@@ -192,6 +198,7 @@ static bool splatValue(MlirValue v, double *out, bool *allOnes) {
 typedef struct {
   MlirOperation launch;
   int64_t lanes, extent, step;
+  MlirValue warp; /* lanes > 32: thread_id.x / 32 */
   DlcOpList loops;      /* the innermost loops over the row: spread */
   DlcOpList accesses;   /* every read and write in the launch */
   DlcOpList reductions; /* vector.reduction of partial sums */
@@ -362,7 +369,7 @@ static void shuffleReduction(Launch *l, MlirOperation red) {
   bool widen = mlirTypeIsAF16(t) || mlirTypeIsABF16(t);
   MlirNamedAttribute mode = dlcNamed(ctx, "mode", mlirAttributeParseGet(ctx, str("#gpu<shuffle_mode xor>")));
   MlirValue width = i32Constant(&b, 32);
-  for (int64_t off = l->lanes / 2; off >= 1; off /= 2) {
+  for (int64_t off = (l->lanes < 32 ? l->lanes : 32) / 2; off >= 1; off /= 2) {
     MlirValue v = widen ? mlirOperationGetResult(
                               dlcBuildOpTyped(&b, "arith.extf", 1, &x, 1, &f32, 0, NULL), 0)
                         : x;
@@ -373,6 +380,31 @@ static void shuffleReduction(Launch *l, MlirOperation red) {
     if (widen)
       s = mlirOperationGetResult(dlcBuildOpTyped(&b, "arith.truncf", 1, &s, 1, &t, 0, NULL), 0);
     x = combine(&b, k, x, s);
+  }
+  if (l->lanes > 32) { /* a block a row: the warps' values through shared memory */
+    int64_t warps = l->lanes / 32;
+    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(l->launch, 0));
+    MlirAttribute wg = mlirAttributeParseGet(ctx, str("#gpu.address_space<workgroup>"));
+    MlirType bufType = mlirMemRefTypeGet(t, 1, &warps, mlirAttributeGetNull(), wg);
+    MlirValue buf = mlirBlockAddArgument(body, bufType, loc);
+    int64_t n = dlcGetI64(l->launch, "workgroup_attributions", 0);
+    mlirOperationSetDiscardableAttributeByName(
+        l->launch, str("workgroup_attributions"),
+        mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), n + 1));
+    /* every lane of warp w holds its value: all of them store it to w */
+    dlcBuildOpTyped(&b, "memref.store", 3, (MlirValue[]){x, buf, l->warp}, 0, NULL, 0, NULL);
+    dlcBuildOpTyped(&b, "gpu.barrier", 0, NULL, 0, NULL, 0, NULL);
+    MlirValue acc = mlirOperationGetResult(
+        dlcBuildOpTyped(&b, "memref.load", 2, (MlirValue[]){buf, indexConstant(&b, 0)}, 1, &t, 0,
+                        NULL),
+        0);
+    for (int64_t w = 1; w < warps; ++w)
+      acc = combine(&b, k, acc,
+                    mlirOperationGetResult(
+                        dlcBuildOpTyped(&b, "memref.load", 2,
+                                        (MlirValue[]){buf, indexConstant(&b, w)}, 1, &t, 0, NULL),
+                        0));
+    x = acc;
   }
   if (mlirOperationGetNumOperands(red) > 1)
     x = combine(&b, k, mlirOperationGetOperand(red, 1), x);
@@ -406,6 +438,9 @@ static void rewriteLaunch(Launch *l) {
   MlirValue lanes = indexConstant(&b, l->lanes);
   MlirValue row = dlcBuildValue(&b, "arith.divui", DLC_VALUES(tid, lanes), DLC_NO_ATTRS);
   MlirValue lane = dlcBuildValue(&b, "arith.remui", DLC_VALUES(tid, lanes), DLC_NO_ATTRS);
+  if (l->lanes > 32)
+    l->warp = dlcBuildValue(&b, "arith.divui", DLC_VALUES(lane, indexConstant(&b, 32)),
+                            DLC_NO_ATTRS);
   for (intptr_t i = 0; i < tids.n; ++i) {
     mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(tids.ops[i], 0), row);
     mlirOperationDestroy(tids.ops[i]);
@@ -422,6 +457,33 @@ static void rewriteLaunch(Launch *l) {
   }
   for (intptr_t i = 0; i < l->reductions.n; ++i)
     shuffleReduction(l, l->reductions.ops[i]);
+}
+
+/* The block's threads after the rewrite fill whole warps: shfl.sync names
+   all 32 lanes of a warp, which must all exist. */
+static bool wholeWarps(MlirOperation launch, int64_t lanes) {
+  MlirAttribute seg = mlirOperationGetAttributeByName(launch, str("operandSegmentSizes"));
+  intptr_t bx = mlirDenseI32ArrayGetElement(seg, 0) + 3;
+  int64_t threads = lanes;
+  for (intptr_t i = bx; i < bx + 3; ++i) {
+    int64_t v;
+    if (!constantIndex(mlirOperationGetOperand(launch, i), &v))
+      return false;
+    threads *= v;
+  }
+  return threads % 32 == 0;
+}
+
+/* Over a warp, the block holds one row (its sizes in the launch are 1). */
+static bool oneRow(MlirOperation launch) {
+  MlirAttribute seg = mlirOperationGetAttributeByName(launch, str("operandSegmentSizes"));
+  intptr_t bx = mlirDenseI32ArrayGetElement(seg, 0) + 3;
+  for (intptr_t i = bx; i < bx + 3; ++i) {
+    int64_t v;
+    if (!constantIndex(mlirOperationGetOperand(launch, i), &v) || v != 1)
+      return false;
+  }
+  return dlcGetI64(launch, "workgroup_attributions", 0) == 0;
 }
 
 typedef struct {
@@ -449,7 +511,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
       l.extent = mlirDenseI64ArrayGetElement(a, 1);
     }
     mlirOperationRemoveDiscardableAttributeByName(op, str(DLC_ATTR_ROW_LANES));
-    if (l.lanes > 1 && (l.lanes & (l.lanes - 1)) == 0 && l.lanes <= 32) {
+    if (l.lanes > 1 && (l.lanes & (l.lanes - 1)) == 0 && l.lanes <= 1024 &&
+        wholeWarps(op, l.lanes) && (l.lanes <= 32 || oneRow(op))) {
       mlirOperationWalk(op, collectLaunch, &l, MlirWalkPreOrder);
       l.ok = l.ok && l.loops.n > 0 && checkLaunch(&l);
     } else {

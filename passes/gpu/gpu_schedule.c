@@ -143,11 +143,11 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedul
   for (int d = 0; d < l->numLoops; ++d) {
     int64_t w = s->workgroup[d], t = s->thread[d], ext = w ? w : l->extent[d];
     bool laneTile = lanes > 1 && d == l->numLoops - 1 && !w;
-    if (laneTile && (l->extent[d] % t || !isPowerOfTwo(lanes) || lanes > kGpuWarp)) {
+    if (laneTile && (l->extent[d] % t || !isPowerOfTwo(lanes) || lanes > kGpuMaxThreads)) {
       snprintf(msg, sizeof msg,
                "#dlk.schedule thread tile %lld of a row's innermost loop (extent %lld) gives "
                "%lld lanes a row; lanes must be a power of two up to %d dividing the extent",
-               (long long)t, (long long)l->extent[d], (long long)lanes, kGpuWarp);
+               (long long)t, (long long)l->extent[d], (long long)lanes, kGpuMaxThreads);
       dlcScheduleFail(st, func, msg);
       return false;
     }
@@ -163,6 +163,15 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedul
     }
   }
   int64_t dims[3];
+  if (lanes > kGpuWarp && dlcGpuBlockDims(l, s, dims) && dims[0] * dims[1] * dims[2] != lanes) {
+    snprintf(msg, sizeof msg,
+             "#dlk.schedule gives %lld lanes a row, more than a warp: the block must hold one "
+             "row (its %lld threads are %lld rows)",
+             (long long)lanes, (long long)(dims[0] * dims[1] * dims[2]),
+             (long long)(dims[0] * dims[1] * dims[2] / lanes));
+    dlcScheduleFail(st, func, msg);
+    return false;
+  }
   if (!dlcGpuBlockDims(l, s, dims) || dlcCountNonZero(s->thread, l->numLoops) == 0) {
     dlcScheduleFail(st, func,
                     "#dlk.schedule thread tiles give no thread or more than 1024 threads a block");
