@@ -250,6 +250,20 @@ static bool atIteration(MlirOperation op, MlirOperation loop) {
   return false;
 }
 
+static MlirWalkResult findWrite(MlirOperation op, void *u) {
+  MlirValue *root = u;
+  if (isWrite(op) && mlirValueEqual(rootOf(accessed(op)), *root)) {
+    *root = (MlirValue){NULL};
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static bool writesTo(MlirOperation loop, MlirValue root) {
+  mlirOperationWalk(loop, findWrite, &root, MlirWalkPreOrder);
+  return mlirValueIsNull(root);
+}
+
 /* A partial-sum buffer: a private buffer the spread loops read-modify-
    write at fixed indices, set once outside them to a splat neutral for
    every reduction that reads it, read elsewhere only by transfer_reads
@@ -266,7 +280,9 @@ static bool checkPartial(Launch *l, MlirValue root) {
     if (!isRead(op) && !isWrite(op))
       return false;
     if (!mlirOperationIsNull(loop)) {
-      if (atIteration(op, loop))
+      /* read-modify-written at fixed indices, in a loop that writes it: a
+         read in another loop would see one lane's share */
+      if (atIteration(op, loop) || !writesTo(loop, root))
         return false;
       continue;
     }
