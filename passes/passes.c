@@ -28,6 +28,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGpuMapPass,
     &dlcGpuMmaPass,
     &dlcGpuAlignArgsPass,
+    &dlcGpuRowsPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

@@ -10,12 +10,25 @@
    last error (dlcCudaTakeError), which the caller checks after a run.
 
    One context: the primary context of device 0 (mgpuSetDefaultDevice
-   changes the device before the first use). */
+   changes the device before the first use).
+
+   Constants (weights): a program's host code asks for each constant's
+   device copy through dlcCudaConstant_<type> (emitted by dlc-gpu-map),
+   which uploads it on first use and returns the same device buffer after:
+   a weight crosses to the device once per compiled program, not per call.
+   The copies live in a DlcCudaConstants table the caller of the program
+   creates with it, binds around each call and destroys with it, which
+   frees them; a program run with no table bound (AOT, other callers)
+   uses one process-wide table, freed at exit by the driver.
+
+   DLC_CUDA_DRIVER_PATH names another driver library than libcuda.so.1
+   (test/GPU/runtime-calls.test loads a fake one that records the calls). */
 
 #include "cuda_runtime.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -100,10 +113,13 @@ static CUcontext context;
 static _Thread_local char lastError[512];
 
 static void load(void) {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  const char *path = getenv("DLC_CUDA_DRIVER_PATH");
+  if (!path || !path[0])
+    path = "libcuda.so.1";
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char *e = dlerror();
-    snprintf(loadError, sizeof loadError, "no CUDA driver: cannot load libcuda.so.1 (%s)",
+    snprintf(loadError, sizeof loadError, "no CUDA driver: cannot load %s (%s)", path,
              e ? e : "not found");
     return;
   }
@@ -207,17 +223,38 @@ DLC_CUDA_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t g
                       intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
                       void *stream, void **params, void **extra, size_t paramsCount) {
   (void)paramsCount;
-  if (function && ready("mgpuLaunchKernel"))
+  if (!function) { /* its module did not load: an error, never a skipped kernel */
+    if (!lastError[0])
+      snprintf(lastError, sizeof lastError, "mgpuLaunchKernel: the kernel's module is not loaded");
+    return;
+  }
+  if (ready("mgpuLaunchKernel"))
     check(cu.launchKernel(function, (unsigned)gridX, (unsigned)gridY, (unsigned)gridZ,
                           (unsigned)blockX, (unsigned)blockY, (unsigned)blockZ, (unsigned)smem,
                           stream, params, extra),
           "cuLaunchKernel");
 }
 
+/* Stream timing (dlcCudaTimingBegin/End): while on, in this thread, a
+   CUDA event is recorded on each stream the program creates, and another
+   when the program synchronises it; the time between them (the stream's
+   kernels and copies, not the caller's input and output copies) is
+   summed. One stream at a time is what gpu-async-region emits. */
+static _Thread_local struct {
+  bool on;
+  CUstream stream;
+  CUevent start, stop;
+  double ms;
+  int streams;
+} timing;
+
 void *mgpuStreamCreate(void) {
   CUstream s = NULL;
   if (ready("mgpuStreamCreate"))
     check(cu.streamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  if (s && timing.on && !timing.stream && timing.start &&
+      check(cu.eventRecord(timing.start, s), "cuEventRecord"))
+    timing.stream = s;
   return s;
 }
 
@@ -227,8 +264,18 @@ DLC_CUDA_EXPORT void mgpuStreamDestroy(void *stream) {
 }
 
 DLC_CUDA_EXPORT void mgpuStreamSynchronize(void *stream) {
+  bool timed = timing.on && stream && stream == timing.stream &&
+               check(cu.eventRecord(timing.stop, stream), "cuEventRecord");
   if (ready("mgpuStreamSynchronize"))
     check(cu.streamSynchronize(stream), "cuStreamSynchronize");
+  if (timed) {
+    float ms = 0;
+    if (check(cu.eventElapsedTime(&ms, timing.start, timing.stop), "cuEventElapsedTime")) {
+      timing.ms += ms;
+      ++timing.streams;
+    }
+    timing.stream = NULL;
+  }
 }
 
 DLC_CUDA_EXPORT void mgpuStreamWaitEvent(void *stream, void *event) {
@@ -324,4 +371,173 @@ float dlcCudaElapsedMs(void *start, void *stop) {
   if (ready("dlcCudaElapsedMs") && check(cu.eventSynchronize(stop), "cuEventSynchronize"))
     check(cu.eventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
   return ms;
+}
+
+/*--- Constants: uploaded once per program --------------------------------------------*/
+
+struct DlcCudaConstants {
+  pthread_mutex_t lock; /* concurrent calls of one program share its table */
+  size_t n, cap;
+  const void **host;
+  void **device;
+};
+
+static DlcCudaConstants processConstants = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static _Thread_local DlcCudaConstants *bound;
+
+DlcCudaConstants *dlcCudaConstantsCreate(void) {
+  DlcCudaConstants *c = calloc(1, sizeof *c);
+  if (c)
+    pthread_mutex_init(&c->lock, NULL);
+  return c;
+}
+
+void dlcCudaConstantsDestroy(DlcCudaConstants *c) {
+  if (!c)
+    return;
+  for (size_t i = 0; i < c->n; ++i)
+    dlcCudaFree(c->device[i]);
+  free(c->host);
+  free(c->device);
+  pthread_mutex_destroy(&c->lock);
+  free(c);
+}
+
+DlcCudaConstants *dlcCudaConstantsBind(DlcCudaConstants *c) {
+  DlcCudaConstants *previous = bound;
+  bound = c;
+  return previous;
+}
+
+void *dlcCudaConstant(const void *host, size_t bytes) {
+  DlcCudaConstants *c = bound ? bound : &processConstants;
+  void *dev = NULL;
+  pthread_mutex_lock(&c->lock);
+  for (size_t i = 0; i < c->n && !dev; ++i)
+    if (c->host[i] == host)
+      dev = c->device[i];
+  if (!dev && c->n == c->cap) {
+    size_t cap = c->cap ? 2 * c->cap : 16;
+    const void **h = realloc(c->host, cap * sizeof *h);
+    if (h)
+      c->host = h;
+    void **d = h ? realloc(c->device, cap * sizeof *d) : NULL;
+    if (d) {
+      c->device = d;
+      c->cap = cap;
+    }
+  }
+  if (!dev && c->n < c->cap) {
+    dev = dlcCudaAlloc(bytes);
+    if (dev && !dlcCudaCopy(dev, host, bytes)) {
+      dlcCudaFree(dev);
+      dev = NULL;
+    }
+    if (dev) {
+      c->host[c->n] = host;
+      c->device[c->n++] = dev;
+    }
+  }
+  pthread_mutex_unlock(&c->lock);
+  if (!dev && !lastError[0]) /* the run reports it; kernels read a null buffer never */
+    snprintf(lastError, sizeof lastError, "cannot upload a %zu-byte constant", bytes);
+  return dev;
+}
+
+/* The C interface of `func.func private @dlcCudaConstant_<T>(memref<?xT>,
+   index) -> memref<?xT> attributes {llvm.emit_c_interface}`: the result
+   descriptor first, then the host constant (flattened) and its bytes. */
+typedef struct {
+  void *allocated, *aligned;
+  int64_t offset, size, stride;
+} MemRef1;
+
+static void constantOf(MemRef1 *out, const MemRef1 *in, int64_t bytes) {
+  int64_t elem = in->size > 0 ? bytes / in->size : 1;
+  const char *host = (const char *)in->aligned + in->offset * elem;
+  void *dev = dlcCudaConstant(host, (size_t)bytes);
+  *out = (MemRef1){dev, dev, 0, in->size, 1};
+}
+
+#define DLC_CONSTANT_OF(T)                                                                   \
+  DLC_CUDA_EXPORT void _mlir_ciface_dlcCudaConstant_##T(MemRef1 *out, MemRef1 *in,           \
+                                                         int64_t bytes) {                    \
+    constantOf(out, in, bytes);                                                              \
+  }
+DLC_CONSTANT_OF(f64)
+DLC_CONSTANT_OF(f32)
+DLC_CONSTANT_OF(f16)
+DLC_CONSTANT_OF(bf16)
+DLC_CONSTANT_OF(i64)
+DLC_CONSTANT_OF(i32)
+DLC_CONSTANT_OF(i16)
+DLC_CONSTANT_OF(i8)
+DLC_CONSTANT_OF(i1)
+#undef DLC_CONSTANT_OF
+
+/* What compiled host code calls, for a JIT that does not search the
+   process's symbols (libdlc.so loaded RTLD_LOCAL, as Python's ctypes does). */
+static const struct {
+  const char *name;
+  void *address;
+} kEntryPoints[] = {
+    {"mgpuSetDefaultDevice", (void *)mgpuSetDefaultDevice},
+    {"mgpuModuleLoad", (void *)mgpuModuleLoad},
+    {"mgpuModuleLoadJIT", (void *)mgpuModuleLoadJIT},
+    {"mgpuModuleUnload", (void *)mgpuModuleUnload},
+    {"mgpuModuleGetFunction", (void *)mgpuModuleGetFunction},
+    {"mgpuLaunchKernel", (void *)mgpuLaunchKernel},
+    {"mgpuStreamCreate", (void *)mgpuStreamCreate},
+    {"mgpuStreamDestroy", (void *)mgpuStreamDestroy},
+    {"mgpuStreamSynchronize", (void *)mgpuStreamSynchronize},
+    {"mgpuStreamWaitEvent", (void *)mgpuStreamWaitEvent},
+    {"mgpuEventCreate", (void *)mgpuEventCreate},
+    {"mgpuEventDestroy", (void *)mgpuEventDestroy},
+    {"mgpuEventSynchronize", (void *)mgpuEventSynchronize},
+    {"mgpuEventRecord", (void *)mgpuEventRecord},
+    {"mgpuMemAlloc", (void *)mgpuMemAlloc},
+    {"mgpuMemFree", (void *)mgpuMemFree},
+    {"mgpuMemcpy", (void *)mgpuMemcpy},
+    {"mgpuMemset32", (void *)mgpuMemset32},
+    {"mgpuMemset16", (void *)mgpuMemset16},
+    {"_mlir_ciface_dlcCudaConstant_f64", (void *)_mlir_ciface_dlcCudaConstant_f64},
+    {"_mlir_ciface_dlcCudaConstant_f32", (void *)_mlir_ciface_dlcCudaConstant_f32},
+    {"_mlir_ciface_dlcCudaConstant_f16", (void *)_mlir_ciface_dlcCudaConstant_f16},
+    {"_mlir_ciface_dlcCudaConstant_bf16", (void *)_mlir_ciface_dlcCudaConstant_bf16},
+    {"_mlir_ciface_dlcCudaConstant_i64", (void *)_mlir_ciface_dlcCudaConstant_i64},
+    {"_mlir_ciface_dlcCudaConstant_i32", (void *)_mlir_ciface_dlcCudaConstant_i32},
+    {"_mlir_ciface_dlcCudaConstant_i16", (void *)_mlir_ciface_dlcCudaConstant_i16},
+    {"_mlir_ciface_dlcCudaConstant_i8", (void *)_mlir_ciface_dlcCudaConstant_i8},
+    {"_mlir_ciface_dlcCudaConstant_i1", (void *)_mlir_ciface_dlcCudaConstant_i1},
+};
+
+bool dlcCudaRuntimeSymbol(size_t i, const char **name, void **address) {
+  if (i >= sizeof kEntryPoints / sizeof kEntryPoints[0])
+    return false;
+  *name = kEntryPoints[i].name;
+  *address = kEntryPoints[i].address;
+  return true;
+}
+
+/*--- Timing with CUDA events -----------------------------------------------------------*/
+
+bool dlcCudaTimingBegin(void) {
+  if (!ready("dlcCudaTimingBegin"))
+    return false;
+  if (!timing.start && !check(cu.eventCreate(&timing.start, 0), "cuEventCreate"))
+    return false;
+  if (!timing.stop && !check(cu.eventCreate(&timing.stop, 0), "cuEventCreate"))
+    return false;
+  timing.on = true;
+  timing.stream = NULL;
+  timing.ms = 0;
+  timing.streams = 0;
+  return true;
+}
+
+double dlcCudaTimingEnd(int *streams) {
+  timing.on = false;
+  if (streams)
+    *streams = timing.streams;
+  return timing.ms;
 }

@@ -49,6 +49,7 @@ typedef struct Variant {
   int users; /* calls running it (dynamic programs: an evicted variant
                 is destroyed by its last user) */
   DlcProfile *profile; /* compiled with profile: its kernels' times */
+  DlcCudaConstants *constants; /* target cuda: device copies of its constants */
 } Variant;
 
 /* Specializations kept per dynamic program; the least recently used goes. */
@@ -149,6 +150,7 @@ static Variant *newVariant(void) {
 
 static void destroyVariant(Variant *v) {
   dlcProfileDestroy(v->profile);
+  dlcCudaConstantsDestroy(v->constants);
   if (v->engine.ptr)
     mlirExecutionEngineDestroy(v->engine);
   if (v->module.ptr)
@@ -271,11 +273,20 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
     mlirExecutionEngineRegisterSymbol(v->engine, str("dlcProfileEnter"), (void *)dlcProfileEnter);
     mlirExecutionEngineRegisterSymbol(v->engine, str("dlcProfileExit"), (void *)dlcProfileExit);
   }
+  const char *symbol;
+  void *address;
+  for (size_t i = 0; p->cuda && dlcCudaRuntimeSymbol(i, &symbol, &address); ++i)
+    mlirExecutionEngineRegisterSymbol(v->engine, str(symbol), address);
+  /* global constructors: a GPU program's load its kernel modules in one */
+  if (p->cuda)
+    mlirExecutionEngineInitialize(v->engine);
   /* The packed wrapper _mlir_<entry>(void **args) takes one pointer per
      argument of the lowered function, memrefs expanded field by field. */
   v->invoke = (void (*)(void **))mlirExecutionEngineLookupPacked(v->engine, str(p->entry));
   if (!v->invoke)
     return dlcFormat("the compiled module has no entry '%s'", p->entry);
+  if (p->cuda && !(v->constants = dlcCudaConstantsCreate()))
+    return dlcFormat("out of memory creating the device constant table");
   if (!p->setThreads) {
     void *omp = dlopen("libomp.so.5", RTLD_NOW | RTLD_NOLOAD);
     if (omp) {
@@ -668,6 +679,8 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
     k += packWorkspace(&descs[n], ws, v->plan.workspaceBytes, args + k);
   if (p->setThreads && p->threads > 0)
     p->setThreads(p->threads);
+  /* constants upload once into the variant's table (cuda_runtime.h) */
+  DlcCudaConstants *unbound = v->constants ? dlcCudaConstantsBind(v->constants) : NULL;
   if (ok && v->profile) {
     pthread_mutex_lock(&p->profileLock);
     p->last = v;
@@ -678,6 +691,8 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
   } else if (ok) {
     v->invoke(args);
   }
+  if (v->constants)
+    dlcCudaConstantsBind(unbound);
   if (dev) {
     ok = ok && dlcCudaSynchronize();
     for (intptr_t i = p->numInputs; i < n && ok; ++i)

@@ -43,6 +43,40 @@ static void spreadForSMs(const DlcLoopNest *l, int x, int y, int z, int64_t vx, 
   }
 }
 
+/* Lanes a row's innermost loop is spread over (gpu.shuffle combines their
+   partial reductions, passes/gpu/gpu_reduction.c): a warp (32) when the
+   row is long enough that each lane still reads at least one chunk of the
+   per-thread vector tile (four 128-bit vectors), fewer for shorter rows,
+   none (1) under 4 lanes, when the innermost loop is itself a row (the
+   row's loops are elsewhere) or when the group does not vectorise. A
+   block a row (up to 1024 lanes, warps combined through shared memory)
+   when a warp a row would leave under four warps per SM and the row has
+   a chunk for every lane. The lane count divides the extent, so the
+   schedule's thread tile (extent / lanes) is exact. */
+int64_t dlcGpuRowLanes(const DlcLoopNest *l, const bool *rowDims, int elementBits) {
+  int n = l->numLoops;
+  /* 128-bit elements stand for ops that do not vectorise: the lane
+     rewrite reads the vectorised partial sums */
+  if (n < 1 || (rowDims[n - 1] && !l->reduction[n - 1]) || elementBits > 64)
+    return 1;
+  int64_t k = l->extent[n - 1];
+  int64_t chunk = 4 * (128 / (elementBits > 0 && elementBits <= 128 ? elementBits : 32));
+  int64_t lanes = kGpuWarp;
+  while (lanes > 1 && (k % lanes != 0 || k < lanes * chunk))
+    lanes /= 2;
+  if (lanes < 4)
+    return 1;
+  int64_t rows = 1;
+  for (int d = 0; d < n; ++d)
+    if (rowDims[d] && !l->reduction[d])
+      rows *= l->extent[d];
+  while (lanes == kGpuWarp * (lanes / kGpuWarp) && lanes < kGpuMaxThreads &&
+         rows * (lanes / kGpuWarp) < 4 * kGpuSMs && k % (2 * lanes) == 0 &&
+         k >= 2 * lanes * chunk)
+    lanes *= 2;
+  return lanes;
+}
+
 void dlcGpuSchedule(const DlcLoopNest *l, DlcGpuStrategy strategy, const bool *rowDims,
                     int elementBits, DlcSchedule *s) {
   memset(s, 0, sizeof *s);
@@ -68,6 +102,16 @@ void dlcGpuSchedule(const DlcLoopNest *l, DlcGpuStrategy strategy, const bool *r
     s->vectorWidth = v;
     if (found == 0) { /* no parallel loop: the fallback launch runs it */
       s->numWorkgroup = s->numThread = 0;
+      return;
+    }
+    int64_t lanes = dlcGpuRowLanes(l, rowDims, elementBits);
+    if (lanes > 1) { /* lanes on x: rows on y (and a block tile of one on z) */
+      for (int64_t limit = 256; limit >= 32; limit /= 2) {
+        spread(l, rows[0], rows[1], rows[2], 1, limit > lanes ? limit / lanes : 1, s);
+        if (blocksOf(l, s) >= kWantBlocks)
+          break;
+      }
+      s->thread[n - 1] = l->extent[n - 1] / lanes;
       return;
     }
     for (int64_t limit = 128; limit >= 32; limit /= 2) {

@@ -176,12 +176,35 @@ static void freeFound(Found *f) {
     dlcOpListFree(ls[i]);
 }
 
+/* A ROWS forall's `dlc.row_lanes` moves to the gpu.launch made of it, for
+   dlc-gpu-rows (gpu_reduction.c). */
+typedef struct {
+  MlirAttribute *lanes;
+} RowLanes;
+
+static MlirWalkResult moveRowLanes(MlirOperation op, void *u) {
+  RowLanes *r = u;
+  MlirAttribute idx = mlirOperationGetDiscardableAttributeByName(op, str(DLC_ATTR_LAUNCH));
+  if (!dlcOpIs(op, "scf.execute_region") || mlirAttributeIsNull(idx))
+    return MlirWalkResultAdvance;
+  MlirAttribute lanes = r->lanes[mlirIntegerAttrGetValueInt(idx)];
+  MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirAttributeIsNull(lanes) &&
+                                                        !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o))
+    if (dlcOpIs(o, "gpu.launch"))
+      mlirOperationSetDiscardableAttributeByName(o, str(DLC_ATTR_ROW_LANES), lanes);
+  return MlirWalkResultSkip;
+}
+
 static MlirLogicalResult mapLaunches(MlirOperation module, const DlcOpList *launches, bool print) {
   MlirContext ctx = mlirOperationGetContext(module);
   DlcScript s = {.text = {NULL, 0, 0}};
+  RowLanes rl = {calloc((size_t)launches->n + 1, sizeof(MlirAttribute))};
   dlcScriptBegin(&s);
   for (intptr_t i = 0; i < launches->n; ++i) {
     MlirOperation forall = launches->ops[i];
+    rl.lanes[i] = mlirOperationGetDiscardableAttributeByName(forall, str(DLC_ATTR_ROW_LANES));
     MlirOperation region = mlirOperationCreateParse(
         ctx, str("scf.execute_region {\n  scf.yield\n}"), str("dlc-gpu-map"));
     mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(forall), forall, region);
@@ -206,12 +229,130 @@ static MlirLogicalResult mapLaunches(MlirOperation module, const DlcOpList *laun
   dlcScriptEnd(&s);
   MlirLogicalResult r = dlcScriptRun(&s, module, "dlc-gpu-map", print);
   dlcScriptFree(&s);
+  if (mlirLogicalResultIsSuccess(r))
+    mlirOperationWalk(module, moveRowLanes, &rl, MlirWalkPreOrder);
+  free(rl.lanes);
   return r;
 }
 
 static void replaceWith(MlirOperation op, MlirValue v) {
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), v);
   mlirOperationDestroy(op);
+}
+
+/*--- Constants: one device copy per program ------------------------------------------*/
+
+static void appendText(MlirStringRef s, void *u) {
+  char *buf = u;
+  size_t n = strlen(buf), k = s.length < 31 - n ? s.length : 31 - n;
+  memcpy(buf + n, s.data, k);
+  buf[n + k] = 0;
+}
+
+/* Bytes of one element of the types the runtime has an entry for; 0 else. */
+static int64_t elementBytes(MlirType t) {
+  if (mlirTypeIsAF32(t))
+    return 4;
+  if (mlirTypeIsAF16(t) || mlirTypeIsABF16(t))
+    return 2;
+  if (mlirTypeIsAF64(t))
+    return 8;
+  if (mlirTypeIsAInteger(t)) {
+    unsigned w = mlirIntegerTypeGetWidth(t);
+    return w == 1 || w == 8 ? 1 : w == 16 ? 2 : w == 32 ? 4 : w == 64 ? 8 : 0;
+  }
+  return 0;
+}
+
+static MlirNamedAttribute i64Array(MlirContext ctx, const char *name, intptr_t n,
+                                   const int64_t *v) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(ctx, str(name)), mlirDenseI64ArrayGet(ctx, n, v));
+}
+
+/* memref.reinterpret_cast of `src` to `to` (static, identity layout). */
+static MlirValue reinterpret(MlirOperation at, MlirValue src, MlirType to) {
+  MlirContext ctx = mlirOperationGetContext(at);
+  intptr_t rank = mlirShapedTypeGetRank(to);
+  int64_t sizes[16], strides[16], offset = 0, stride = 1;
+  for (intptr_t d = rank - 1; d >= 0; --d) {
+    sizes[d] = mlirShapedTypeGetDimSize(to, d);
+    strides[d] = stride;
+    stride *= sizes[d];
+  }
+  MlirNamedAttribute attrs[] = {segments(ctx, 4, (int32_t[]){1, 0, 0, 0}),
+                                i64Array(ctx, "static_offsets", 1, &offset),
+                                i64Array(ctx, "static_sizes", rank, sizes),
+                                i64Array(ctx, "static_strides", rank, strides)};
+  MlirOperation op = createOp(mlirOperationGetLocation(at), "memref.reinterpret_cast", 1, &src, 1,
+                              &to, 4, attrs);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, op);
+  return mlirOperationGetResult(op, 0);
+}
+
+static MlirValue insertBefore(MlirOperation at, MlirOperation op) {
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, op);
+  return mlirOperationGetResult(op, 0);
+}
+
+/* The device copy of the host constant `g` reads (memref.get_global), from
+   the runtime's per-program table (runtime/cuda_runtime.h): the global is
+   flattened to memref<?xT>, passed to dlcCudaConstant_<T> (declared once,
+   with a C interface) with its byte size, and the result shaped back. The
+   first call of a program uploads it; later calls get the same buffer. */
+static bool deviceConstant(MlirOperation module, MlirOperation g) {
+  MlirContext ctx = mlirOperationGetContext(g);
+  MlirLocation loc = mlirOperationGetLocation(g);
+  MlirValue host = mlirOperationGetResult(g, 0);
+  MlirType type = mlirValueGetType(host), elem = mlirShapedTypeGetElementType(type);
+  int64_t bytes = elementBytes(elem), n = 1;
+  if (!bytes || !mlirShapedTypeHasStaticShape(type) || mlirShapedTypeGetRank(type) > 16 ||
+      !isIdentityLayout(type))
+    return false;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
+    n *= mlirShapedTypeGetDimSize(type, d);
+  char t[32] = "", name[64];
+  mlirTypePrint(elem, appendText, t);
+  snprintf(name, sizeof name, "dlcCudaConstant_%s", t);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  bool declared = false;
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o) && !declared;
+       o = mlirOperationGetNextInBlock(o)) {
+    MlirAttribute sym = mlirOperationGetAttributeByName(o, str("sym_name"));
+    declared = !mlirAttributeIsNull(sym) &&
+               mlirStringRefEqual(mlirStringAttrGetValue(sym), str(name));
+  }
+  if (!declared) {
+    char decl[256];
+    snprintf(decl, sizeof decl,
+             "func.func private @%s(memref<?x%s>, index) -> memref<?x%s> "
+             "attributes {llvm.emit_c_interface}",
+             name, t, t);
+    MlirOperation f = mlirOperationCreateParse(ctx, str(decl), str("dlc-gpu-map"));
+    if (mlirOperationIsNull(f))
+      return false;
+    mlirBlockInsertOwnedOperationBefore(body, mlirBlockGetFirstOperation(body), f);
+  }
+  MlirOperation at = mlirOperationGetNextInBlock(g);
+  int64_t shape1[1] = {n}, dyn[1] = {mlirShapedTypeGetDynamicSize()};
+  MlirType flat = mlirMemRefTypeContiguousGet(elem, 1, shape1, mlirAttributeGetNull());
+  MlirType flatDyn = mlirMemRefTypeContiguousGet(elem, 1, dyn, mlirAttributeGetNull());
+  MlirValue v = reinterpret(at, host, flat);
+  v = insertBefore(at, createOp(loc, "memref.cast", 1, &v, 1, &flatDyn, 0, NULL));
+  MlirType index = mlirIndexTypeGet(ctx);
+  MlirNamedAttribute value = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("value")),
+                                                   mlirIntegerAttrGet(index, n * bytes));
+  MlirValue size = insertBefore(at, createOp(loc, "arith.constant", 0, NULL, 1, &index, 1, &value));
+  MlirNamedAttribute callee = mlirNamedAttributeGet(
+      mlirIdentifierGet(ctx, str("callee")), mlirFlatSymbolRefAttrGet(ctx, str(name)));
+  MlirValue args[2] = {v, size};
+  MlirValue dev = insertBefore(at, createOp(loc, "func.call", 2, args, 1, &flatDyn, 1, &callee));
+  dev = insertBefore(at, createOp(loc, "memref.cast", 1, &dev, 1, &flat, 0, NULL));
+  dev = reinterpret(at, dev, type);
+  /* every use but the flattening reads the device copy */
+  MlirOperation flatten = mlirOpResultGetOwner(v);
+  flatten = mlirOpResultGetOwner(mlirOperationGetOperand(flatten, 0));
+  mlirValueReplaceAllUsesExcept(host, dev, 1, &flatten);
+  return true;
 }
 
 static void rewriteMemory(MlirOperation module) {
@@ -246,9 +387,12 @@ static void rewriteMemory(MlirOperation module) {
     mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(d), d, g);
     mlirOperationDestroy(d);
   }
-  /* Constants: copied to the device where they are read (per call). */
+  /* Constants: a device copy per program (deviceConstant); types the
+     runtime has no entry for are copied to the device per call. */
   for (intptr_t i = 0; i < f.globals.n; ++i) {
     MlirOperation g = f.globals.ops[i];
+    if (deviceConstant(module, g))
+      continue;
     MlirValue host = mlirOperationGetResult(g, 0);
     MlirOperation after = mlirOperationGetNextInBlock(g);
     MlirValue dev = gpuAlloc(after, mlirValueGetType(host), 0, NULL);

@@ -119,8 +119,20 @@ static void rowDims(const Group *g, bool *rows) {
 
 /* A given schedule's GPU fields must fit the nest: one tile per loop, each
    dividing its extent, reductions untiled, thread tiles in the block. */
+/* Lanes of a ROWS schedule: the innermost loop, not a row, thread-tiled
+   (extent / tile lanes per row, see gpu_cost_model.h); 1 when none. */
+static int64_t scheduleLanes(const DlcSchedule *s, const DlcLoopNest *l, const bool *rows) {
+  int d = l->numLoops - 1;
+  if (d < 0 || d >= s->numThread || s->thread[d] <= 0 || (rows[d] && !l->reduction[d]))
+    return 1;
+  return l->extent[d] / s->thread[d];
+}
+
+static bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
 static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedule *s,
-                      const DlcLoopNest *l, const OpInfo *root) {
+                      const DlcLoopNest *l, const OpInfo *root,
+                      int64_t lanes) {
   char msg[512];
   if (s->mma[0]) { /* tensor cores: the thread tile is a warp's */
     if (s->numWorkgroup != l->numLoops || s->numThread != l->numLoops) {
@@ -152,7 +164,17 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedul
   }
   for (int d = 0; d < l->numLoops; ++d) {
     int64_t w = s->workgroup[d], t = s->thread[d], ext = w ? w : l->extent[d];
-    if ((w && l->extent[d] % w) || (t && ext % t) || (l->reduction[d] && (w || t))) {
+    bool laneTile = lanes > 1 && d == l->numLoops - 1 && !w;
+    if (laneTile && (l->extent[d] % t || !isPowerOfTwo(lanes) || lanes > kGpuMaxThreads)) {
+      snprintf(msg, sizeof msg,
+               "#dlk.schedule thread tile %lld of a row's innermost loop (extent %lld) gives "
+               "%lld lanes a row; lanes must be a power of two up to %d dividing the extent",
+               (long long)t, (long long)l->extent[d], (long long)lanes, kGpuMaxThreads);
+      dlcScheduleFail(st, func, msg);
+      return false;
+    }
+    if ((w && l->extent[d] % w) || (t && ext % t) ||
+        (l->reduction[d] && (w || (t && !laneTile)))) {
       snprintf(msg, sizeof msg,
                "#dlk.schedule does not fit loop %d (extent %lld%s): workgroup %lld, thread %lld "
                "(tiles must divide; reduction loops stay untiled)",
@@ -163,6 +185,15 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedul
     }
   }
   int64_t dims[3];
+  if (lanes > kGpuWarp && dlcGpuBlockDims(l, s, dims) && dims[0] * dims[1] * dims[2] != lanes) {
+    snprintf(msg, sizeof msg,
+             "#dlk.schedule gives %lld lanes a row, more than a warp: the block must hold one "
+             "row (its %lld threads are %lld rows)",
+             (long long)lanes, (long long)(dims[0] * dims[1] * dims[2]),
+             (long long)(dims[0] * dims[1] * dims[2] / lanes));
+    dlcScheduleFail(st, func, msg);
+    return false;
+  }
   if (!s->mma[0] && (!dlcGpuBlockDims(l, s, dims) || dlcCountNonZero(s->thread, l->numLoops) == 0)) {
     dlcScheduleFail(st, func,
                     "#dlk.schedule thread tiles give no thread or more than 1024 threads a block");
@@ -177,7 +208,11 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedul
   return true;
 }
 
-static void emitGroup(DlcScript *s, Group *g) {
+/* `lanes` > 1 (ROWS): the lane loop (the innermost) is not tiled here --
+   the thread forall spreads rows, and dlc-gpu-rows (gpu_reduction.c)
+   later spreads the row's innermost loops over `lanes` threads in x; the
+   block forall records `dlc.row_lanes = [lanes, extent]` for it. */
+static void emitGroup(DlcScript *s, Group *g, int64_t lanes) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   int last = g->numOps - 1;
   const OpInfo *sink = &g->ops[last];
@@ -185,17 +220,21 @@ static void emitGroup(DlcScript *s, Group *g) {
   int64_t wg[DLC_SCHEDULE_MAX_LOOPS], th[DLC_SCHEDULE_MAX_LOOPS], dims[3];
   const DlcLoopNest *nest = g->root >= 0 ? &g->ops[g->root].loops : &sink->loops;
   bool mma = g->sched.mma[0] != 0;
-  if (mma)
+  if (mma) {
     dlcGpuMmaBlockDims(nest, &g->sched, dims);
-  else
-    dlcGpuBlockDims(nest, &g->sched, dims);
+  } else {
+    DlcSchedule rowsOnly = g->sched;
+    if (lanes > 1)
+      rowsOnly.thread[nest->numLoops - 1] = 0;
+    dlcGpuBlockDims(nest, &rowsOnly, dims);
+  }
   if (g->root >= 0) {
     const OpInfo *root = &g->ops[g->root];
     dlcSinkTiles(root, sink, g->root == last, g->sched.workgroup, wg);
     dlcSinkTiles(root, sink, g->root == last, g->sched.thread, th);
   } else {
     memcpy(wg, g->sched.workgroup, sizeof wg);
-    memcpy(th, g->sched.thread, sizeof th);
+    memcpy(th, rowsOnly.thread, sizeof th);
   }
   /* thread tiles are relative to the block's tile: a loop the block keeps
      whole (0) that threads split gets the split against its extent */
@@ -208,6 +247,15 @@ static void emitGroup(DlcScript *s, Group *g) {
       "    transform.annotate %%h%d \"" DLC_ATTR_BLOCK_DIMS "\" = %%h%d : !transform.any_op, "
       "!transform.any_param\n",
       p, (long long)dims[0], (long long)dims[1], (long long)dims[2], forall, p);
+  if (lanes > 1) {
+    int q = s->next++;
+    dlcScriptEmit(s,
+                  "    %%h%d = transform.param.constant array<i64: %lld, %lld> -> "
+                  "!transform.any_param\n"
+                  "    transform.annotate %%h%d \"" DLC_ATTR_ROW_LANES "\" = %%h%d : "
+                  "!transform.any_op, !transform.any_param\n",
+                  q, (long long)lanes, (long long)nest->extent[nest->numLoops - 1], forall, q);
+  }
   /* with tensor cores the thread tile is a warp's; dlc-gpu-mma rewrites
      its contraction after bufferisation */
   int inner = dlcScriptTileAndFuse(s, handles, g->numOps, th, n, mma ? "warp" : "thread");
@@ -249,13 +297,14 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   DlcSchedule read;
   bool haveGiven = !mlirAttributeIsNull(given) && dlcScheduleRead(given, &read) &&
                    (read.numWorkgroup > 0 || read.numThread > 0 || read.mma[0] || read.stages > 1);
+  bool rows[DLC_SCHEDULE_MAX_LOOPS];
+  rowDims(&g, rows);
   if (haveGiven) {
-    if (!givenFits(st, func, &read, nest, g.root >= 0 ? &infos[g.root] : NULL))
+    int64_t lanes = strategy == DLC_GPU_ROWS ? scheduleLanes(&read, nest, rows) : 1;
+    if (!givenFits(st, func, &read, nest, g.root >= 0 ? &infos[g.root] : NULL, lanes))
       return;
     g.sched = read;
   } else {
-    bool rows[DLC_SCHEDULE_MAX_LOOPS];
-    rowDims(&g, rows);
     /* An op that does not vectorise (a gather, a reversed slice) keeps one
        element a thread: tiles of its non-permutation maps wider than one
        are not sliced correctly by upstream tiling (a reversed slice's
@@ -295,7 +344,7 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
     dlcScheduleTag(st, ops[i]);
   static const char *const kNames[] = {"elementwise", "rows", "gemm"};
   dlcScheduleComment(st, func, n, g.sched.mma[0] ? "gemm (mma.sync)" : kNames[strategy]);
-  emitGroup(&st->script, &g);
+  emitGroup(&st->script, &g, strategy == DLC_GPU_ROWS ? scheduleLanes(&g.sched, nest, rows) : 1);
 }
 
 static const DlcScheduleBackend kGpu = {

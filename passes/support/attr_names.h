@@ -16,6 +16,7 @@
 /* GPU mapping (gpu-schedule -> gpu-map). */
 #define DLC_ATTR_BLOCK_DIMS "dlc.block_dims"    /* threads per block of a forall */
 #define DLC_ATTR_MMA "dlc.mma" /* [m, n, k, stages] of a warp forall dlc-gpu-mma rewrites */
+#define DLC_ATTR_ROW_LANES "dlc.row_lanes"  /* [lanes, extent] of a ROWS launch */
 #define DLC_ATTR_LAUNCH "dlc.launch"            /* the launch a region belongs to */
 
 /* On the entry function / module, read by capi's Compile.c and the AOT path. */

@@ -16,12 +16,13 @@ func.func @main(%x: tensor<128x256xf32>, %w: tensor<256x512xf32>, %b: tensor<512
   return %3 : tensor<128x512xf32>
 }
 
-// The softmax: one thread per row, each row's max and sum computed once.
+// The softmax: a warp a row (512 / 32 = 16 elements a lane: the thread
+// tile of the row loop), a row a block; the thread forall holds the row,
+// dlc-gpu-rows spreads it over the 32 lanes (test/GPU/gpu-rows.mlir).
 // SCHED-LABEL: func.func private @main_kernel1
-// SCHED-SAME: dlk.schedule = #dlk.schedule<vector = 4, workgroup = [32, 0], thread = [1, 0]>
+// SCHED-SAME: dlk.schedule = #dlk.schedule<vector = 4, workgroup = [1, 0], thread = [1, 16]>
 // SCHED: vector.reduction <maximumf>
-// SCHED: {mapping = [#gpu.thread<x>]}
-// SCHED: {dlc.block_dims = array<i64: 32, 1, 1>, mapping = [#gpu.block<x>]}
+// SCHED: {dlc.block_dims = array<i64: 1, 1, 1>, dlc.row_lanes = array<i64: 32, 512>, mapping = [#gpu.block<x>]}
 // The GEMM kernel: 32 x 32 block tiles (64 blocks of 64 threads: the
 // largest tile with two warps a block), 4 x 4 per thread, the contraction an outer product per k step, the bias and relu
 // fused into the thread's tile.
@@ -42,7 +43,7 @@ func.func @main(%x: tensor<128x256xf32>, %w: tensor<256x512xf32>, %b: tensor<512
 // LAUNCH-NOT: linalg.
 
 // OUTLINE: gpu.launch_func async [{{.*}}] @main_kernel::@main_kernel blocks in (%c16, %c4, %c1) threads in (%c8, %c8, %c1)
-// OUTLINE: gpu.launch_func async [{{.*}}] @main_kernel_0::@main_kernel blocks in (%c4, %c1, %c1) threads in (%c32, %c1, %c1)
+// OUTLINE: gpu.launch_func async [{{.*}}] @main_kernel_0::@main_kernel blocks in (%c128, %c1, %c1) threads in (%c32{{[_0-9]*}}, %c1, %c1)
 // OUTLINE: gpu.module @main_kernel
 // OUTLINE: gpu.func @main_kernel({{.*}}) kernel attributes {known_block_size = array<i32: 8, 8, 1>, known_grid_size = array<i32: 16, 4, 1>}
 
