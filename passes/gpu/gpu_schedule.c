@@ -220,14 +220,13 @@ static void emitGroup(DlcScript *s, Group *g, int64_t lanes) {
   int64_t wg[DLC_SCHEDULE_MAX_LOOPS], th[DLC_SCHEDULE_MAX_LOOPS], dims[3];
   const DlcLoopNest *nest = g->root >= 0 ? &g->ops[g->root].loops : &sink->loops;
   bool mma = g->sched.mma[0] != 0;
-  if (mma) {
+  DlcSchedule rowsOnly = g->sched;
+  if (lanes > 1)
+    rowsOnly.thread[nest->numLoops - 1] = 0;
+  if (mma)
     dlcGpuMmaBlockDims(nest, &g->sched, dims);
-  } else {
-    DlcSchedule rowsOnly = g->sched;
-    if (lanes > 1)
-      rowsOnly.thread[nest->numLoops - 1] = 0;
+  else
     dlcGpuBlockDims(nest, &rowsOnly, dims);
-  }
   if (g->root >= 0) {
     const OpInfo *root = &g->ops[g->root];
     dlcSinkTiles(root, sink, g->root == last, g->sched.workgroup, wg);
