@@ -13,6 +13,8 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
+#include <string.h>
+
 static bool macBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
   MlirType t = mlirValueGetType(a[2]);
   MlirValue p = dlcConvertScalar(b, a[0], t), q = dlcConvertScalar(b, a[1], t);
@@ -296,6 +298,7 @@ static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy
   DlcConvGemm mode;
   bool f32 = mlirTypeIsAF32(dlcElementType(mlirOperationGetOperand(op, 0))) &&
              mlirTypeIsAF32(dlcElementType(w));
+  bool depthwise = dlcConvDepthwise(&p->packing, &sx, &sw, &so, groups, f32, st);
   int64_t nr = dlcConvDirectPanel(&p->packing, &sx, &sw, &so, groups, f32, st);
   if (nr > 0)
     return lowerConvDirect(b, op, x, st, dl, nr);
@@ -307,7 +310,20 @@ static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy
   DlcGeneric g = {.nLoops = LOOPS, .nIns = 2, .nOuts = 1};
   g.reduction[C] = g.reduction[KH] = g.reduction[KW] = true;
   MlirAffineExpr ch = dlcDim(ctx, C);
-  if (groups > 1) {
+  if (depthwise) { /* loops n c oh ow | kh kw (conv_direct.h), w read at (c, 0, kh, kw) */
+    enum { DN = DLC_DW_IMAGE, DC = DLC_DW_C, DOH = DLC_DW_OH, DOW = DLC_DW_OW, DKH = DLC_DW_KH,
+           DKW = DLC_DW_KW };
+    g.nLoops = DLC_DW_LOOPS;
+    memset(g.reduction, 0, sizeof g.reduction);
+    g.reduction[DKH] = g.reduction[DKW] = true;
+    MlirAffineExpr dx[4] = {dlcDim(ctx, DN), dlcDim(ctx, DC)};
+    windowExprs(ctx, DOH, DOW, DKH, DKW, st, dl, dx + 2);
+    MlirAffineExpr dw[4] = {dlcDim(ctx, DC), dlcConst(ctx, 0), dlcDim(ctx, DKH), dlcDim(ctx, DKW)};
+    MlirAffineExpr dy[4] = {dlcDim(ctx, DN), dlcDim(ctx, DC), dlcDim(ctx, DOH), dlcDim(ctx, DOW)};
+    g.maps[0] = dlcMapGet(ctx, g.nLoops, 4, dx);
+    g.maps[1] = dlcMapGet(ctx, g.nLoops, 4, dw);
+    g.maps[2] = dlcMapGet(ctx, g.nLoops, 4, dy);
+  } else if (groups > 1) {
     int64_t og = sw.dims[0] / groups, cg = sw.dims[1];
     MlirAffineExpr grp = mlirAffineFloorDivExprGet(dlcDim(ctx, O), dlcConst(ctx, og));
     ch = mlirAffineAddExprGet(mlirAffineMulExprGet(grp, dlcConst(ctx, cg)), ch);
@@ -317,9 +333,11 @@ static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy
   MlirAffineExpr we[4] = {dlcDim(ctx, O), dlcDim(ctx, C), dlcDim(ctx, KH), dlcDim(ctx, KW)};
   MlirAffineExpr oe[4] = {dlcDim(ctx, N), dlcDim(ctx, O), dlcDim(ctx, OH), dlcDim(ctx, OW)};
   g.ins[0] = x, g.ins[1] = w;
-  g.maps[0] = dlcMapGet(ctx, LOOPS, 4, xe);
-  g.maps[1] = dlcMapGet(ctx, LOOPS, 4, we);
-  g.maps[2] = dlcMapGet(ctx, LOOPS, 4, oe);
+  if (!depthwise) {
+    g.maps[0] = dlcMapGet(ctx, LOOPS, 4, xe);
+    g.maps[1] = dlcMapGet(ctx, LOOPS, 4, we);
+    g.maps[2] = dlcMapGet(ctx, LOOPS, 4, oe);
+  }
   MlirType rt = dlcLowerResultType(op);
   DlcDimSources dims = dlcDimsNone(); /* batch from x, output channels from w */
   dims.of[0] = x, dims.of[1] = w;

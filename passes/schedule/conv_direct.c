@@ -70,3 +70,40 @@ bool dlcIsDirectConvRoot(const DlcLinalgInfo *info) {
          isWindow(mlirAffineMapGetResult(x, 2), DLC_CONV_OH, DLC_CONV_KH, false) &&
          isWindow(mlirAffineMapGetResult(x, 3), DLC_CONV_OW, DLC_CONV_KW, true);
 }
+
+bool dlcConvDepthwise(const DlcGemmPacking *p, const DlcShape *x, const DlcShape *w,
+                      const DlcShape *y, int64_t groups, bool f32, const int64_t *strides) {
+  if (!p->pack || !f32 || x->rank != 4 || w->rank != 4 || y->rank != 4 || strides[1] != 1)
+    return false;
+  for (intptr_t i = 0; i < 4; ++i)
+    if (x->dims[i] == DLC_DYNAMIC || w->dims[i] == DLC_DYNAMIC || y->dims[i] == DLC_DYNAMIC)
+      return false;
+  return groups > 1 && groups == x->dims[1] && groups == w->dims[0] && w->dims[1] == 1;
+}
+
+bool dlcIsDepthwiseConvRoot(const DlcLinalgInfo *info) {
+  const DlcLoopNest *l = &info->loops;
+  if (l->numLoops != DLC_DW_LOOPS || info->numParallel != DLC_DW_KH || !info->sums ||
+      mlirOperationGetNumOperands(info->op) != 3)
+    return false;
+  for (int d = 0; d < l->numLoops; ++d)
+    if (l->extent[d] <= 0)
+      return false;
+  MlirAffineMap x = dlcOperandMap(info->op, 0), w = dlcOperandMap(info->op, 1),
+                y = dlcOperandMap(info->op, 2);
+  if (mlirAffineMapGetNumResults(x) != 4 || mlirAffineMapGetNumResults(w) != 4 ||
+      mlirAffineMapGetNumResults(y) != 4)
+    return false;
+  for (int r = 0; r < 4; ++r)
+    if (!isDim(mlirAffineMapGetResult(y, r), r))
+      return false;
+  MlirAffineExpr w1 = mlirAffineMapGetResult(w, 1);
+  return isDim(mlirAffineMapGetResult(w, 0), DLC_DW_C) && mlirAffineExprIsAConstant(w1) &&
+         mlirAffineConstantExprGetValue(w1) == 0 &&
+         isDim(mlirAffineMapGetResult(w, 2), DLC_DW_KH) &&
+         isDim(mlirAffineMapGetResult(w, 3), DLC_DW_KW) &&
+         isDim(mlirAffineMapGetResult(x, 0), DLC_DW_IMAGE) &&
+         isDim(mlirAffineMapGetResult(x, 1), DLC_DW_C) &&
+         isWindow(mlirAffineMapGetResult(x, 2), DLC_DW_OH, DLC_DW_KH, false) &&
+         isWindow(mlirAffineMapGetResult(x, 3), DLC_DW_OW, DLC_DW_KW, true);
+}

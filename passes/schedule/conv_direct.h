@@ -50,4 +50,24 @@ bool dlcIsDirectConvRoot(const DlcLinalgInfo *info);
    dividing Wo. */
 void dlcScheduleDirectConv(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
 
+/* Depthwise conv2d (groups = C = O), loops (image, c, oh, ow | kh, kw):
+   each output row is one vector of Wo lanes (a row of x read in place, as
+   the horizontal stride is 1, times the broadcast tap weight), its
+   accumulators kept in registers across the taps. */
+enum { DLC_DW_IMAGE, DLC_DW_C, DLC_DW_OH, DLC_DW_OW, DLC_DW_KH, DLC_DW_KW, DLC_DW_LOOPS };
+
+/* Whether a conv2d takes the depthwise path: static f32 NCHW, one channel
+   per group, horizontal stride 1, on a target that packs (the CPU). */
+bool dlcConvDepthwise(const DlcGemmPacking *p, const DlcShape *x, const DlcShape *w,
+                      const DlcShape *y, int64_t groups, bool f32, const int64_t *strides);
+
+/* Whether `info` is the depthwise conv's root generic: the loops above, x
+   read at (image, c, oh*s + kh*d, ow + kw*d), w at (c, 0, kh, kw), the
+   output at the four parallel loops in order, and a multiply-add body. */
+bool dlcIsDepthwiseConvRoot(const DlcLinalgInfo *info);
+
+/* The cost model's schedule for a depthwise root: parallel tiles over
+   (image, c), whole rows inside. */
+void dlcScheduleDepthwiseConv(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
+
 #endif

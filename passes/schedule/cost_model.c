@@ -263,8 +263,10 @@ void dlcScheduleLoops(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
    MR the divisor of Wo with the best FMA throughput per step whose
    accumulators fit the registers (14 x 32 at Wo = 56, 28, 14; 7 x 32 at
    7). Parallel tiles are whole (image, panel) pairs, split along oh until
-   there are at least kConvTiles for load balance on two cores; each tile
-   reads its Wp panel (C x kH x kW x NR) from L2 for every row. */
+   there are at least kConvTiles for load balance on two cores. The
+   channels are blocked (BLIS's Kc) so that a block's Wp panel
+   (Cb x kH x kW x NR) fills at most half of L1 and serves every register
+   tile of a row from there: 16 of ResNet's 64 channels at 3x3. */
 enum { kConvTiles = 8 };
 
 void dlcScheduleDirectConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
@@ -286,8 +288,23 @@ void dlcScheduleDirectConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSched
   int64_t splits = pairs >= kConvTiles ? 1 : (kConvTiles + pairs - 1) / pairs;
   int64_t ohTile = dlcLargestDivisor(ho, ho / splits > 0 ? ho / splits : 1);
   s->tiles[0] = 1, s->tiles[1] = 1, s->tiles[2] = ohTile;
+  int64_t c = l->extent[5], panelRow = l->extent[6] * l->extent[7] * nr * 4;
+  int64_t cb = dlcLargestDivisor(c, t->l1Bytes / 2 / panelRow);
+  s->tiles[5] = cb == c ? 0 : cb;
   s->vectorWidth = vw;
   s->numParallel = 3;
   for (int d = 0; d < 3; ++d)
     s->parallel[d] = d;
+}
+
+/* Depthwise conv: (image, c) chunks across threads, each a few channels'
+   whole planes (kLoopChunks chunks, as for elementwise kernels). */
+void dlcScheduleDepthwiseConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
+  memset(s, 0, sizeof *s);
+  s->numTiles = l->numLoops;
+  s->vectorWidth = t->vectorWidth;
+  int64_t c = l->extent[1], chunks = dlcLargestDivisor(c, kLoopChunks);
+  s->tiles[0] = 1, s->tiles[1] = c / chunks;
+  s->numParallel = 2;
+  s->parallel[0] = 0, s->parallel[1] = 1;
 }
