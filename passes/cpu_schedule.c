@@ -24,6 +24,7 @@
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "schedule/analysis.h"
+#include "schedule/conv_direct.h"
 #include "schedule/cost_model.h"
 #include "schedule/driver.h"
 #include "schedule/script.h"
@@ -197,6 +198,97 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   emitRegisterTile(s, hi, n, p, M, dlcLargestDivisor(rem, mr));
 }
 
+/* Folds the unit loops of the one tiled op in `loop` (a conv's window
+   read x[oh + kh][ow + kw] becomes x'[ow], a projected permutation) and
+   vectorises it. Only that op: other kernels keep their unit dims. */
+static void emitFoldAndVectorize(DlcScript *s, int loop) {
+  dlcScriptEmit(s,
+                "    transform.apply_patterns to %%h%d {\n"
+                "      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices\n"
+                "    } : !transform.any_op\n",
+                loop);
+  int v = s->next++;
+  dlcScriptEmit(s,
+                "    %%h%d = transform.structured.match ops{[\"linalg.generic\"]} in %%h%d"
+                " : (!transform.any_op) -> !transform.any_op\n",
+                v, loop);
+  dlcScriptVectorize(s, v);
+}
+
+/* A direct conv (schedule/conv_direct.h): the sink tiled over (image,
+   panel, oh rows) with every producer fused (the Wp panel, the zero fill);
+   inside, one output row at a time, by channel blocks, in MR-pixel register tiles over the
+   NR-channel panel, the taps (kh, kw) outside and the channels inside in
+   steps of up to 4 (unrolled further by the k-loop unroll); the unit
+   loops fold away, so the tile vectorises to MR x NR outer products whose
+   accumulators hoisting keeps in registers across c, kh and kw. */
+static void emitDirectConvGroup(DlcScript *s, Group *g, int conv, int vw) {
+  int handles[DLC_SCHEDULE_MAX_GROUP];
+  const OpInfo *root = &g->ops[conv];
+  const DlcSchedule *sc = &g->sched;
+  int n = root->loops.numLoops;
+  int64_t rootForall[DLC_SCHEDULE_MAX_LOOPS] = {0}, forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  for (intptr_t i = 0; i < sc->numParallel; ++i)
+    if (sc->parallel[i] < DLC_CONV_C)
+      rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
+  dlcSinkTiles(root, &g->ops[g->numOps - 1], conv == g->numOps - 1, rootForall, forall);
+  emitForallAndFuse(s, g, forall, handles);
+  for (int i = 0; i < g->numOps; ++i)
+    if (i != conv)
+      dlcScriptVectorTile(s, handles[i], &g->ops[i], g->ops[i].tileExtent, vw);
+  int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  for (int d = 0; d < DLC_CONV_OW; ++d)
+    sizes[d] = 1;
+  sizes[DLC_CONV_C] = sc->tiles[DLC_CONV_C]; /* the channel block, inside the row */
+  int h = dlcScriptTileFor(s, handles[conv], sizes, n, NULL);
+  memset(sizes, 0, sizeof sizes);
+  sizes[DLC_CONV_OW] = sc->registerTile[0];
+  h = dlcScriptTileFor(s, h, sizes, n, NULL);
+  int taps[2], inner;
+  memset(sizes, 0, sizeof sizes);
+  sizes[DLC_CONV_KH] = sizes[DLC_CONV_KW] = 1;
+  int t = dlcScriptTileFor(s, h, sizes, n, NULL);
+  taps[0] = t + 1, taps[1] = t + 2;
+  memset(sizes, 0, sizeof sizes);
+  int64_t cb = sc->tiles[DLC_CONV_C] ? sc->tiles[DLC_CONV_C] : root->loops.extent[DLC_CONV_C];
+  sizes[DLC_CONV_C] = dlcLargestDivisor(cb, 4);
+  t = dlcScriptTileFor(s, t, sizes, n, &inner);
+  emitFoldAndVectorize(s, inner);
+  dlcScriptMarkReductionLoop(s, taps[0]);
+  dlcScriptMarkReductionLoop(s, taps[1]);
+  dlcScriptMarkReductionLoop(s, inner);
+}
+
+/* A depthwise conv (schedule/conv_direct.h): the sink tiled over (image,
+   channel chunks) with the conv fused; inside, one output row of one
+   channel at a time over the taps (kh, kw), whose unit loops fold away so
+   the row vectorises (x's row times the broadcast weight), its
+   accumulators hoisted across the taps. */
+static void emitDepthwiseGroup(DlcScript *s, Group *g, int conv, int vw) {
+  int handles[DLC_SCHEDULE_MAX_GROUP];
+  const OpInfo *root = &g->ops[conv];
+  const DlcSchedule *sc = &g->sched;
+  int n = root->loops.numLoops;
+  int64_t rootForall[DLC_SCHEDULE_MAX_LOOPS] = {0}, forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  for (intptr_t i = 0; i < sc->numParallel; ++i)
+    if (sc->parallel[i] < DLC_DW_KH)
+      rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
+  dlcSinkTiles(root, &g->ops[g->numOps - 1], conv == g->numOps - 1, rootForall, forall);
+  emitForallAndFuse(s, g, forall, handles);
+  for (int i = 0; i < g->numOps; ++i)
+    if (i != conv)
+      dlcScriptVectorTile(s, handles[i], &g->ops[i], g->ops[i].tileExtent, vw);
+  int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  sizes[DLC_DW_IMAGE] = sizes[DLC_DW_C] = sizes[DLC_DW_OH] = 1;
+  int h = dlcScriptTileFor(s, handles[conv], sizes, n, NULL);
+  memset(sizes, 0, sizeof sizes);
+  sizes[DLC_DW_KH] = sizes[DLC_DW_KW] = 1;
+  int t = dlcScriptTileFor(s, h, sizes, n, NULL);
+  emitFoldAndVectorize(s, t + 2);
+  dlcScriptMarkReductionLoop(s, t + 1);
+  dlcScriptMarkReductionLoop(s, t + 2);
+}
+
 static void emitLoopsGroup(DlcScript *s, Group *g, int vw) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   const DlcSchedule *sc = &g->sched;
@@ -266,12 +358,26 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   const OpInfo *sink = &infos[n - 1];
   MlirAttribute given = dlcScheduleGiven(func, primary);
   bool haveGiven = !mlirAttributeIsNull(given) && dlcScheduleRead(given, &g.sched);
-  const DlcLoopNest *nest = g.root >= 0 ? &infos[g.root].loops : &sink->loops;
+  int conv = -1, depthwise = -1;
+  for (int i = 0; i < n && g.root < 0; ++i)
+    if (dlcIsDirectConvRoot(&infos[i]))
+      conv = i;
+    else if (dlcIsDepthwiseConvRoot(&infos[i]))
+      depthwise = i;
+  const DlcLoopNest *nest =
+      g.root >= 0       ? &infos[g.root].loops
+      : conv >= 0      ? &infos[conv].loops
+      : depthwise >= 0 ? &infos[depthwise].loops
+                       : &sink->loops;
   if (haveGiven && !givenFits(st, func, &g, nest))
     return;
   if (!haveGiven) {
     if (g.root >= 0)
       dlcScheduleGemm(nest, &cpu->target, &g.sched);
+    else if (conv >= 0)
+      dlcScheduleDirectConv(nest, &cpu->target, &g.sched);
+    else if (depthwise >= 0)
+      dlcScheduleDepthwiseConv(nest, &cpu->target, &g.sched);
     else
       dlcScheduleLoops(nest, cpu->vw, &g.sched);
     if (dlcScheduleIsKernel(func) && primary && mlirAttributeIsNull(given))
@@ -282,9 +388,17 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   }
   for (int i = 0; i < n; ++i)
     dlcScheduleTag(st, ops[i]);
-  dlcScheduleComment(st, func, n, g.root >= 0 ? "gemm" : "loops");
+  dlcScheduleComment(st, func, n,
+                     g.root >= 0       ? "gemm"
+                     : conv >= 0      ? "direct conv"
+                     : depthwise >= 0 ? "depthwise conv"
+                                      : "loops");
   if (g.root >= 0)
     emitGemmGroup(&st->script, &g, cpu->vw);
+  else if (conv >= 0)
+    emitDirectConvGroup(&st->script, &g, conv, cpu->vw);
+  else if (depthwise >= 0)
+    emitDepthwiseGroup(&st->script, &g, depthwise, cpu->vw);
   else
     emitLoopsGroup(&st->script, &g, cpu->vw);
 }

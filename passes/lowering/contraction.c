@@ -8,9 +8,12 @@
    becomes such a GEMM through im2col. */
 
 #include "lowering/lower.h"
+#include "schedule/conv_direct.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+
+#include <string.h>
 
 static bool macBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
   MlirType t = mlirValueGetType(a[2]);
@@ -226,6 +229,60 @@ static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad
   return mlirValueIsNull(y) ? y : dlcEmitReshape(b, y, dlcLowerResultType(op));
 }
 
+/* conv2d without im2col (schedule/conv_direct.h): W packed into
+   output-channel panels Wp [O/NR, C, kH, kW, NR], the taps accumulated
+   into Y3 [N, O/NR, Ho, Wo, NR] reading x in place, then the copy back to
+   [N, O/NR, NR, Ho, Wo] = NCHW (plus the bias), into which elementwise
+   fusion merges the epilogue. */
+static MlirValue lowerConvDirect(DlcBuilder *b, MlirOperation op, MlirValue xpad,
+                                 const int64_t *st, const int64_t *dl, int64_t nr) {
+  MlirContext ctx = b->context;
+  MlirValue w = mlirOperationGetOperand(op, 1);
+  DlcShape sw = dlcLowerShape(w), so = dlcLowerShape(mlirOperationGetResult(op, 0));
+  int64_t images = so.dims[0], o = sw.dims[0], oh = so.dims[2], ow = so.dims[3];
+  MlirType et = dlcElementType(xpad);
+  int64_t perm[5] = {0, 2, 3, 4, 1}; /* [O/NR, NR, C, kH, kW] -> [O/NR, C, kH, kW, NR] */
+  MlirValue wp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w, 0, nr), perm);
+  enum { I = DLC_CONV_IMAGE, P = DLC_CONV_PANEL, OH = DLC_CONV_OH, OW = DLC_CONV_OW,
+         N = DLC_CONV_N, C = DLC_CONV_C, KH = DLC_CONV_KH, KW = DLC_CONV_KW,
+         LOOPS = DLC_CONV_LOOPS };
+  DlcGeneric g = {.nLoops = LOOPS, .nIns = 2, .nOuts = 1};
+  g.reduction[C] = g.reduction[KH] = g.reduction[KW] = true;
+  MlirAffineExpr xe[4] = {dlcDim(ctx, I), dlcDim(ctx, C)};
+  windowExprs(ctx, OH, OW, KH, KW, st, dl, xe + 2);
+  MlirAffineExpr we[5] = {dlcDim(ctx, P), dlcDim(ctx, C), dlcDim(ctx, KH), dlcDim(ctx, KW),
+                          dlcDim(ctx, N)};
+  g.ins[0] = xpad, g.ins[1] = wp;
+  g.maps[0] = dlcMapGet(ctx, LOOPS, 4, xe);
+  g.maps[1] = dlcMapGet(ctx, LOOPS, 5, we);
+  g.maps[2] = dlcMapGet(ctx, LOOPS, 5,
+                        (MlirAffineExpr[]){dlcDim(ctx, I), dlcDim(ctx, P), dlcDim(ctx, OH),
+                                           dlcDim(ctx, OW), dlcDim(ctx, N)});
+  int64_t y3[5] = {images, o / nr, oh, ow, nr};
+  g.outs[0] = dlcEmitFilled(b, tensorOf(5, y3, et), 0.0, NULL, NULL);
+  MlirOperation r = dlcEmitGeneric(b, &g, macBody, NULL);
+  if (mlirOperationIsNull(r))
+    return dlcLowerNull();
+  /* loops (image, panel, n, oh, ow): NCHW order, Y3 read transposed */
+  MlirValue bias =
+      mlirOperationGetNumOperands(op) > 2 ? mlirOperationGetOperand(op, 2) : dlcLowerNull();
+  bool withBias = !mlirValueIsNull(bias);
+  DlcGeneric u = {.nLoops = 5, .nIns = withBias ? 2 : 1, .nOuts = 1};
+  u.ins[0] = dlcLowerOut(r);
+  u.maps[0] = dlcMapGet(ctx, 5, 5,
+                        (MlirAffineExpr[]){dlcDim(ctx, 0), dlcDim(ctx, 1), dlcDim(ctx, 3),
+                                           dlcDim(ctx, 4), dlcDim(ctx, 2)});
+  if (withBias) { /* bias [O] as [O/NR, NR] */
+    u.ins[1] = dlcEmitSplitDim(b, bias, 0, nr);
+    u.maps[1] = dlcMapGet(ctx, 5, 2, (MlirAffineExpr[]){dlcDim(ctx, 1), dlcDim(ctx, 2)});
+  }
+  u.maps[u.nIns] = dlcMapIdentity(ctx, 5);
+  int64_t y5[5] = {images, o / nr, nr, oh, ow};
+  u.outs[0] = dlcEmitEmpty(b, tensorOf(5, y5, et), NULL, NULL);
+  MlirValue y = dlcLowerOut(dlcEmitGeneric(b, &u, withBias ? addBody : dlcCopyBody, NULL));
+  return mlirValueIsNull(y) ? y : dlcEmitReshape(b, y, dlcLowerResultType(op));
+}
+
 static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy *p) {
   MlirContext ctx = b->context;
   MlirValue x = mlirOperationGetOperand(op, 0), w = mlirOperationGetOperand(op, 1);
@@ -241,6 +298,10 @@ static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy
   DlcConvGemm mode;
   bool f32 = mlirTypeIsAF32(dlcElementType(mlirOperationGetOperand(op, 0))) &&
              mlirTypeIsAF32(dlcElementType(w));
+  bool depthwise = dlcConvDepthwise(&p->packing, &sx, &sw, &so, groups, f32, st);
+  int64_t nr = dlcConvDirectPanel(&p->packing, &sx, &sw, &so, groups, f32, st);
+  if (nr > 0)
+    return lowerConvDirect(b, op, x, st, dl, nr);
   int64_t panel = dlcConvAsGemm(&p->packing, &sx, &sw, &so, groups, f32, &mode);
   if (panel > 0)
     return lowerConvAsGemm(b, op, x, st, dl, mode, panel);
@@ -249,7 +310,20 @@ static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy
   DlcGeneric g = {.nLoops = LOOPS, .nIns = 2, .nOuts = 1};
   g.reduction[C] = g.reduction[KH] = g.reduction[KW] = true;
   MlirAffineExpr ch = dlcDim(ctx, C);
-  if (groups > 1) {
+  if (depthwise) { /* loops n c oh ow | kh kw (conv_direct.h), w read at (c, 0, kh, kw) */
+    enum { DN = DLC_DW_IMAGE, DC = DLC_DW_C, DOH = DLC_DW_OH, DOW = DLC_DW_OW, DKH = DLC_DW_KH,
+           DKW = DLC_DW_KW };
+    g.nLoops = DLC_DW_LOOPS;
+    memset(g.reduction, 0, sizeof g.reduction);
+    g.reduction[DKH] = g.reduction[DKW] = true;
+    MlirAffineExpr dx[4] = {dlcDim(ctx, DN), dlcDim(ctx, DC)};
+    windowExprs(ctx, DOH, DOW, DKH, DKW, st, dl, dx + 2);
+    MlirAffineExpr dw[4] = {dlcDim(ctx, DC), dlcConst(ctx, 0), dlcDim(ctx, DKH), dlcDim(ctx, DKW)};
+    MlirAffineExpr dy[4] = {dlcDim(ctx, DN), dlcDim(ctx, DC), dlcDim(ctx, DOH), dlcDim(ctx, DOW)};
+    g.maps[0] = dlcMapGet(ctx, g.nLoops, 4, dx);
+    g.maps[1] = dlcMapGet(ctx, g.nLoops, 4, dw);
+    g.maps[2] = dlcMapGet(ctx, g.nLoops, 4, dy);
+  } else if (groups > 1) {
     int64_t og = sw.dims[0] / groups, cg = sw.dims[1];
     MlirAffineExpr grp = mlirAffineFloorDivExprGet(dlcDim(ctx, O), dlcConst(ctx, og));
     ch = mlirAffineAddExprGet(mlirAffineMulExprGet(grp, dlcConst(ctx, cg)), ch);
@@ -259,9 +333,11 @@ static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy
   MlirAffineExpr we[4] = {dlcDim(ctx, O), dlcDim(ctx, C), dlcDim(ctx, KH), dlcDim(ctx, KW)};
   MlirAffineExpr oe[4] = {dlcDim(ctx, N), dlcDim(ctx, O), dlcDim(ctx, OH), dlcDim(ctx, OW)};
   g.ins[0] = x, g.ins[1] = w;
-  g.maps[0] = dlcMapGet(ctx, LOOPS, 4, xe);
-  g.maps[1] = dlcMapGet(ctx, LOOPS, 4, we);
-  g.maps[2] = dlcMapGet(ctx, LOOPS, 4, oe);
+  if (!depthwise) {
+    g.maps[0] = dlcMapGet(ctx, LOOPS, 4, xe);
+    g.maps[1] = dlcMapGet(ctx, LOOPS, 4, we);
+    g.maps[2] = dlcMapGet(ctx, LOOPS, 4, oe);
+  }
   MlirType rt = dlcLowerResultType(op);
   DlcDimSources dims = dlcDimsNone(); /* batch from x, output channels from w */
   dims.of[0] = x, dims.of[1] = w;

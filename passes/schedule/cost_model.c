@@ -7,6 +7,7 @@
    accumulators and fewer packing calls outweigh the L2 spill of A. */
 
 #include "schedule/cost_model.h"
+#include "schedule/conv_direct.h"
 #include "shape/Checked.h"
 
 #include "dlc-c/Passes.h"
@@ -255,4 +256,55 @@ void dlcScheduleLoops(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
     s->parallel[s->numParallel++] = d;
     return;
   }
+}
+
+/* Direct conv (conv_direct.h), loops (image, panel, oh, ow, n | c, kh, kw):
+   the register tile is MR output pixels of a row by the NR-channel panel,
+   MR the divisor of Wo with the best FMA throughput per step whose
+   accumulators fit the registers (14 x 32 at Wo = 56, 28, 14; 7 x 32 at
+   7). Parallel tiles are whole (image, panel) pairs, split along oh until
+   there are at least kConvTiles for load balance on two cores. The
+   channels are blocked (BLIS's Kc) so that a block's Wp panel
+   (Cb x kH x kW x NR) fills at most half of L1 and serves every register
+   tile of a row from there: 16 of ResNet's 64 channels at 3x3. */
+enum { kConvTiles = 8 };
+
+void dlcScheduleDirectConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
+  int64_t vw = t->vectorWidth, regs = vw >= 16 ? 32 : 16;
+  int64_t wo = l->extent[3], nr = l->extent[4], ho = l->extent[2];
+  int64_t nv = nr >= vw ? nr / vw : 1;
+  memset(s, 0, sizeof *s);
+  s->numTiles = l->numLoops;
+  int64_t bestAcc = 0, bestTime = 1, mrBest = 1;
+  for (int64_t mr = 1; mr <= wo && mr * nv + nv + 1 <= regs; ++mr) {
+    if (wo % mr)
+      continue;
+    int64_t acc = mr * nv, time = halfCyclesPerStep(acc, mr + nv);
+    if (acc * bestTime > bestAcc * time || (acc * bestTime == bestAcc * time && acc > bestAcc))
+      bestAcc = acc, bestTime = time, mrBest = mr;
+  }
+  s->registerTile[0] = mrBest, s->registerTile[1] = nr;
+  int64_t pairs = dlcMulSaturate(l->extent[0], l->extent[1]);
+  int64_t splits = pairs >= kConvTiles ? 1 : (kConvTiles + pairs - 1) / pairs;
+  int64_t ohTile = dlcLargestDivisor(ho, ho / splits > 0 ? ho / splits : 1);
+  s->tiles[0] = 1, s->tiles[1] = 1, s->tiles[2] = ohTile;
+  int64_t c = l->extent[5], panelRow = l->extent[6] * l->extent[7] * nr * 4;
+  int64_t cb = dlcLargestDivisor(c, t->l1Bytes / 2 / panelRow);
+  s->tiles[5] = cb == c ? 0 : cb;
+  s->vectorWidth = vw;
+  s->numParallel = 3;
+  for (int d = 0; d < 3; ++d)
+    s->parallel[d] = d;
+}
+
+/* Depthwise conv: (image, c) chunks across threads, each a few channels'
+   whole planes (kLoopChunks chunks, as for elementwise kernels). */
+void dlcScheduleDepthwiseConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
+  memset(s, 0, sizeof *s);
+  s->numTiles = l->numLoops;
+  s->vectorWidth = t->vectorWidth;
+  int64_t c = l->extent[1], chunks = dlcLargestDivisor(c, kLoopChunks);
+  s->tiles[0] = 1, s->tiles[1] = c / chunks;
+  s->numParallel = 2;
+  s->parallel[0] = 0, s->parallel[1] = 1;
 }

@@ -132,56 +132,92 @@ func.func @gemv_in_place(%a: tensor<4x128xf32>, %b: tensor<128x512xf32>) -> tens
 
 // -----
 
-// conv2d with 16+ output channels and Ho*Wo a multiple of 16: im2col (a
-// generic with the convolution's index map) into [N, C*kH*kW, Ho*Wo],
-// packed into 16-column panels, W as [O, C*kH*kW], one GEMM over (image,
-// panel, m, n, k), then the copy back to [N, O, Ho*Wo] with the bias.
+// A conv2d the direct path does not take (horizontal stride 2) with 16+
+// output channels and Ho*Wo a multiple of 16: im2col (a generic with the
+// convolution's index map) into [N, C*kH*kW, Ho*Wo], packed into 16-column
+// panels, W as [O, C*kH*kW], one GEMM over (image, panel, m, n, k), then
+// the copy back to [N, O, Ho*Wo] with the bias.
 // CHECK-LABEL: func.func @conv_gemm
 // CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
-// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<1x8x18x18xf32>) outs(%{{.*}} : tensor<1x8x3x3x16x16xf32>)
-// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4]] : tensor<1x8x3x3x256xf32> into tensor<1x72x256xf32>
-// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x72x16x16xf32>) outs(%{{.*}} : tensor<1x16x72x16xf32>) permutation = [0, 2, 1, 3]
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<1x8x18x18xf32>) outs(%{{.*}} : tensor<1x8x3x3x16x8xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4]] : tensor<1x8x3x3x128xf32> into tensor<1x72x128xf32>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x72x8x16xf32>) outs(%{{.*}} : tensor<1x8x72x16xf32>) permutation = [0, 2, 1, 3]
 // CHECK: %[[W:.*]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
-// CHECK: linalg.generic {{.*}} ins(%[[W]], %{{.*}} : tensor<16x72xf32>, tensor<1x16x72x16xf32>)
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %arg2 : tensor<1x16x16x16xf32>, tensor<16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[W]], %{{.*}} : tensor<16x72xf32>, tensor<1x8x72x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %arg2 : tensor<1x8x16x16xf32>, tensor<16xf32>)
 // CHECK: arith.addf
-// CHECK: return {{.*}} : tensor<1x16x16x16xf32>
-func.func @conv_gemm(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>) -> tensor<1x16x16x16xf32> {
-  %0 = dlg.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x16x16xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x16x16xf32>
-  return %0 : tensor<1x16x16x16xf32>
+// CHECK: return {{.*}} : tensor<1x16x16x8xf32>
+func.func @conv_gemm(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>) -> tensor<1x16x16x8xf32> {
+  %0 = dlg.conv2d %x, %w, %b {strides = array<i64: 1, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x16x16xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x16x8xf32>
+  return %0 : tensor<1x16x16x8xf32>
 }
 
 // -----
 
-// One image whose Ho*Wo (7x7) no panel width divides: Y^T = col^T x W^T,
+// One image whose Ho*Wo (7x4) no panel width divides: Y^T = col^T x W^T,
 // W packed into 16-channel panels, col transposed into [Ho*Wo, K] rows of
 // A, one GEMM over (panel, m, n, k), and the copy back transposed to
 // [O/16, 16, Ho*Wo] with the bias as [O/16, 16].
 // CHECK-LABEL: func.func @conv_channels
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x8x3x3x7x7xf32>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x8x3x3x7x4xf32>)
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x16x72xf32>) outs(%{{.*}} : tensor<2x72x16xf32>) permutation = [0, 2, 1]
-// CHECK: linalg.transpose ins(%{{.*}} : tensor<72x49xf32>) outs(%{{.*}} : tensor<49x72xf32>) permutation = [1, 0]
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<49x72xf32>, tensor<2x72x16xf32>) outs(%{{.*}} : tensor<2x49x16xf32>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<72x28xf32>) outs(%{{.*}} : tensor<28x72xf32>) permutation = [1, 0]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<28x72xf32>, tensor<2x72x16xf32>) outs(%{{.*}} : tensor<2x28x16xf32>)
 // CHECK: %[[B:.*]] = tensor.expand_shape %arg2 {{\[}}[0, 1]] output_shape [2, 16] : tensor<32xf32> into tensor<2x16xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[B]] : tensor<2x49x16xf32>, tensor<2x16xf32>) outs(%{{.*}} : tensor<2x16x49xf32>)
-// CHECK: return {{.*}} : tensor<1x32x7x7xf32>
-func.func @conv_channels(%x: tensor<1x8x7x7xf32>, %w: tensor<32x8x3x3xf32>, %b: tensor<32xf32>) -> tensor<1x32x7x7xf32> {
-  %0 = dlg.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x7x7xf32>, tensor<32x8x3x3xf32>, tensor<32xf32>) -> tensor<1x32x7x7xf32>
-  return %0 : tensor<1x32x7x7xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[B]] : tensor<2x28x16xf32>, tensor<2x16xf32>) outs(%{{.*}} : tensor<2x16x28xf32>)
+// CHECK: return {{.*}} : tensor<1x32x7x4xf32>
+func.func @conv_channels(%x: tensor<1x8x7x7xf32>, %w: tensor<32x8x3x3xf32>, %b: tensor<32xf32>) -> tensor<1x32x7x4xf32> {
+  %0 = dlg.conv2d %x, %w, %b {strides = array<i64: 1, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x7x7xf32>, tensor<32x8x3x3xf32>, tensor<32xf32>) -> tensor<1x32x7x4xf32>
+  return %0 : tensor<1x32x7x4xf32>
 }
 
 // -----
 
 // Several images: the same GEMM, W shared.
 // CHECK-LABEL: func.func @conv_batch
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x8x3x3x16x16xf32>)
-// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x72x16x16xf32>) outs(%{{.*}} : tensor<2x16x72x16xf32>) permutation = [0, 2, 1, 3]
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]{{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x72xf32>, tensor<2x16x72x16xf32>) outs(%{{.*}} : tensor<2x16x16x16xf32>)
-// CHECK: tensor<2x16x16x16xf32>
-// CHECK: return {{.*}} : tensor<2x16x16x16xf32>
-func.func @conv_batch(%x: tensor<2x8x16x16xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<2x16x16x16xf32> {
-  %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<2x8x16x16xf32>, tensor<16x8x3x3xf32>) -> tensor<2x16x16x16xf32>
-  return %0 : tensor<2x16x16x16xf32>
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x8x3x3x16x8xf32>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x72x8x16xf32>) outs(%{{.*}} : tensor<2x8x72x16xf32>) permutation = [0, 2, 1, 3]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]{{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x72xf32>, tensor<2x8x72x16xf32>) outs(%{{.*}} : tensor<2x8x16x16xf32>)
+// CHECK: return {{.*}} : tensor<2x16x16x8xf32>
+func.func @conv_batch(%x: tensor<2x8x16x16xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<2x16x16x8xf32> {
+  %0 = dlg.conv2d %x, %w {strides = array<i64: 1, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<2x8x16x16xf32>, tensor<16x8x3x3xf32>) -> tensor<2x16x16x8xf32>
+  return %0 : tensor<2x16x16x8xf32>
+}
+
+// -----
+
+// Horizontal stride 1 (conv_direct.h): W packed into 16-channel panels
+// [O/16, C, kH, kW, 16], the taps accumulated into [N, O/16, Ho, Wo, 16]
+// reading x in place (vertical stride 2 in its map), then the copy back to
+// [N, O/16, 16, Ho, Wo] with the bias as [O/16, 16]. No im2col.
+// CHECK-DAG: #[[DX:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d5, d2 * 2 + d6, d3 + d7)>
+// CHECK-DAG: #[[DW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d5, d6, d7, d4)>
+// CHECK-DAG: #[[DY:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-DAG: #[[BACK:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4, d2)>
+// CHECK-LABEL: func.func @conv_direct
+// CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[WP:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x16x8x3x3xf32>) outs(%{{.*}} : tensor<2x8x3x3x16xf32>) permutation = [0, 2, 3, 4, 1]
+// CHECK: %[[Y3:.*]] = linalg.generic {indexing_maps = [#[[DX]], #[[DW]], #[[DY]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[P]], %[[WP]] : tensor<1x8x18x18xf32>, tensor<2x8x3x3x16xf32>) outs(%{{.*}} : tensor<1x2x8x16x16xf32>)
+// CHECK-NOT: tensor<1x8x3x3x8x16xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[BACK]], {{.*}}]{{.*}} ins(%[[Y3]], %{{.*}} : tensor<1x2x8x16x16xf32>, tensor<2x16xf32>) outs(%{{.*}} : tensor<1x2x16x8x16xf32>)
+// CHECK: return {{.*}} : tensor<1x32x8x16xf32>
+func.func @conv_direct(%x: tensor<1x8x16x16xf32>, %w: tensor<32x8x3x3xf32>, %b: tensor<32xf32>) -> tensor<1x32x8x16xf32> {
+  %0 = dlg.conv2d %x, %w, %b {strides = array<i64: 2, 1>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x16x16xf32>, tensor<32x8x3x3xf32>, tensor<32xf32>) -> tensor<1x32x8x16xf32>
+  return %0 : tensor<1x32x8x16xf32>
+}
+
+// -----
+
+// Depthwise (groups = C = O): loops (n, c, oh, ow | kh, kw), w read at
+// (c, 0, kh, kw), the bias broadcast into the initial value.
+// CHECK-DAG: #[[WX:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4 * 2, d3 + d5 * 2)>
+// CHECK-DAG: #[[WW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, 0, d4, d5)>
+// CHECK-DAG: #[[WY:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv_depthwise
+// CHECK: linalg.generic {indexing_maps = [#[[WX]], #[[WW]], #[[WY]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %arg1 : tensor<1x24x14x14xf32>, tensor<24x1x3x3xf32>) outs(%{{.*}} : tensor<1x24x10x10xf32>)
+func.func @conv_depthwise(%x: tensor<1x24x10x10xf32>, %w: tensor<24x1x3x3xf32>, %b: tensor<24xf32>) -> tensor<1x24x10x10xf32> {
+  %0 = dlg.conv2d %x, %w, %b {padding = array<i64: 2, 2, 2, 2>, dilations = array<i64: 2, 2>, groups = 24} : (tensor<1x24x10x10xf32>, tensor<24x1x3x3xf32>, tensor<24xf32>) -> tensor<1x24x10x10xf32>
+  return %0 : tensor<1x24x10x10xf32>
 }
 
 // -----

@@ -95,23 +95,40 @@ func.func @conv2d(%x: tensor<1x8x32x32xf32>, %w: tensor<16x4x3x3xf32>, %b: tenso
 
 // -----
 
-// conv2d as a GEMM: the im2col copy [1, C, kH, kW, Ho, Wo], merged to
-// [1, 72, 64], packed into pixel panels [1, 4, 72, 16], then the panel GEMM
-// with W [16, 72]. pack=false: the direct convolution.
-// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>
+// conv2d as a GEMM where the direct conv does not apply (horizontal
+// stride 2): the im2col copy [1, C, kH, kW, Ho, Wo], merged to [1, 72, 32],
+// packed into pixel panels [1, 2, 72, 16], then the panel GEMM with
+// W [16, 72]. pack=false: the direct convolution.
+// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d5 * 2 + d3)>
 // CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, d4)>
 // CHECK-DAG: #[[BP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
 // CHECK-LABEL: func.func @conv2d_gemm
-// CHECK: %[[COL:.*]] = linalg.generic {indexing_maps = [#[[WIN]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<1x8x10x10xf32>) outs(%{{.*}} : tensor<1x8x3x3x8x8xf32>)
+// CHECK: %[[COL:.*]] = linalg.generic {indexing_maps = [#[[WIN]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<1x8x10x10xf32>) outs(%{{.*}} : tensor<1x8x3x3x8x4xf32>)
 // CHECK: tensor.collapse_shape %[[COL]]
-// CHECK: %[[PANELS:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x72x4x16xf32>) outs(%{{.*}} : tensor<1x4x72x16xf32>) permutation = [0, 2, 1, 3]
+// CHECK: %[[PANELS:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x72x2x16xf32>) outs(%{{.*}} : tensor<1x2x72x16xf32>) permutation = [0, 2, 1, 3]
 // CHECK: %[[W2:.*]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
-// CHECK: linalg.generic {indexing_maps = [#[[W]], #[[BP]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[W2]], %[[PANELS]] : tensor<16x72xf32>, tensor<1x4x72x16xf32>) outs(%{{.*}} : tensor<1x4x16x16xf32>)
-// CHECK: tensor.expand_shape {{.*}} into tensor<1x16x8x8xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[W]], #[[BP]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[W2]], %[[PANELS]] : tensor<16x72xf32>, tensor<1x2x72x16xf32>) outs(%{{.*}} : tensor<1x2x16x16xf32>)
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x16x8x4xf32>
 // NOPACK-LABEL: func.func @conv2d_gemm
 // NOPACK-NOT: linalg.transpose
+// NOPACK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %arg1 : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%{{.*}} : tensor<1x16x8x4xf32>)
+func.func @conv2d_gemm(%x: tensor<1x8x8x8xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x16x8x4xf32> {
+  %0 = dlg.conv2d %x, %w {strides = array<i64: 1, 2>, padding = array<i64: 1, 1, 1, 1>}
+      : (tensor<1x8x8x8xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x8x4xf32>
+  return %0 : tensor<1x16x8x4xf32>
+}
+
+// -----
+
+// Stride-1 rows: the direct conv (no im2col); pack=false (the GPU's
+// policy) keeps the plain direct nest.
+// CHECK-LABEL: func.func @conv2d_direct
+// CHECK-NOT: tensor<1x8x3x3x8x8xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<1x8x10x10xf32>, tensor<1x8x3x3x16xf32>) outs(%{{.*}} : tensor<1x1x8x8x16xf32>)
+// NOPACK-LABEL: func.func @conv2d_direct
+// NOPACK-NOT: linalg.transpose
 // NOPACK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %arg1 : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%{{.*}} : tensor<1x16x8x8xf32>)
-func.func @conv2d_gemm(%x: tensor<1x8x8x8xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x16x8x8xf32> {
+func.func @conv2d_direct(%x: tensor<1x8x8x8xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x16x8x8xf32> {
   %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>}
       : (tensor<1x8x8x8xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x8x8xf32>
   return %0 : tensor<1x16x8x8xf32>

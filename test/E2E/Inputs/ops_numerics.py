@@ -259,7 +259,15 @@ for xs, ws, st, pd, dl, g, with_bias in [
         # one image whose Ho*Wo no panel divides: transposed, channel panels
         ((1, 16, 14, 14), (64, 16, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
         ((1, 32, 7, 7), (48, 32, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, False),
-        ((1, 8, 13, 13), (32, 8, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, True)]:
+        ((1, 8, 13, 13), (32, 8, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, True),
+        # direct conv (stride-1 rows, output channels in vector panels): two
+        # images, 5x5 dilated with vertical stride 2, a half-vector panel
+        ((2, 12, 10, 14), (64, 12, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
+        ((1, 6, 15, 11), (32, 6, 5, 5), (2, 1), (2, 3, 1, 3), (1, 2), 1, False),
+        ((1, 16, 7, 7), (24, 16, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, True),
+        # depthwise (vectorised rows): dilated, vertical stride 2, two images
+        ((2, 32, 9, 12), (32, 1, 3, 3), (2, 1), (2, 2, 2, 2), (2, 2), 32, True),
+        ((1, 16, 14, 14), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 16, False)]:
     x, w = randn(*xs), randn(*ws)
     bias = randn(ws[0]) if with_bias else None
     want = conv_ref(x, w, bias, st, pd, dl, g)

@@ -1,0 +1,73 @@
+/* Direct convolution on the CPU: the strategy that lowers a stride-1
+   conv2d (any kernel size, 1x1 included) without a materialised im2col,
+   and the loop nest's recognition and register tile.
+
+   The lowering (passes/lowering/contraction.c) packs W into output-channel
+   panels Wp [O/NR][C][kH][kW][NR] and accumulates, over loops
+       (image, panel, oh, ow, n | c, kh, kw)
+   Y3[image][panel][oh][ow][n] += x[image][c][oh*s + kh*d][ow + kw*d] * Wp[panel][c][kh][kw][n],
+   i.e. for each kernel tap one GEMM step whose A operand is read in place
+   from the (padded) input: a row of MR output pixels of x (contiguous, as
+   the horizontal stride is 1) times a row of NR output channels of Wp.
+   Y3 is the blocked layout NCHW[NR]c; the copy back to NCHW runs in the
+   same parallel tile, with the epilogue (bias, batch norm, activation,
+   residual) that elementwise fusion merges into it.
+
+   The schedule tiles (image, panel, oh) across threads, then each output
+   row into MR x NR register tiles (MR pixels of ow by NR channels, NR/vw
+   vectors) and the three reduction loops by (cStep, 1, 1); the unit loops
+   fold away so the tile vectorises to outer products, and the
+   accumulators stay in registers across all of c, kh, kw. */
+
+#ifndef DLC_PASSES_SCHEDULE_CONV_DIRECT_H
+#define DLC_PASSES_SCHEDULE_CONV_DIRECT_H
+
+#include "schedule/analysis.h"
+#include "schedule/cost_model.h"
+#include "schedule/gemm_packing.h"
+
+#include "dlc-c/Shape.h"
+
+/* Loops of the direct conv's root. */
+enum { DLC_CONV_IMAGE, DLC_CONV_PANEL, DLC_CONV_OH, DLC_CONV_OW, DLC_CONV_N, DLC_CONV_C,
+       DLC_CONV_KH, DLC_CONV_KW, DLC_CONV_LOOPS };
+
+/* The output-channel panel width NR of a direct conv2d (input x, weight w,
+   output y, static f32 NCHW when `f32`, `strides` [sh, sw]), 0 when the
+   conv takes another path: grouped convs, a horizontal stride other than
+   1, or output channels no vector multiple (down to half a vector)
+   divides. */
+int64_t dlcConvDirectPanel(const DlcGemmPacking *p, const DlcShape *x, const DlcShape *w,
+                           const DlcShape *y, int64_t groups, bool f32, const int64_t *strides);
+
+/* Whether `info` is the direct conv's root generic: the loops above, x read
+   at (image, c, oh*s + kh*d, ow + kw*d), Wp at (panel, c, kh, kw, n), Y3 at
+   the five parallel loops in order, and a multiply-add body. */
+bool dlcIsDirectConvRoot(const DlcLinalgInfo *info);
+
+/* The cost model's schedule for a direct conv root: tiles over
+   (image, panel, oh) in parallel, the register tile [MR, NR] with MR
+   dividing Wo. */
+void dlcScheduleDirectConv(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
+
+/* Depthwise conv2d (groups = C = O), loops (image, c, oh, ow | kh, kw):
+   each output row is one vector of Wo lanes (a row of x read in place, as
+   the horizontal stride is 1, times the broadcast tap weight), its
+   accumulators kept in registers across the taps. */
+enum { DLC_DW_IMAGE, DLC_DW_C, DLC_DW_OH, DLC_DW_OW, DLC_DW_KH, DLC_DW_KW, DLC_DW_LOOPS };
+
+/* Whether a conv2d takes the depthwise path: static f32 NCHW, one channel
+   per group, horizontal stride 1, on a target that packs (the CPU). */
+bool dlcConvDepthwise(const DlcGemmPacking *p, const DlcShape *x, const DlcShape *w,
+                      const DlcShape *y, int64_t groups, bool f32, const int64_t *strides);
+
+/* Whether `info` is the depthwise conv's root generic: the loops above, x
+   read at (image, c, oh*s + kh*d, ow + kw*d), w at (c, 0, kh, kw), the
+   output at the four parallel loops in order, and a multiply-add body. */
+bool dlcIsDepthwiseConvRoot(const DlcLinalgInfo *info);
+
+/* The cost model's schedule for a depthwise root: parallel tiles over
+   (image, c), whole rows inside. */
+void dlcScheduleDepthwiseConv(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
+
+#endif

@@ -1,0 +1,60 @@
+// The direct and depthwise conv schedules (schedule/conv_direct.h) on the
+// AVX-512 target's fixed cache model (32 KiB L1), so the choices do not
+// depend on the machine that runs the test.
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx512},canonicalize,cse)' | FileCheck %s
+
+// ResNet's 64-channel 3x3 conv at 56x56: two 32-channel panels, each split
+// along oh into 4 parallel tiles (8 in all); channel blocks of 8 keep the
+// block's Wp panel (8 x 3 x 3 x 32 floats, 9 KiB) within half of L1; 14
+// pixels x 32 channels (28 zmm) per register tile, whose accumulators live
+// across the taps and channels; no im2col.
+// CHECK-LABEL: func.func private @resnet_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [1, 1, 14, 0, 0, 8, 0, 0], vector = 16, register = [14, 32], parallel = [0, 1, 2]>
+// CHECK-NOT: tensor<1x64x3x3x56x56xf32>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 4)
+// CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
+// CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
+// CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
+// CHECK-COUNT-4: vector.outerproduct {{.*}} : vector<14xf32>, vector<32xf32>
+func.func @resnet(%x: tensor<1x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32>
+  %1 = dlg.relu %0 : tensor<1x64x56x56xf32>
+  return %1 : tensor<1x64x56x56xf32>
+}
+
+// A 1x1 conv at 7x7 (ResNet-50's last stage): 7-pixel register tiles.
+// CHECK-LABEL: func.func private @pointwise_kernel0
+// CHECK-SAME: register = [7, 32]
+// CHECK: vector.outerproduct {{.*}} : vector<7xf32>, vector<32xf32>
+func.func @pointwise(%x: tensor<1x64x7x7xf32>, %w: tensor<128x64x1x1xf32>) -> tensor<1x128x7x7xf32> {
+  %0 = dlg.conv2d %x, %w : (tensor<1x64x7x7xf32>, tensor<128x64x1x1xf32>) -> tensor<1x128x7x7xf32>
+  return %0 : tensor<1x128x7x7xf32>
+}
+
+// A kernel's own #dlk.schedule overrides the model: 8-pixel tiles, one
+// row per parallel tile, all 64 channels in one block.
+// CHECK-LABEL: func.func private @given_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [1, 1, 1, 0, 0, 0, 0, 0], vector = 16, register = [8, 32], parallel = [0, 1, 2]>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 16)
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
+func.func @given(%x: tensor<1x64x16x16xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<1x64x16x16xf32> {
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [1, 1, 1, 0, 0, 0, 0, 0], vector = 16, register = [8, 32], parallel = [0, 1, 2]> (%x, %w) : (tensor<1x64x16x16xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x16x16xf32> {
+  ^bb0(%a: tensor<1x64x16x16xf32>, %b: tensor<64x64x3x3xf32>):
+    %c = dlg.conv2d %a, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x16x16xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x16x16xf32>
+    dlk.yield %c : tensor<1x64x16x16xf32>
+  }
+  return %0 : tensor<1x64x16x16xf32>
+}
+
+// Depthwise (MobileNet's 3x3, 96 channels at 28x28): 8 chunks of 12
+// channels in parallel; each output row one 28-lane vector, accumulated
+// over the taps with the weight broadcast.
+// CHECK-LABEL: func.func private @depthwise_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [1, 12, 0, 0, 0, 0], vector = 16, parallel = [0, 1]>
+// CHECK: scf.forall (%{{.*}}) in (8)
+// CHECK: scf.for {{.*}} -> (vector<28xf32>)
+// CHECK: arith.mulf {{.*}} : vector<28xf32>
+func.func @depthwise(%x: tensor<1x96x28x28xf32>, %w: tensor<96x1x3x3xf32>) -> tensor<1x96x28x28xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, groups = 96} : (tensor<1x96x28x28xf32>, tensor<96x1x3x3xf32>) -> tensor<1x96x28x28xf32>
+  return %0 : tensor<1x96x28x28xf32>
+}
