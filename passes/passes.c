@@ -15,6 +15,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcDlgFoldBatchNormPass,
     &dlcDlkToLinalgPass,
     &dlcDlkOutlineKernelsPass,
+    &dlcKernelDedupPass,
     &dlcReadonlyArgsPass,
     &dlcCpuSchedulePass,
     &dlcExpandExpPass,
