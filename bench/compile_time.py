@@ -2,9 +2,10 @@
 
   import  ONNX -> dlg text (dlc.onnx.import_model; 0 for models written in
           dlg), wall time
-  mlir    CPU time of the MLIR pipeline (--lower-to-llvm) with parsing, from
-          `dlc-opt --mlir-timing` run on the same text (its slowest passes
-          are printed with --passes)
+  mlir    CPU time of the MLIR pipeline (--lower-to-llvm) with parsing:
+          `dlc-opt --mlir-timing` on one thread on the same text, its CPU
+          time less the output's share (--passes N prints its N slowest
+          passes, scaled to CPU seconds)
   llvm    the rest of dlc.Module(): LLVM IR translation, optimisation and
           machine code (cpu - mlir)
   cpu     CPU time of dlc.Module(text), in process, all threads: steadier
@@ -27,6 +28,7 @@ import argparse
 import io
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -112,25 +114,31 @@ MODELS = {
 
 
 def mlir_timing(opt, text):
-    """(seconds in parsing + passes, [(seconds, pass), ...]) from dlc-opt."""
+    """(CPU seconds of parsing + passes, [(seconds, pass), ...]) from
+    `dlc-opt --mlir-timing` on one thread: its process CPU time, less the
+    printing's share of the wall-clock report (the printed output is not
+    part of a compile)."""
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(text)
     try:
-        r = subprocess.run([opt, "--lower-to-llvm", "--mlir-timing", "-o", os.devnull, f.name],
-                           capture_output=True, text=True)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        r = subprocess.run([opt, "--lower-to-llvm", "--mlir-timing", "--mlir-disable-threading",
+                            "-o", os.devnull, f.name], capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     finally:
         os.unlink(f.name)
     if r.returncode:
         raise RuntimeError(r.stderr[-2000:])
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     rows = []
     for line in r.stderr.splitlines():
-        # "  user (pct)  wall (pct)  name": the user (CPU) time
-        m = re.match(r"\s*([\d.]+) \(\s*[\d.]+%\)\s+[\d.]+ \(\s*[\d.]+%\)  (.*\S)", line)
+        m = re.match(r"\s*([\d.]+) \(\s*[\d.]+%\)  (.*\S)", line)
         if m:
             rows.append((float(m.group(1)), m.group(2)))
     total = next((s for s, n in rows if n == "Total"), 0.0)
     output = sum(s for s, n in rows if n == "Output")
-    return total - output, rows
+    share = (total - output) / total if total else 1.0
+    return cpu * share, [(s * cpu / total if total else s, n) for s, n in rows]
 
 
 def top_passes(rows, n):
