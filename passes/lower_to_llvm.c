@@ -15,6 +15,8 @@
                       buffers (shared)
      memory plan      dlc-static-buffers, dlc-memory-plan: copy elision;
                       temporaries in one workspace arena, a last argument (C)
+     kernel dedup     dlc-kernel-dedup: each loop nest a noinline function,
+                      identical nests sharing one (C)
      parallel         scf-forall-to-parallel, convert-scf-to-openmp
      vector to cf     (shared), then math, vector, memref -> LLVM
 
@@ -153,6 +155,9 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
     addScheduleStage(&p, target, given);
   dlcAddBufferizeStage(&p);
   addMemoryPlanStage(&p);
+  /* Each loop nest a function, identical ones shared: the rest (and
+     LLVM) compile each distinct kernel once, in a function of its own. */
+  dlcPipelineAdd(&p, "dlc-kernel-dedup");
   addParallelStage(&p, dlcOptionsGetBool(o, "parallel"));
   /* Canonicalisation first folds the loops that tiling left with one trip. */
   dlcPipelineAdd(&p, "canonicalize");

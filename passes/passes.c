@@ -16,6 +16,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcDlgHorizontalFusePass,
     &dlcDlkToLinalgPass,
     &dlcDlkOutlineKernelsPass,
+    &dlcKernelDedupPass,
     &dlcReadonlyArgsPass,
     &dlcCpuSchedulePass,
     &dlcExpandExpPass,

@@ -1,0 +1,173 @@
+"""Compile time per model, split by stage: seconds from model to callable.
+
+  import  ONNX -> dlg text (dlc.onnx.import_model; 0 for models written in
+          dlg), wall time
+  mlir    CPU time of the MLIR pipeline (--lower-to-llvm) with parsing:
+          `dlc-opt --mlir-timing` on one thread on the same text, its CPU
+          time less the output's share (--passes N prints its N slowest
+          passes, scaled to CPU seconds)
+  llvm    the rest of dlc.Module(): LLVM IR translation, optimisation and
+          machine code (cpu - mlir)
+  cpu     CPU time of dlc.Module(text), in process, all threads: steadier
+          than wall time on a loaded machine
+  wall    its wall time
+
+Models: BERT-base encoder layer and 12 layers (b=1, s=128, weights as
+arguments, bench/run.py's sources), ResNet-50 and MobileNetV2 (torchvision,
+b=1, 224x224, opset 13, as bench/run.py --models), and model-zoo networks at
+test_onnx_zoo.py's sizes and opset 9: VGG-19 (its feature stack with a
+global pool and a 512-wide classifier, 32 px), DenseNet-121 (32 px),
+SqueezeNet 1.0 (48 px). Each is compiled once; the machine is shared, so
+figures move by +-20% between runs: compare before/after in the same run.
+
+Run: DLC_LIB=build/lib/libdlc.so PYTHONPATH=python /usr/bin/python3 bench/compile_time.py
+     [--only bert-layer,resnet50] [--passes 5] [--opt-bin build/bin/dlc-opt]
+"""
+
+import argparse
+import io
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "test", "E2E", "Inputs"))
+
+import dlc  # noqa: E402
+
+
+def _bert(layers):
+    def make():
+        import models as m
+        if layers == 1:
+            return m.bert_source()
+        return bert_stack_source(layers)
+    return make
+
+
+def bert_stack_source(layers):
+    """bench/run.py's bert12_source (importing run.py would re-execute this
+    process under tcmalloc): the layer as a private function, called once
+    per layer with its own weights."""
+    import models as m
+    one = m.bert_source().replace("func.func @bert_layer", "func.func private @bert_layer")
+    sig = re.search(r"func.func private @bert_layer\((.*?)\) -> (tensor<[^>]*>) \{", one, re.S)
+    types = [p.split(":", 1)[1].strip() for p in sig.group(1).split(",")]
+    ret = sig.group(2)
+    args = [f"%x: {types[0]}"] + [f"%w{l}_{i}: {types[i]}" for l in range(layers)
+                                  for i in range(1, len(types))]
+    body, cur = [], "%x"
+    for l in range(layers):
+        ops = ", ".join([cur] + [f"%w{l}_{i}" for i in range(1, len(types))])
+        body.append(f"  %y{l} = func.call @bert_layer({ops}) : ({', '.join(types)}) -> {ret}")
+        cur = f"%y{l}"
+    return (one + f"\nfunc.func @main({', '.join(args)}) -> {ret} {{\n" + "\n".join(body) +
+            f"\n  return {cur} : {ret}\n}}\n")
+
+
+def _onnx(ctor, res, opset, batch=1):
+    def make():
+        import onnx
+        import torch
+        import dlc.onnx
+        torch.manual_seed(0)
+        net = ctor().eval()
+        f = io.BytesIO()
+        torch.onnx.export(net, (torch.randn(batch, 3, res, res),), f, opset_version=opset)
+        return dlc.onnx.import_model(onnx.load_from_string(f.getvalue()))
+    return make
+
+
+def _tv(name, **kw):
+    def ctor():
+        import torchvision
+        return getattr(torchvision.models, name)(**kw)
+    return ctor
+
+
+def _small_vgg19():
+    # test_onnx_zoo.small_classifier: at 32 px the features end in 1x1.
+    import torch.nn as nn
+    import torchvision
+    net = torchvision.models.vgg19()
+    net.avgpool = nn.AdaptiveAvgPool2d(1)
+    lin = [i for i, mod in enumerate(net.classifier) if isinstance(mod, nn.Linear)]
+    for k, (i, o) in enumerate(zip([512, 512, 512], [512, 512, 10])):
+        net.classifier[lin[k]] = nn.Linear(i, o)
+    return net
+
+
+MODELS = {
+    "bert-layer": _bert(1),
+    "bert-12": _bert(12),
+    "resnet50": _onnx(_tv("resnet50"), 224, 13),
+    "mobilenet_v2": _onnx(_tv("mobilenet_v2"), 224, 13),
+    "vgg19": _onnx(_small_vgg19, 32, 9, batch=2),
+    "densenet121": _onnx(_tv("densenet121", num_classes=10), 32, 9, batch=2),
+    "squeezenet1_0": _onnx(_tv("squeezenet1_0", num_classes=10), 48, 9, batch=2),
+}
+
+
+def mlir_timing(opt, text):
+    """(CPU seconds of parsing + passes, [(seconds, pass), ...]) from
+    `dlc-opt --mlir-timing` on one thread: its process CPU time, less the
+    printing's share of the wall-clock report (the printed output is not
+    part of a compile)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(text)
+    try:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        r = subprocess.run([opt, "--lower-to-llvm", "--mlir-timing", "--mlir-disable-threading",
+                            "-o", os.devnull, f.name], capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    finally:
+        os.unlink(f.name)
+    if r.returncode:
+        raise RuntimeError(r.stderr[-2000:])
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    rows = []
+    for line in r.stderr.splitlines():
+        m = re.match(r"\s*([\d.]+) \(\s*[\d.]+%\)  (.*\S)", line)
+        if m:
+            rows.append((float(m.group(1)), m.group(2)))
+    total = next((s for s, n in rows if n == "Total"), 0.0)
+    output = sum(s for s, n in rows if n == "Output")
+    share = (total - output) / total if total else 1.0
+    return cpu * share, [(s * cpu / total if total else s, n) for s, n in rows]
+
+
+def top_passes(rows, n):
+    """The `n` slowest leaf passes (indented names in the tree display)."""
+    leaves = [(s, name) for s, name in rows if name not in ("Total", "Output", "Rest")]
+    return sorted(leaves, reverse=True)[:n]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", help="comma-separated model names: " + ", ".join(MODELS))
+    ap.add_argument("--passes", type=int, default=0, help="print the N slowest passes")
+    ap.add_argument("--opt-bin", default=os.path.join(HERE, "..", "build", "bin", "dlc-opt"))
+    opts = ap.parse_args()
+    names = opts.only.split(",") if opts.only else list(MODELS)
+    print(f"# {'model':<14} {'import':>7} {'mlir':>7} {'llvm':>7} {'cpu':>7} {'wall':>7}   (seconds)")
+    for name in names:
+        t0 = time.perf_counter()
+        text = MODELS[name]()
+        t_import = time.perf_counter() - t0 if not name.startswith("bert") else 0.0
+        t_mlir, rows = mlir_timing(opts.opt_bin, text)
+        t0, c0 = time.perf_counter(), time.process_time()
+        dlc.Module(text, name=name)
+        total, cpu = time.perf_counter() - t0, time.process_time() - c0
+        print(f"  {name:<14} {t_import:7.2f} {t_mlir:7.2f} {max(0.0, cpu - t_mlir):7.2f} "
+              f"{cpu:7.2f} {total:7.2f}", flush=True)
+        for s, p in top_passes(rows, opts.passes):
+            print(f"      {s:7.3f}  {p.strip()}")
+
+
+if __name__ == "__main__":
+    main()
