@@ -215,6 +215,25 @@ static void emitFoldAndVectorize(DlcScript *s, int loop) {
   dlcScriptVectorize(s, v);
 }
 
+/* The prologue both direct-conv emitters share: the sink tiled over the
+   schedule's parallel loops below `firstInner` (the loops the conv keeps
+   inside a thread), the group fused into that forall, every op but the
+   conv vector-tiled. */
+static void emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int vw,
+                           int *handles) {
+  const OpInfo *root = &g->ops[conv];
+  const DlcSchedule *sc = &g->sched;
+  int64_t rootForall[DLC_SCHEDULE_MAX_LOOPS] = {0}, forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  for (intptr_t i = 0; i < sc->numParallel; ++i)
+    if (sc->parallel[i] < firstInner)
+      rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
+  dlcSinkTiles(root, &g->ops[g->numOps - 1], conv == g->numOps - 1, rootForall, forall);
+  emitForallAndFuse(s, g, forall, handles);
+  for (int i = 0; i < g->numOps; ++i)
+    if (i != conv)
+      dlcScriptVectorTile(s, handles[i], &g->ops[i], g->ops[i].tileExtent, vw);
+}
+
 /* A direct conv (schedule/conv_direct.h): the sink tiled over (image,
    panel, oh rows) with every producer fused (the Wp panel, the zero fill);
    inside, one output row at a time, by channel blocks, in MR-pixel register tiles over the
@@ -227,15 +246,7 @@ static void emitDirectConvGroup(DlcScript *s, Group *g, int conv, int vw) {
   const OpInfo *root = &g->ops[conv];
   const DlcSchedule *sc = &g->sched;
   int n = root->loops.numLoops;
-  int64_t rootForall[DLC_SCHEDULE_MAX_LOOPS] = {0}, forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
-  for (intptr_t i = 0; i < sc->numParallel; ++i)
-    if (sc->parallel[i] < DLC_CONV_C)
-      rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
-  dlcSinkTiles(root, &g->ops[g->numOps - 1], conv == g->numOps - 1, rootForall, forall);
-  emitForallAndFuse(s, g, forall, handles);
-  for (int i = 0; i < g->numOps; ++i)
-    if (i != conv)
-      dlcScriptVectorTile(s, handles[i], &g->ops[i], g->ops[i].tileExtent, vw);
+  emitConvForall(s, g, conv, DLC_CONV_C, vw, handles);
   int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
   for (int d = 0; d < DLC_CONV_OW; ++d)
     sizes[d] = 1;
@@ -267,17 +278,8 @@ static void emitDirectConvGroup(DlcScript *s, Group *g, int conv, int vw) {
 static void emitDepthwiseGroup(DlcScript *s, Group *g, int conv, int vw) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   const OpInfo *root = &g->ops[conv];
-  const DlcSchedule *sc = &g->sched;
   int n = root->loops.numLoops;
-  int64_t rootForall[DLC_SCHEDULE_MAX_LOOPS] = {0}, forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
-  for (intptr_t i = 0; i < sc->numParallel; ++i)
-    if (sc->parallel[i] < DLC_DW_KH)
-      rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
-  dlcSinkTiles(root, &g->ops[g->numOps - 1], conv == g->numOps - 1, rootForall, forall);
-  emitForallAndFuse(s, g, forall, handles);
-  for (int i = 0; i < g->numOps; ++i)
-    if (i != conv)
-      dlcScriptVectorTile(s, handles[i], &g->ops[i], g->ops[i].tileExtent, vw);
+  emitConvForall(s, g, conv, DLC_DW_KH, vw, handles);
   int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
   sizes[DLC_DW_IMAGE] = sizes[DLC_DW_C] = sizes[DLC_DW_OH] = 1;
   int h = dlcScriptTileFor(s, handles[conv], sizes, n, NULL);
