@@ -46,28 +46,8 @@ def _bert(layers):
         import models as m
         if layers == 1:
             return m.bert_source()
-        return bert_stack_source(layers)
+        return m.bert_stack_source(layers)
     return make
-
-
-def bert_stack_source(layers):
-    """bench/run.py's bert12_source (importing run.py would re-execute this
-    process under tcmalloc): the layer as a private function, called once
-    per layer with its own weights."""
-    import models as m
-    one = m.bert_source().replace("func.func @bert_layer", "func.func private @bert_layer")
-    sig = re.search(r"func.func private @bert_layer\((.*?)\) -> (tensor<[^>]*>) \{", one, re.S)
-    types = [p.split(":", 1)[1].strip() for p in sig.group(1).split(",")]
-    ret = sig.group(2)
-    args = [f"%x: {types[0]}"] + [f"%w{l}_{i}: {types[i]}" for l in range(layers)
-                                  for i in range(1, len(types))]
-    body, cur = [], "%x"
-    for l in range(layers):
-        ops = ", ".join([cur] + [f"%w{l}_{i}" for i in range(1, len(types))])
-        body.append(f"  %y{l} = func.call @bert_layer({ops}) : ({', '.join(types)}) -> {ret}")
-        cur = f"%y{l}"
-    return (one + f"\nfunc.func @main({', '.join(args)}) -> {ret} {{\n" + "\n".join(body) +
-            f"\n  return {cur} : {ret}\n}}\n")
 
 
 def _onnx(ctor, res, opset, batch=1):

@@ -277,26 +277,6 @@ def header():
             f"{os.cpu_count()} cores")
 
 
-def bert12_source(layers=12):
-    """BERT-base with `layers` encoder layers: the layer of models.py as a
-    function, called once per layer with its own weights."""
-    import re
-    import models as m
-    one = m.bert_source().replace("func.func @bert_layer", "func.func private @bert_layer")
-    sig = re.search(r"func.func private @bert_layer\((.*?)\) -> (tensor<[^>]*>) \{", one, re.S)
-    types = [p.split(":", 1)[1].strip() for p in sig.group(1).split(",")]
-    ret = sig.group(2)
-    args = [f"%x: {types[0]}"] + [f"%w{l}_{i}: {types[i]}" for l in range(layers)
-                                  for i in range(1, len(types))]
-    body, cur = [], "%x"
-    for l in range(layers):
-        ops = ", ".join([cur] + [f"%w{l}_{i}" for i in range(1, len(types))])
-        body.append(f"  %y{l} = func.call @bert_layer({ops}) : ({', '.join(types)}) -> {ret}")
-        cur = f"%y{l}"
-    return (one + f"\nfunc.func @main({', '.join(args)}) -> {ret} {{\n" + "\n".join(body) +
-            f"\n  return {cur} : {ret}\n}}\n")
-
-
 def whole_models(threads, reps, blas):
     """ResNet-50, MobileNetV2 and BERT-base (12 layers) vs PyTorch eager, ms."""
     import torch
@@ -319,7 +299,7 @@ def whole_models(threads, reps, blas):
         out[name + " b=1 224x224"] = best_of([lambda: mod(xn), lambda: net(x)], reps)
     layers = 12
     args = [m.bert_args()[0]] + [a for _ in range(layers) for a in m.bert_args()[1:]]
-    mod = dlc.compile(bert12_source(layers), threads=threads)
+    mod = dlc.compile(m.bert_stack_source(layers), threads=threads)
     layer = torch_model(torch, "bert")
     targs = [torch.from_numpy(a) for a in args]
 

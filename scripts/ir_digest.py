@@ -46,7 +46,7 @@ def sources():
     for m, k, n in [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024),
                     (2048, 2048, 2048), (128, 768, 3072)]:
         yield f"bench gemm {m}x{k}x{n}", bench.gemm_source(m, k, n)
-    yield "bench bert-base 12 layers", bench.bert12_source(12)
+    yield "bench bert-base 12 layers", models.bert_stack_source(12)
     if os.environ.get("DLC_DIGEST_ONNX", "1") == "1":
         yield from onnx_models()
 

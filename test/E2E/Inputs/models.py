@@ -11,6 +11,7 @@ MLP; 1e-4 absolute for BERT and ResNet (f32 accumulation over K = 3072 and
 """
 
 import math
+import re
 import sys
 
 import numpy as np
@@ -98,6 +99,24 @@ func.func @bert_layer(%x: {t(sh)}, %wq: {t((h, h))}, %bq: {t((h,))}, %wk: {t((h,
   %y = dlg.layer_norm %r2 gamma %g2 beta %be2 {{epsilon = 1.0e-12 : f64}} : ({t(sh)}, {t((h,))}, {t((h,))}) -> {t(sh)}
   return %y : {t(sh)}
 }}"""
+
+
+def bert_stack_source(layers=12):
+    """BERT-base with `layers` encoder layers: the layer of models.py as a
+    function, called once per layer with its own weights."""
+    one = bert_source().replace("func.func @bert_layer", "func.func private @bert_layer")
+    sig = re.search(r"func.func private @bert_layer\((.*?)\) -> (tensor<[^>]*>) \{", one, re.S)
+    types = [p.split(":", 1)[1].strip() for p in sig.group(1).split(",")]
+    ret = sig.group(2)
+    args = [f"%x: {types[0]}"] + [f"%w{l}_{i}: {types[i]}" for l in range(layers)
+                                  for i in range(1, len(types))]
+    body, cur = [], "%x"
+    for l in range(layers):
+        ops = ", ".join([cur] + [f"%w{l}_{i}" for i in range(1, len(types))])
+        body.append(f"  %y{l} = func.call @bert_layer({ops}) : ({', '.join(types)}) -> {ret}")
+        cur = f"%y{l}"
+    return (one + f"\nfunc.func @main({', '.join(args)}) -> {ret} {{\n" + "\n".join(body) +
+            f"\n  return {cur} : {ret}\n}}\n")
 
 
 def bert_args(s=128, h=768, f=3072):
