@@ -134,15 +134,15 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedul
                       const DlcLoopNest *l, const OpInfo *root,
                       int64_t lanes) {
   char msg[512];
+  if (s->numWorkgroup != l->numLoops || s->numThread != l->numLoops) {
+    snprintf(msg, sizeof msg,
+             "#dlk.schedule for the GPU needs one workgroup and one thread tile per loop of the "
+             "kernel's root (%d loops); got %d and %d",
+             l->numLoops, (int)s->numWorkgroup, (int)s->numThread);
+    dlcScheduleFail(st, func, msg);
+    return false;
+  }
   if (s->mma[0]) { /* tensor cores: the thread tile is a warp's */
-    if (s->numWorkgroup != l->numLoops || s->numThread != l->numLoops) {
-      snprintf(msg, sizeof msg,
-               "#dlk.schedule for the GPU needs one workgroup and one thread tile per loop of the "
-               "kernel's root (%d loops); got %d and %d",
-               l->numLoops, (int)s->numWorkgroup, (int)s->numThread);
-      dlcScheduleFail(st, func, msg);
-      return false;
-    }
     const DlcGpuMmaOptions *o = st->target;
     if (!o->tensorCores || !root || !dlcGpuMmaCheck(root, o->allowTf32, s, msg, sizeof msg)) {
       if (!o->tensorCores)
@@ -153,14 +153,6 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedul
       dlcScheduleFail(st, func, msg);
       return false;
     }
-  }
-  if (s->numWorkgroup != l->numLoops || s->numThread != l->numLoops) {
-    snprintf(msg, sizeof msg,
-             "#dlk.schedule for the GPU needs one workgroup and one thread tile per loop of the "
-             "kernel's root (%d loops); got %d and %d",
-             l->numLoops, (int)s->numWorkgroup, (int)s->numThread);
-    dlcScheduleFail(st, func, msg);
-    return false;
   }
   for (int d = 0; d < l->numLoops; ++d) {
     int64_t w = s->workgroup[d], t = s->thread[d], ext = w ? w : l->extent[d];
