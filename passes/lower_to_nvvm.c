@@ -130,12 +130,15 @@ typedef struct {
    follows: it drops the mapping of a forall whose trip count it folds to
    one. */
 static void addScheduleStage(DlcPipeline *p, const Gpu *g) {
-  /* mma.sync m16n8k16 / m16n8k8 tf32 and cp.async need sm_80 */
+  /* mma.sync m16n8k16 / m16n8k8 tf32 and cp.async need sm_80; wgmma the
+     architecture-specific sm_90a (not sm_90, nor later chips' "a") */
   int sm = atoi(g->chipNumber);
+  bool wgmma = strcmp(g->chipNumber, "90a") == 0;
   dlcPipelineAdd(p,
                  "func.func(linalg-generalize-named-ops),dlc-gpu-schedule{allow-tf32=%s "
-                 "tensor-cores=%s}",
-                 g->allowTf32 ? "true" : "false", sm >= 80 ? "true" : "false");
+                 "tensor-cores=%s wgmma=%s}",
+                 g->allowTf32 ? "true" : "false", sm >= 80 ? "true" : "false",
+                 wgmma ? "true" : "false");
 }
 
 static void addBufferizeStage(DlcPipeline *p, const Gpu *g) {

@@ -171,9 +171,13 @@ ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!mmaShape.empty()) {
     bool known = mmaShape.size() == 3 && mmaShape[0] == 16 && mmaShape[1] == 8 &&
                  llvm::is_contained({4, 8, 16}, mmaShape[2]);
-    if (!known)
+    // wgmma.mma_async m64nNk16 (sm_90a, f16 / bf16): N a multiple of 8 up to 256
+    bool wgmma = mmaShape.size() == 3 && mmaShape[0] == 64 && mmaShape[2] == 16 &&
+                 mmaShape[1] >= 8 && mmaShape[1] <= 256 && mmaShape[1] % 8 == 0;
+    if (!known && !wgmma)
       return emitError() << "#dlk.schedule mma must be [16, 8, 16], [16, 8, 8] or [16, 8, 4] "
-                            "(mma.sync shapes)";
+                            "(mma.sync shapes) or [64, N, 16] with N a multiple of 8 up to 256 "
+                            "(wgmma.mma_async)";
   }
   return success();
 }

@@ -4,6 +4,7 @@
 
 #include "gpu/gpu_contraction.h"
 #include "gpu/gpu_cost_model.h"
+#include "gpu/gpu_wgmma.h"
 
 #include "dlc-c/Builder.h"
 #include "mlir-c/AffineExpr.h"
@@ -101,6 +102,8 @@ bool dlcGpuMmaCheck(const DlcLinalgInfo *root, bool allowTf32, const DlcSchedule
   const char *why;
   const DlcLoopNest *l = &root->loops;
   int p = root->numParallel;
+  if (s->mma[0] == kWgmmaM) /* wgmma.mma_async: gpu_wgmma.c (the chip is checked by the caller) */
+    return dlcGpuWgmmaCheck(root, s, true, msg, size);
   if (!dlcIsGemmRoot(root) || !dlcGpuMmaFor(root, allowTf32, want, &why)) {
     snprintf(msg, size,
              "#dlk.schedule mma = [%lld, %lld, %lld] does not apply to this kernel: %s",
@@ -215,6 +218,11 @@ void dlcGpuMmaSchedule(const DlcLoopNest *l, const int64_t mma[3], DlcSchedule *
 bool dlcGpuMmaBlockDims(const DlcLoopNest *l, const DlcSchedule *s, int64_t dims[3]) {
   int n = l->numLoops, p = n - 1;
   int64_t warps[2];
+  if (s->mma[0] == kWgmmaM) { /* wgmma: one warpgroup a block */
+    dims[0] = kWgmmaThreads;
+    dims[1] = dims[2] = 1;
+    return true;
+  }
   for (int d = p - 2; d < p; ++d) {
     int64_t tile = s->workgroup[d] ? s->workgroup[d] : l->extent[d];
     if (s->thread[d] <= 0 || tile % s->thread[d])

@@ -29,6 +29,7 @@ int64_t dlcGpuMmaSmemBytes(int64_t bm, int64_t bn, int64_t bk, int64_t stages, i
 typedef struct {
   bool allowTf32;   /* f32 on TF32 tensor cores */
   bool tensorCores; /* the chip has mma.sync and cp.async (sm_80+) */
+  bool wgmma;       /* the chip has wgmma.mma_async (sm_90a; gpu_wgmma.h) */
 } DlcGpuMmaOptions;
 
 /* The mma.sync shape for `root` (a GEMM root) from its element types:

@@ -32,6 +32,7 @@
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "gpu/gpu_contraction.h"
+#include "gpu/gpu_wgmma.h"
 #include "schedule/analysis.h"
 #include "support/attr_names.h"
 
@@ -113,7 +114,7 @@ static MlirValue fromElements(DlcBuilder *b, int n, const MlirValue *els, MlirTy
   return res(typed(b, "vector.from_elements", n, els, vt, 0, NULL));
 }
 
-static MlirValue convert(DlcBuilder *b, MlirValue v, MlirType to) {
+MlirValue dlcMmaConvert(DlcBuilder *b, MlirValue v, MlirType to) {
   MlirType from = mlirValueGetType(v);
   if (mlirTypeEqual(from, to))
     return v;
@@ -168,12 +169,7 @@ static MlirValue mmaBf16(DlcBuilder *b, MlirValue a, MlirValue bf, MlirValue acc
   return fromElements(b, 4, els, mlirValueGetType(acc));
 }
 
-typedef struct {
-  MlirOperation warp, fill, gemm, epilogue;
-  MlirValue acc; /* the contraction's output buffer */
-  int64_t mma[3], stages, wm, wn, k;
-  bool tf32;
-} Tile;
+typedef DlcMmaTile Tile; /* gpu_wgmma.h: the wgmma rewrite reads the same tile */
 
 static bool fail(MlirOperation at, const char *what) {
   char msg[384];
@@ -248,6 +244,8 @@ static bool readTile(MlirOperation warp, Tile *t) {
   t->wm = mlirShapedTypeGetDimSize(accT, r - 2);
   t->wn = mlirShapedTypeGetDimSize(accT, r - 1);
   t->k = mlirShapedTypeGetDimSize(mlirValueGetType(mlirOperationGetOperand(t->gemm, 0)), r - 1);
+  if (t->mma[0] == kWgmmaM) /* a warpgroup's 64 x N (gpu_wgmma.c checks it) */
+    return true;
   if (t->wm % 16 || t->wn % 8 || t->k % t->mma[2] || (t->wm / 16) * (t->wn / 8) > kMaxTiles)
     return fail(t->gemm, "the warp tile is not a multiple of the mma shape");
   return true;
@@ -255,7 +253,7 @@ static bool readTile(MlirOperation warp, Tile *t) {
 
 /* The epilogue's body on one accumulator element at `idx` (all loops),
    its result stored; `value` is the element, of the accumulator's type. */
-static bool epilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const MlirValue *idx) {
+bool dlcMmaEpilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const MlirValue *idx) {
   MlirOperation e = t->epilogue;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(e, 0));
   intptr_t nOps = mlirOperationGetNumOperands(e);
@@ -454,7 +452,7 @@ static MlirOperation buildFor(DlcBuilder *b, int64_t ub, int64_t step, int n, co
 /* The block's tile of a warp operand: the source of the warp's subview
    when the warp takes a part of it, else the operand; null when it is not
    defined outside the warp forall (a producer computed per warp). */
-static MlirValue blockTile(MlirValue v, MlirOperation warp) {
+MlirValue dlcMmaBlockTile(MlirValue v, MlirOperation warp) {
   if (mlirValueIsAOpResult(v)) {
     MlirOperation def = mlirOpResultGetOwner(v);
     if (dlcOpIs(def, "memref.subview") &&
@@ -588,7 +586,7 @@ static bool rewriteTile(const Tile *t) {
   l.t2 = binIndex(&b, "arith.muli", l.tq, 2);
   l.lane16 = binIndex(&b, "arith.remui", l.lane, 16);
   l.laneHi8 = binIndex(&b, "arith.muli", binIndex(&b, "arith.divui", l.lane, 16), 8);
-  MlirValue init = convert(&b, mlirOperationGetOperand(t->fill, 0), f32);
+  MlirValue init = dlcMmaConvert(&b, mlirOperationGetOperand(t->fill, 0), f32);
   MlirValue initV = res(typed(&b, "vector.broadcast", 1, &init, accV, 0, NULL));
   MlirType accTypes[kMaxTiles];
   MlirValue inits[kMaxTiles], acc[kMaxTiles];
@@ -599,7 +597,7 @@ static bool rewriteTile(const Tile *t) {
 
   /* Shared-memory staging when the schedule asks for it and A and B are
      block tiles read from outside the warp forall. */
-  MlirValue blockA = blockTile(A, t->warp), blockB = blockTile(B, t->warp);
+  MlirValue blockA = dlcMmaBlockTile(A, t->warp), blockB = dlcMmaBlockTile(B, t->warp);
   MlirOperation blockForall = mlirOperationGetParentOperation(t->warp);
   MlirAttribute dims =
       mlirOperationGetDiscardableAttributeByName(blockForall, str(DLC_ATTR_BLOCK_DIMS));
@@ -698,7 +696,7 @@ static bool rewriteTile(const Tile *t) {
           MlirValue acc = mlirOperationGetResult(loop, i * tn + j);
           MlirNamedAttribute pos = dlcNamedI64Array(ctx, "static_position", 2, (int64_t[]){h, p});
           MlirValue v = res(typed(&b, "vector.extract", 1, &acc, f32, 1, &pos));
-          v = convert(&b, v, accElt);
+          v = dlcMmaConvert(&b, v, accElt);
           idx[rank - 2] = addIndex(&b, g, 16 * i + 8 * h);
           idx[rank - 1] = addIndex(&b, t2, 8 * j + p);
           if (mlirOperationIsNull(t->epilogue)) {
@@ -709,7 +707,7 @@ static bool rewriteTile(const Tile *t) {
               ops[2 + d] = idx[d];
             typed(&b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
           } else {
-            if (!epilogueAt(&b, t, v, idx))
+            if (!dlcMmaEpilogueAt(&b, t, v, idx))
               return false;
           }
         }
@@ -741,8 +739,10 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   bool ok = true;
   for (int i = 0; i < w->n && ok; ++i) {
     Tile t;
-    ok = readTile(w->warps[i], &t) && rewriteTile(&t);
+    ok = readTile(w->warps[i], &t);
     mlirOperationRemoveDiscardableAttributeByName(w->warps[i], str(DLC_ATTR_MMA));
+    /* wgmma (sm_90a) erases the warpgroup forall: its body joins the block */
+    ok = ok && (t.mma[0] == kWgmmaM ? dlcGpuWgmmaRewrite(&t) : rewriteTile(&t));
   }
   dlcPassAddStatistic(pass, "tiles", (uint64_t)w->n);
   free(w);

@@ -31,6 +31,7 @@
 #include "dlc-c/Passes.h"
 #include "gpu/gpu_contraction.h"
 #include "gpu/gpu_cost_model.h"
+#include "gpu/gpu_wgmma.h"
 #include "schedule/analysis.h"
 #include "schedule/driver.h"
 #include "schedule/script.h"
@@ -144,6 +145,11 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const DlcSchedul
   }
   if (s->mma[0]) { /* tensor cores: the thread tile is a warp's */
     const DlcGpuMmaOptions *o = st->target;
+    if (s->mma[0] == kWgmmaM && root && !o->wgmma) {
+      dlcGpuWgmmaCheck(root, s, false, msg, sizeof msg);
+      dlcScheduleFail(st, func, msg);
+      return false;
+    }
     if (!o->tensorCores || !root || !dlcGpuMmaCheck(root, o->allowTf32, s, msg, sizeof msg)) {
       if (!o->tensorCores)
         snprintf(msg, sizeof msg,
@@ -306,8 +312,10 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
     int64_t mmaShape[3];
     const char *why;
     const DlcGpuMmaOptions *o = st->target;
-    if (strategy == DLC_GPU_GEMM && o->tensorCores && dlcIsGemmRoot(&infos[g.root]) &&
-        dlcGpuMmaFor(&infos[g.root], o->allowTf32, mmaShape, &why))
+    if (strategy == DLC_GPU_GEMM && o->wgmma && dlcGpuWgmmaSchedule(&infos[g.root], &g.sched))
+      ; /* sm_90a, a large f16 / bf16 GEMM: wgmma (gpu_wgmma.h) */
+    else if (strategy == DLC_GPU_GEMM && o->tensorCores && dlcIsGemmRoot(&infos[g.root]) &&
+             dlcGpuMmaFor(&infos[g.root], o->allowTf32, mmaShape, &why))
       dlcGpuMmaSchedule(nest, mmaShape, &g.sched);
     else
       dlcGpuSchedule(nest, strategy, rows, vectorizable ? sink->elementBits : 128, &g.sched);
@@ -334,7 +342,9 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   for (int i = 0; i < n; ++i)
     dlcScheduleTag(st, ops[i]);
   static const char *const kNames[] = {"elementwise", "rows", "gemm"};
-  dlcScheduleComment(st, func, n, g.sched.mma[0] ? "gemm (mma.sync)" : kNames[strategy]);
+  dlcScheduleComment(st, func, n, g.sched.mma[0] == kWgmmaM ? "gemm (wgmma)"
+                                : g.sched.mma[0]    ? "gemm (mma.sync)"
+                                                    : kNames[strategy]);
   emitGroup(&st->script, &g, strategy == DLC_GPU_ROWS ? scheduleLanes(&g.sched, nest, rows) : 1);
 }
 
@@ -406,7 +416,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
   bool print = dlcOptionsGetBool(dlcPassGetOptions(pass), "print-transform");
   DlcGpuMmaOptions mma = {.allowTf32 = dlcOptionsGetBool(dlcPassGetOptions(pass), "allow-tf32"),
-                          .tensorCores = dlcOptionsGetBool(dlcPassGetOptions(pass), "tensor-cores")};
+                          .tensorCores = dlcOptionsGetBool(dlcPassGetOptions(pass), "tensor-cores"),
+                          .wgmma = dlcOptionsGetBool(dlcPassGetOptions(pass), "wgmma")};
   DlcScheduleState st = {
       .backend = &kGpu, .target = &mma, .ctx = mlirOperationGetContext(module)};
   dlcScheduleModule(&st, module);
@@ -438,6 +449,8 @@ static const DlcOptionDesc kOptions[] = {
      "false"},
     {"tensor-cores", "contractions may use mma.sync and cp.async (sm_80 and newer)",
      DLC_OPTION_BOOL, "true"},
+    {"wgmma", "large f16 / bf16 contractions may use wgmma.mma_async (sm_90a)", DLC_OPTION_BOOL,
+     "false"},
 };
 
 static const DlcStatisticDesc kStats[] = {{"groups", "fused groups mapped to blocks and threads"}};

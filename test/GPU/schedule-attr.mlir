@@ -31,8 +31,18 @@ func.func @stages() attributes {s = #dlk.schedule<stages = 0>} { return }
 
 // -----
 
-// expected-error @+1 {{#dlk.schedule mma must be [16, 8, 16], [16, 8, 8] or [16, 8, 4] (mma.sync shapes)}}
+// expected-error @+1 {{#dlk.schedule mma must be [16, 8, 16], [16, 8, 8] or [16, 8, 4] (mma.sync shapes) or [64, N, 16] with N a multiple of 8 up to 256 (wgmma.mma_async)}}
 func.func @mma() attributes {s = #dlk.schedule<mma = [16, 16, 16]>} { return }
+
+// -----
+
+// CHECK: #dlk.schedule<workgroup = [64, 128, 0], thread = [64, 128, 0], stages = 2, mma = [64, 128, 16]>
+func.func @round_trip_wgmma() attributes {s = #dlk.schedule<workgroup = [64, 128, 0], thread = [64, 128, 0], stages = 2, mma = [64, 128, 16]>} { return }
+
+// -----
+
+// expected-error @+1 {{#dlk.schedule mma must be [16, 8, 16], [16, 8, 8] or [16, 8, 4] (mma.sync shapes) or [64, N, 16] with N a multiple of 8 up to 256 (wgmma.mma_async)}}
+func.func @wgmma_n() attributes {s = #dlk.schedule<mma = [64, 12, 16]>} { return }
 
 // -----
 

@@ -1,0 +1,536 @@
+/* Hopper contractions (sm_90a): wgmma.mma_async (gpu_wgmma.h; docs/gpu.md,
+   "Hopper: wgmma"). The cost model and schedule check, and the rewrite of
+   a warpgroup's tile that dlc-gpu-mma (gpu_mma.c) calls.
+
+   A block is one warpgroup (128 threads) and computes a 64 x N tile of C
+   (N = the schedule's mma[1]). Per k tile of BK (a pipeline stage):
+
+     A [64 x BK] and B [BK x N] land in shared memory by cp.async (16 bytes
+       a thread a copy), in the canonical *no-swizzle* layouts of the PTX
+       ISA ("Shared Memory Matrix Layout", "Canonical Layouts"): 8 rows x
+       16 bytes core matrices, each 128 contiguous bytes;
+         A, K-major:  smA[stage][kc][m][0..8)     = A[m][8 kc ..]
+             core (m/8, kc) at kc * 1024 + (m/8) * 128 bytes:
+             SBO (next 8 rows, along M) = 128, LBO (next 8 k, along K) = 1024
+             = ((8,m),(T,2k)):((1T,SBO),(1,LBO)) with T = 8
+         B, N-major:  smB[stage][kc][nc][r][0..8) = B[8 kc + r][8 nc ..]
+             core (kc, nc) at kc * (N/8) * 128 + nc * 128 bytes:
+             SBO (next 8 n, along N) = 128, LBO (next 8 k, along K) = 16 N
+             = ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))
+       (both read straight from row-major global A [m][k] and B [k][n]: a
+       16-byte chunk of a global row is one row of a core matrix);
+     each wgmma m64nNk16 takes k 16 = two core matrices along K: its
+       descriptors start at the stage's tile + ks * 2 * LBO;
+     descriptor (64 bits): bits 0-13 (address & 0x3FFFF) >> 4, 16-29
+       LBO >> 4, 32-45 SBO >> 4, 62-63 swizzle 0 (none), base offset 0;
+       A is K-major (imm-trans-a 0: layoutA row), B is N-major
+       (imm-trans-b 1: layoutB row; f16 / bf16 only, so no tf32 here).
+   Synchronisation per k tile: cp.async.wait_group (this thread's copies of
+   the tile landed), fence.proxy.async.shared::cta (they become visible to
+   the async proxy wgmma reads through), bar.sync (everyone's), the copies
+   of tile kt + S - 1 into the stage read one iteration ago, then
+   wgmma.fence, the wgmmas, wgmma.commit_group, wgmma.wait_group 0 (the
+   stage is free again before the next iteration's barrier).
+
+   Accumulators: N / 2 f32 a thread, an !llvm.struct carried by the k loop;
+   element i of thread (warp w, lane 4 g + t) is C[16 w + g + 8 ((i / 2) % 2)]
+   [8 (i / 4) + 2 t + i % 2] (PTX ISA, "WGMMA .m64nNk16 register fragment
+   layout for accumulator matrix D"). The epilogue runs on them there.
+
+   TMA is not used: nvgpu.tma.async.load needs a CUtensorMap made on the
+   host (cuTensorMapEncodeTiled) per operand and passed to the kernel as a
+   grid constant, which the runtime and the launch ABI of dlc do not have. */
+
+#include "gpu/gpu_wgmma.h"
+#include "gpu/gpu_contraction.h"
+#include "gpu/gpu_cost_model.h"
+#include "support/attr_names.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+/*--- Cost model and check ----------------------------------------------------------*/
+
+enum { kSmemLimit = 48 * 1024, kMaxStages = 4 };
+
+int64_t dlcGpuWgmmaSmemBytes(int64_t bn, int64_t bk, int64_t stages) {
+  return stages * (kWgmmaM * bk + bk * bn) * 2;
+}
+
+int64_t dlcGpuWgmmaKTile(int64_t k, int64_t bn) {
+  static const int64_t kTiles[] = {64, 32, 16};
+  for (size_t i = 0; i < sizeof kTiles / sizeof kTiles[0]; ++i)
+    if (k % kTiles[i] == 0 && dlcGpuWgmmaSmemBytes(bn, kTiles[i], 2) <= kSmemLimit)
+      return kTiles[i];
+  return 16;
+}
+
+static int64_t stagesFor(int64_t bn, int64_t bk) {
+  for (int64_t s = kMaxStages; s >= 2; --s)
+    if (dlcGpuWgmmaSmemBytes(bn, bk, s) <= kSmemLimit)
+      return s;
+  return 0;
+}
+
+/* f16 x f16 or bf16 x bf16 (the output f32 or the same type): what
+   dlcGpuMmaFor gives mma = [16, 8, 16] for. */
+static bool wgmmaTypes(const DlcLinalgInfo *root) {
+  int64_t mma[3];
+  const char *why;
+  return dlcGpuMmaFor(root, false, mma, &why) && mma[2] == 16;
+}
+
+bool dlcGpuWgmmaSchedule(const DlcLinalgInfo *root, DlcSchedule *s) {
+  const DlcLoopNest *l = &root->loops;
+  int n = l->numLoops, p = n - 1;
+  if (!dlcIsGemmRoot(root) || !wgmmaTypes(root) || l->extent[p - 2] % kWgmmaM ||
+      l->extent[p] % kWgmmaK)
+    return false;
+  int64_t batch = 1;
+  for (int d = 0; d < p - 2; ++d)
+    batch *= l->extent[d];
+  static const int64_t kWidths[] = {128, 64};
+  for (size_t i = 0; i < sizeof kWidths / sizeof kWidths[0]; ++i) {
+    int64_t bn = kWidths[i];
+    if (l->extent[p - 1] % bn ||
+        batch * (l->extent[p - 2] / kWgmmaM) * (l->extent[p - 1] / bn) < kGpuSMs / 2)
+      continue;
+    memset(s, 0, sizeof *s);
+    s->numWorkgroup = s->numThread = n;
+    s->vectorWidth = 1;
+    for (int d = 0; d < p - 2; ++d)
+      s->workgroup[d] = 1;
+    s->workgroup[p - 2] = s->thread[p - 2] = kWgmmaM;
+    s->workgroup[p - 1] = s->thread[p - 1] = bn;
+    s->mma[0] = kWgmmaM;
+    s->mma[1] = bn;
+    s->mma[2] = kWgmmaK;
+    s->stages = stagesFor(bn, dlcGpuWgmmaKTile(l->extent[p], bn));
+    return true;
+  }
+  return false;
+}
+
+bool dlcGpuWgmmaCheck(const DlcLinalgInfo *root, const DlcSchedule *s, bool chipHasWgmma,
+                      char *msg, size_t size) {
+  const DlcLoopNest *l = &root->loops;
+  int n = l->numLoops, p = n - 1;
+  long long bn = (long long)s->mma[1];
+  if (!chipHasWgmma) {
+    snprintf(msg, size,
+             "#dlk.schedule mma = [64, %lld, 16] (wgmma.mma_async) needs chip sm_90a; this "
+             "target has no wgmma (mma = [16, 8, 16] is mma.sync)",
+             bn);
+    return false;
+  }
+  if (!dlcIsGemmRoot(root) || !wgmmaTypes(root)) {
+    snprintf(msg, size,
+             "#dlk.schedule mma = [64, %lld, 16] (wgmma.mma_async) applies to f16 or bf16 "
+             "[batch.., m, n, k] contractions only",
+             bn);
+    return false;
+  }
+  bool batchOk = true;
+  for (int d = 0; d < p - 2; ++d)
+    batchOk = batchOk && (s->workgroup[d] == 1 || l->extent[d] == 1) && s->thread[d] == 0;
+  if (!batchOk || s->workgroup[p - 2] != kWgmmaM || s->thread[p - 2] != kWgmmaM ||
+      s->workgroup[p - 1] != bn || s->thread[p - 1] != bn || l->extent[p - 2] % kWgmmaM ||
+      l->extent[p - 1] % bn || l->extent[p] % kWgmmaK) {
+    snprintf(msg, size,
+             "#dlk.schedule mma = [64, %lld, 16] (wgmma.mma_async): a block is one warpgroup, "
+             "so the workgroup and thread tiles of [m, n] must both be [64, %lld] (batch loops "
+             "tiled by one), dividing m x n = %lld x %lld, and k (%lld) a multiple of 16",
+             bn, bn, (long long)l->extent[p - 2], (long long)l->extent[p - 1],
+             (long long)l->extent[p]);
+    return false;
+  }
+  int64_t bk = dlcGpuWgmmaKTile(l->extent[p], bn);
+  int64_t bytes = dlcGpuWgmmaSmemBytes(bn, bk, s->stages);
+  if (s->stages < 2 || bytes > kSmemLimit) {
+    snprintf(msg, size,
+             "#dlk.schedule stages = %lld with mma = [64, %lld, 16]: wgmma reads A and B from "
+             "shared memory, so stages must be at least 2, and the staged tiles (64 x %lld and "
+             "%lld x %lld a stage) need %lld bytes, at most %d",
+             (long long)s->stages, bn, (long long)bk, (long long)bk, bn, (long long)bytes,
+             (int)kSmemLimit);
+    return false;
+  }
+  return true;
+}
+
+/*--- The rewrite ---------------------------------------------------------------------*/
+
+static MlirOperation typed(DlcBuilder *b, const char *name, intptr_t n, const MlirValue *ops,
+                           MlirType result, intptr_t nAttrs, const MlirNamedAttribute *attrs) {
+  return dlcBuildOpTyped(b, name, n, ops, mlirTypeIsNull(result) ? 0 : 1, &result, nAttrs, attrs);
+}
+
+static MlirValue res(MlirOperation op) { return mlirOperationGetResult(op, 0); }
+
+static MlirValue constOf(DlcBuilder *b, MlirType t, int64_t v) {
+  MlirNamedAttribute a = dlcNamed(b->context, "value", mlirIntegerAttrGet(t, v));
+  return res(typed(b, "arith.constant", 0, NULL, t, 1, &a));
+}
+
+static MlirValue constIndex(DlcBuilder *b, int64_t v) {
+  return constOf(b, mlirIndexTypeGet(b->context), v);
+}
+
+static MlirValue bin(DlcBuilder *b, const char *name, MlirValue x, MlirValue y) {
+  MlirValue ops[2] = {x, y};
+  return res(typed(b, name, 2, ops, mlirValueGetType(x), 0, NULL));
+}
+
+static MlirValue binIndex(DlcBuilder *b, const char *name, MlirValue x, int64_t c) {
+  return bin(b, name, x, constIndex(b, c));
+}
+
+static void op0(DlcBuilder *b, const char *name, intptr_t nAttrs, const MlirNamedAttribute *attrs) {
+  typed(b, name, 0, NULL, (MlirType){NULL}, nAttrs, attrs);
+}
+
+static MlirOperation moduleOf(MlirOperation op) {
+  MlirOperation m = op;
+  for (MlirOperation p = op; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
+    m = p;
+  return m;
+}
+
+/* A memref.global of `shape` (text, "AxBx..") in shared memory, 128-byte
+   aligned, and its memref.get_global. */
+static MlirValue sharedBuffer(DlcBuilder *b, MlirOperation module, const char *shape,
+                              MlirType elt) {
+  MlirContext ctx = b->context;
+  char name[64], text[512];
+  MlirSymbolTable table = mlirSymbolTableCreate(module);
+  for (int i = 0;; ++i) { /* the first free name (dlc-gpu-mma's naming) */
+    snprintf(name, sizeof name, "__dlc_smem_%d", i);
+    if (mlirOperationIsNull(mlirSymbolTableLookup(table, str(name))))
+      break;
+  }
+  mlirSymbolTableDestroy(table);
+  const char *e = mlirTypeIsABF16(elt) ? "bf16" : "f16";
+  snprintf(text, sizeof text,
+           "memref.global \"private\" @%s : memref<%sx%s, #gpu.address_space<workgroup>> "
+           "{alignment = 128 : i64}",
+           name, shape, e);
+  MlirOperation g = mlirOperationCreateParse(ctx, str(text), str("dlc-gpu-mma"));
+  MlirBlock top = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  mlirBlockInsertOwnedOperation(top, 0, g);
+  snprintf(text, sizeof text, "memref<%sx%s, #gpu.address_space<workgroup>>", shape, e);
+  MlirNamedAttribute n = dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, str(name)));
+  return res(typed(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
+}
+
+typedef struct {
+  MlirValue src, dst; /* the block's global tile; the shared buffer */
+  int64_t rows, cols; /* of the global tile copied a stage */
+  bool bLayout;       /* smB's [kc][nc][r][..] layout, else smA's [kc][m][..] */
+} Operand;
+
+/* cp.async of one stage: chunk c (16 bytes, 8 elements) of the rows x
+   cols tile at (row0, col0) is row c / (cols / 8), column chunk c % (cols / 8):
+   adjacent threads read adjacent 16 bytes of a global row. Returns the
+   tokens of the unguarded copies. */
+static int copyStage(DlcBuilder *b, const Operand *o, MlirValue stage, MlirValue row0,
+                     MlirValue col0, MlirValue tid, MlirValue *tokens) {
+  MlirContext ctx = b->context;
+  int64_t perRow = o->cols / 8, total = o->rows * perRow;
+  MlirType token = mlirTypeParseGet(ctx, str("!nvgpu.device.async.token"));
+  int n = 0;
+  for (int64_t first = 0; first < total; first += kWgmmaThreads) {
+    MlirValue c = first ? binIndex(b, "arith.addi", tid, first) : tid;
+    DlcBuilder at = *b;
+    bool guarded = first + kWgmmaThreads > total;
+    if (guarded) { /* the last round: threads past the tile skip */
+      MlirValue ops[2] = {c, constIndex(b, total)};
+      MlirNamedAttribute pred =
+          dlcNamed(ctx, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 6));
+      MlirValue cond = res(typed(b, "arith.cmpi", 2, ops, mlirIntegerTypeGet(ctx, 1), 1, &pred));
+      MlirRegion thenR = mlirRegionCreate(), elseR = mlirRegionCreate();
+      MlirBlock thenB = mlirBlockCreate(0, NULL, NULL);
+      mlirRegionAppendOwnedBlock(thenR, thenB);
+      MlirOperationState st = mlirOperationStateGet(str("scf.if"), b->loc);
+      mlirOperationStateAddOperands(&st, 1, &cond);
+      MlirRegion regions[2] = {thenR, elseR};
+      mlirOperationStateAddOwnedRegions(&st, 2, regions);
+      dlcBuilderInsert(b, mlirOperationCreate(&st));
+      at = dlcBuilderAtEnd(thenB, b->loc);
+    }
+    MlirValue r = binIndex(&at, "arith.divui", c, perRow);
+    MlirValue cc = binIndex(&at, "arith.remui", c, perRow);
+    MlirValue ops[16];
+    int k = 0, nd = 0;
+    ops[k++] = o->dst;
+    ops[k++] = stage;
+    if (o->bLayout) { /* [stage][r / 8][cc][r % 8][0] */
+      ops[k++] = binIndex(&at, "arith.divui", r, 8);
+      ops[k++] = cc;
+      ops[k++] = binIndex(&at, "arith.remui", r, 8);
+    } else { /* [stage][cc][r][0] */
+      ops[k++] = cc;
+      ops[k++] = r;
+    }
+    ops[k++] = constIndex(&at, 0);
+    nd = k - 1;
+    ops[k++] = o->src;
+    intptr_t sr = mlirShapedTypeGetRank(mlirValueGetType(o->src));
+    for (intptr_t d = 0; d + 2 < sr; ++d)
+      ops[k++] = constIndex(&at, 0);
+    ops[k++] = bin(&at, "arith.addi", row0, r);
+    ops[k++] = bin(&at, "arith.addi", col0, binIndex(&at, "arith.muli", cc, 8));
+    MlirNamedAttribute attrs[3] = {
+        dlcNamed(ctx, "dstElements", mlirIntegerAttrGet(mlirIndexTypeGet(ctx), 8)),
+        dlcNamed(ctx, "bypassL1", mlirUnitAttrGet(ctx)),
+        dlcNamed(ctx, "operandSegmentSizes",
+                 mlirDenseI32ArrayGet(ctx, 5, (int32_t[]){1, nd, 1, (int32_t)sr, 0}))};
+    MlirValue tok = res(typed(&at, "nvgpu.device_async_copy", k, ops, token, 3, attrs));
+    if (!guarded)
+      tokens[n++] = tok;
+    else
+      op0(&at, "scf.yield", 0, NULL);
+  }
+  return n;
+}
+
+static MlirValue commitGroup(DlcBuilder *b, int n, const MlirValue *tokens) {
+  MlirType token = mlirTypeParseGet(b->context, str("!nvgpu.device.async.token"));
+  return res(typed(b, "nvgpu.device_async_create_group", n, tokens, token, 0, NULL));
+}
+
+static void asyncWait(DlcBuilder *b, MlirValue group, int64_t n) {
+  MlirNamedAttribute ng =
+      dlcNamed(b->context, "numGroups", mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 32), n));
+  typed(b, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &ng);
+}
+
+/* The shared-window address of `buf` as i64 (ptrtoint of its
+   workgroup-space pointer: what a descriptor's address field encodes). */
+static MlirValue sharedAddress(DlcBuilder *b, MlirValue buf) {
+  MlirContext ctx = b->context;
+  MlirValue p = res(typed(b, "memref.extract_aligned_pointer_as_index", 1, &buf,
+                          mlirIndexTypeGet(ctx), 0, NULL));
+  return res(typed(b, "arith.index_cast", 1, &p, mlirIntegerTypeGet(ctx, 64), 0, NULL));
+}
+
+/* desc = ((addr & 0x3FFFF) >> 4) | (LBO >> 4) << 16 | (SBO >> 4) << 32,
+   swizzle 0 (bits 62-63), base offset 0. */
+static MlirValue descriptor(DlcBuilder *b, MlirValue addr, int64_t lbo, int64_t sbo) {
+  MlirType i64 = mlirIntegerTypeGet(b->context, 64);
+  MlirValue a = bin(b, "arith.andi", addr, constOf(b, i64, 0x3FFFF));
+  a = bin(b, "arith.shrui", a, constOf(b, i64, 4));
+  return bin(b, "arith.ori", a, constOf(b, i64, ((lbo >> 4) << 16) | ((sbo >> 4) << 32)));
+}
+
+static MlirValue extractValue(DlcBuilder *b, MlirValue s, int64_t i, MlirType t) {
+  MlirNamedAttribute pos = dlcNamedI64Array(b->context, "position", 1, (int64_t[]){i});
+  return res(typed(b, "llvm.extractvalue", 1, &s, t, 1, &pos));
+}
+
+/* An scf.for from 0 to `ub` carrying one value of `type` from `init`. */
+static MlirOperation buildFor(DlcBuilder *b, int64_t ub, MlirType type, MlirValue init,
+                              MlirBlock *body) {
+  MlirValue ops[4] = {constIndex(b, 0), constIndex(b, ub), constIndex(b, 1), init};
+  MlirType argTypes[2] = {mlirIndexTypeGet(b->context), type};
+  MlirLocation argLocs[2] = {b->loc, b->loc};
+  MlirRegion region = mlirRegionCreate();
+  *body = mlirBlockCreate(2, argTypes, argLocs);
+  mlirRegionAppendOwnedBlock(region, *body);
+  MlirOperationState st = mlirOperationStateGet(str("scf.for"), b->loc);
+  mlirOperationStateAddOperands(&st, 4, ops);
+  mlirOperationStateAddResults(&st, 1, &type);
+  mlirOperationStateAddOwnedRegions(&st, 1, &region);
+  return dlcBuilderInsert(b, mlirOperationCreate(&st));
+}
+
+/* One wgmma.mma_async m64nNk16 on `acc`. */
+static MlirValue wgmma(DlcBuilder *b, MlirValue descA, MlirValue descB, MlirValue acc, int64_t n,
+                       bool bf16) {
+  MlirContext ctx = b->context;
+  char shape[64];
+  snprintf(shape, sizeof shape, "#nvvm.shape<m = 64, n = %lld, k = 16>", (long long)n);
+  const char *ty = bf16 ? "#nvvm.wgmma_type<bf16>" : "#nvvm.wgmma_type<f16>";
+  const char *const kAttrs[][2] = {
+      {"shape", shape},
+      {"typeA", ty},
+      {"typeB", ty},
+      {"typeD", "#nvvm.wgmma_type<f32>"},
+      {"scaleD", "#nvvm.wgmma_scale_out<one>"},
+      {"scaleA", "#nvvm.wgmma_scale_in<one>"},
+      {"scaleB", "#nvvm.wgmma_scale_in<one>"},
+      {"layoutA", "#nvvm.mma_layout<row>"}, /* K-major: imm-trans-a 0 */
+      {"layoutB", "#nvvm.mma_layout<row>"}, /* N-major: imm-trans-b 1 */
+  };
+  MlirNamedAttribute attrs[9];
+  for (int i = 0; i < 9; ++i)
+    attrs[i] = dlcNamed(ctx, kAttrs[i][0], mlirAttributeParseGet(ctx, str(kAttrs[i][1])));
+  MlirValue ops[3] = {acc, descA, descB};
+  return res(typed(b, "nvvm.wgmma.mma_async", 3, ops, mlirValueGetType(acc), 9, attrs));
+}
+
+/* The warpgroup forall has one trip (its tile is the block's): its body
+   moves into the block with the induction variables 0, so dlc-gpu-map
+   sees no nested forall and all 128 threads run it. */
+static void inlineWarpgroup(MlirOperation warp) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(warp, 0));
+  DlcBuilder b = dlcBuilderBefore(warp, mlirOperationGetLocation(warp));
+  MlirValue zero = constIndex(&b, 0);
+  for (intptr_t i = 0; i < mlirBlockGetNumArguments(body); ++i)
+    mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(body, i), zero);
+  MlirOperation op = mlirBlockGetFirstOperation(body);
+  while (!mlirOperationIsNull(op)) {
+    MlirOperation next = mlirOperationGetNextInBlock(op);
+    if (mlirOperationIsNull(next))
+      break; /* the terminator (scf.forall.in_parallel) */
+    mlirOperationMoveBefore(op, warp);
+    op = next;
+  }
+  mlirOperationDestroy(warp);
+}
+
+static bool fail(MlirOperation at, const char *what) {
+  mlirEmitError(mlirOperationGetLocation(at), what);
+  return false;
+}
+
+bool dlcGpuWgmmaRewrite(const DlcMmaTile *t) {
+  MlirContext ctx = mlirOperationGetContext(t->gemm);
+  MlirLocation loc = mlirOperationGetLocation(t->gemm);
+  DlcBuilder b = dlcBuilderBefore(t->gemm, loc);
+  MlirType index = mlirIndexTypeGet(ctx), f32 = mlirF32TypeGet(ctx);
+  MlirValue A = mlirOperationGetOperand(t->gemm, 0), B = mlirOperationGetOperand(t->gemm, 1);
+  MlirType ab = mlirShapedTypeGetElementType(mlirValueGetType(A));
+  MlirType accElt = mlirShapedTypeGetElementType(mlirValueGetType(t->acc));
+  int64_t N = t->mma[1], S = t->stages, nAcc = N / 2;
+  MlirValue blockA = dlcMmaBlockTile(A, t->warp), blockB = dlcMmaBlockTile(B, t->warp);
+  if (t->wm != kWgmmaM || t->wn != N || S < 2)
+    return fail(t->gemm, "dlc-gpu-mma: a wgmma warpgroup tile must be 64 x N of mma = [64, N, 16] "
+                         "with at least 2 stages (the schedule check lets no other through)");
+  if (mlirValueIsNull(blockA) || mlirValueIsNull(blockB))
+    return fail(t->gemm, "dlc-gpu-mma: wgmma needs A and B read from memory outside the "
+                         "warpgroup's tile (a producer fused into the tile cannot be staged "
+                         "in shared memory for wgmma)");
+  int64_t bk = dlcGpuWgmmaKTile(t->k, N), nK = t->k / bk;
+  /* byte strides of the layouts above */
+  int64_t lboA = kWgmmaM * 16, sboA = 128, lboB = N * 16, sboB = 128;
+  int64_t stageA = kWgmmaM * bk * 2, stageB = bk * N * 2;
+
+  char shapeA[96], shapeB[96];
+  snprintf(shapeA, sizeof shapeA, "%lldx%lldx64x8", (long long)S, (long long)(bk / 8));
+  snprintf(shapeB, sizeof shapeB, "%lldx%lldx%lldx8x8", (long long)S, (long long)(bk / 8),
+           (long long)(N / 8));
+  MlirOperation module = moduleOf(t->warp);
+  Operand oa = {.src = blockA, .rows = kWgmmaM, .cols = bk, .bLayout = false};
+  Operand ob = {.src = blockB, .rows = bk, .cols = N, .bLayout = true};
+  oa.dst = sharedBuffer(&b, module, shapeA, ab);
+  ob.dst = sharedBuffer(&b, module, shapeB, ab);
+  MlirValue addrA = sharedAddress(&b, oa.dst), addrB = sharedAddress(&b, ob.dst);
+
+  MlirNamedAttribute dx =
+      dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim x>")));
+  MlirValue tid = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dx));
+  MlirValue warp = binIndex(&b, "arith.divui", tid, 32);
+  MlirValue lane = binIndex(&b, "arith.remui", tid, 32);
+  MlirValue g = binIndex(&b, "arith.divui", lane, 4);
+  MlirValue t2 = binIndex(&b, "arith.muli", binIndex(&b, "arith.remui", lane, 4), 2);
+  MlirValue zero = constIndex(&b, 0), tokens[64];
+
+  /* prologue: tiles 0 .. S - 2, one group each (a repeated last tile
+     lands in a stage never read) */
+  MlirValue group = {NULL};
+  for (int64_t s0 = 0; s0 + 1 < S; ++s0) {
+    int64_t kt = s0 < nK ? s0 : nK - 1;
+    MlirValue stage = constIndex(&b, s0), k0 = constIndex(&b, kt * bk);
+    int n = copyStage(&b, &oa, stage, zero, k0, tid, tokens);
+    n += copyStage(&b, &ob, stage, k0, zero, tid, tokens + n);
+    group = commitGroup(&b, n, tokens);
+  }
+
+  /* accumulators: N / 2 f32 a thread, all the fill's value */
+  char accText[4096];
+  int w = snprintf(accText, sizeof accText, "!llvm.struct<(");
+  for (int64_t i = 0; i < nAcc; ++i)
+    w += snprintf(accText + w, sizeof accText - (size_t)w, "%sf32", i ? ", " : "");
+  snprintf(accText + w, sizeof accText - (size_t)w, ")>");
+  MlirType accT = mlirTypeParseGet(ctx, str(accText));
+  MlirValue init = dlcMmaConvert(&b, mlirOperationGetOperand(t->fill, 0), f32);
+  MlirValue accV = res(typed(&b, "llvm.mlir.undef", 0, NULL, accT, 0, NULL));
+  for (int64_t i = 0; i < nAcc; ++i) {
+    MlirNamedAttribute pos = dlcNamedI64Array(ctx, "position", 1, (int64_t[]){i});
+    MlirValue ops[2] = {accV, init};
+    accV = res(typed(&b, "llvm.insertvalue", 2, ops, accT, 1, &pos));
+  }
+
+  MlirBlock body;
+  MlirOperation loop = buildFor(&b, nK, accT, accV, &body);
+  DlcBuilder in = dlcBuilderAtEnd(body, loc);
+  MlirValue kt = mlirBlockGetArgument(body, 0), acc = mlirBlockGetArgument(body, 1);
+  asyncWait(&in, group, S - 2); /* this thread's copies of tile kt landed */
+  MlirNamedAttribute fence[2] = {
+      dlcNamed(ctx, "kind", mlirAttributeParseGet(ctx, str("#nvvm.proxy_kind<async.shared>"))),
+      dlcNamed(ctx, "space", mlirAttributeParseGet(ctx, str("#nvvm.shared_space<cta>")))};
+  op0(&in, "nvvm.fence.proxy", 2, fence); /* visible to wgmma's async proxy */
+  op0(&in, "gpu.barrier", 0, NULL);       /* everyone's; the stage below is free */
+  MlirValue next = binIndex(&in, "arith.addi", kt, S - 1);
+  MlirValue nextC = bin(&in, "arith.minui", next, constIndex(&in, nK - 1));
+  MlirValue nstage = binIndex(&in, "arith.remui", next, S);
+  MlirValue k0 = binIndex(&in, "arith.muli", nextC, bk);
+  int n = copyStage(&in, &oa, nstage, constIndex(&in, 0), k0, tid, tokens);
+  n += copyStage(&in, &ob, nstage, k0, constIndex(&in, 0), tid, tokens + n);
+  commitGroup(&in, n, tokens);
+  MlirValue stage = binIndex(&in, "arith.remui", kt, S);
+  MlirValue stage64 = res(typed(&in, "arith.index_cast", 1, &stage, mlirIntegerTypeGet(ctx, 64),
+                                0, NULL));
+  MlirType i64 = mlirIntegerTypeGet(ctx, 64);
+  MlirValue baseA = bin(&in, "arith.addi", addrA, bin(&in, "arith.muli", stage64, constOf(&in, i64, stageA)));
+  MlirValue baseB = bin(&in, "arith.addi", addrB, bin(&in, "arith.muli", stage64, constOf(&in, i64, stageB)));
+  op0(&in, "nvvm.wgmma.fence.aligned", 0, NULL);
+  for (int64_t ks = 0; ks < bk / kWgmmaK; ++ks) {
+    MlirValue da = descriptor(&in, bin(&in, "arith.addi", baseA, constOf(&in, i64, ks * 2 * lboA)),
+                              lboA, sboA);
+    MlirValue db = descriptor(&in, bin(&in, "arith.addi", baseB, constOf(&in, i64, ks * 2 * lboB)),
+                              lboB, sboB);
+    acc = wgmma(&in, da, db, acc, N, mlirTypeIsABF16(ab));
+  }
+  op0(&in, "nvvm.wgmma.commit.group.sync.aligned", 0, NULL);
+  MlirNamedAttribute wg = dlcNamed(ctx, "group", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 0));
+  op0(&in, "nvvm.wgmma.wait.group.sync.aligned", 1, &wg);
+  typed(&in, "scf.yield", 1, &acc, (MlirType){NULL}, 0, NULL);
+  asyncWait(&b, group, 0); /* no copy in flight when the block moves on */
+
+  /* the epilogue per accumulator element, where the epilogue was */
+  b = dlcBuilderBefore(mlirOperationIsNull(t->epilogue) ? t->gemm : t->epilogue, loc);
+  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(t->acc));
+  MlirValue idx[DLC_SCHEDULE_MAX_LOOPS];
+  for (intptr_t d = 0; d + 2 < rank; ++d)
+    idx[d] = constIndex(&b, 0);
+  MlirValue row0 = bin(&b, "arith.addi", binIndex(&b, "arith.muli", warp, 16), g);
+  MlirValue result = res(loop);
+  for (int64_t i = 0; i < nAcc; ++i) {
+    MlirValue v = dlcMmaConvert(&b, extractValue(&b, result, i, f32), accElt);
+    idx[rank - 2] = binIndex(&b, "arith.addi", row0, 8 * ((i / 2) % 2));
+    idx[rank - 1] = binIndex(&b, "arith.addi", t2, 8 * (i / 4) + i % 2);
+    if (mlirOperationIsNull(t->epilogue)) {
+      MlirValue ops[2 + DLC_SCHEDULE_MAX_LOOPS];
+      ops[0] = v;
+      ops[1] = t->acc;
+      for (intptr_t d = 0; d < rank; ++d)
+        ops[2 + d] = idx[d];
+      typed(&b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
+    } else if (!dlcMmaEpilogueAt(&b, t, v, idx)) {
+      return false;
+    }
+  }
+  if (!mlirOperationIsNull(t->epilogue))
+    mlirOperationDestroy(t->epilogue);
+  mlirOperationDestroy(t->gemm);
+  mlirOperationDestroy(t->fill);
+  inlineWarpgroup(t->warp);
+  return true;
+}
