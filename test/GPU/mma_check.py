@@ -97,7 +97,8 @@ def mm_bf16(m, k, n):
     return src, inputs, ref, k
 
 
-# name, (source, inputs, reference, K), lower-to-nvvm options, the mma PTX shape
+# name, (source, inputs, reference, K), lower-to-nvvm options, the mma PTX instruction
+# (a bare shape is mma.sync.aligned.<shape>)
 CASES = [
     ("f16 matmul 64x64x64", mm(64, 64, 64, "f16"), "", "m16n8k16.row.col.f32.f16.f16.f32"),
     ("f16 matmul+bias+relu 128x256x512", mm(128, 256, 512, "f16", "bias relu"), "",
@@ -112,6 +113,18 @@ CASES = [
      "m16n8k16.row.col.f32.bf16.bf16.f32"),
     ("f32 matmul+bias allow-tf32 128x64x256", mm(128, 64, 256, "f32", "bias"), "allow-tf32=true",
      "m16n8k8.row.col.f32.tf32.tf32.f32"),
+    # sm_90a: large f16 / bf16 GEMMs take wgmma.mma_async (one warpgroup a 64 x N
+    # block tile, operands in shared memory); sm_90 keeps mma.sync on the same GEMM
+    ("f16 matmul+bias+relu sm_90a wgmma 512x256x1024", mm(512, 256, 1024, "f16", "bias relu"),
+     "chip=sm_90a", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
+    ("f16 matmul sm_90a wgmma n128 1024x128x2048", mm(1024, 128, 2048, "f16"), "chip=sm_90a",
+     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"),
+    ("f16 batch_matmul+residual sm_90a wgmma 16x128x96x256", mm(128, 96, 256, "f16", "residual", batch=16),
+     "chip=sm_90a", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
+    ("bf16 matmul sm_90a wgmma 512x64x1024", mm_bf16(512, 64, 1024), "chip=sm_90a",
+     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"),
+    ("f16 matmul+bias+relu sm_90 (not 90a) keeps mma.sync 512x256x1024",
+     mm(512, 256, 1024, "f16", "bias relu"), "chip=sm_90", "m16n8k16.row.col.f32.f16.f16.f32"),
 ]
 
 
@@ -155,18 +168,22 @@ def main():
         text = dlc.run_pipeline(src, f"builtin.module(lower-to-nvvm{{format=isa {options}}})")
         binaries = [p for _, p in ptx_of(text)]
         ptx = "\n".join(binaries)
-        n = len(re.findall(r"mma\.sync\.aligned\." + re.escape(shape), ptx))
+        instr = shape if shape.startswith("wgmma") else "mma.sync.aligned." + shape
+        n = len(re.findall(re.escape(instr), ptx))
+        # wgmma kernels hold no mma.sync, mma.sync kernels no wgmma
+        other = "mma.sync.aligned" if instr.startswith("wgmma") else "wgmma.mma_async"
+        n = n if other not in ptx else 0
         good, msg, kernels = bool(binaries), "", []
         for one in binaries:  # each gpu.binary is a PTX module of its own
             g1, m1, k1 = assemble(ptxas, one, work)
             good, msg, kernels = good and g1, msg or (m1 if not g1 else ""), kernels + k1
         if good and n > 0 and "fma.rn.f32" not in ptx:
             ok_ptx += 1
-            print(f"ok   ptxas {name}: {n} mma.sync.aligned.{shape}; " +
+            print(f"ok   ptxas {name}: {n} {instr}; " +
                   "; ".join(f"{kn} regs={r} smem={s}" + (f" spill={sp}" if sp else "")
                             for kn, r, s, sp in kernels))
         else:
-            print(f"FAIL ptxas {name}: {n} mma.sync.aligned.{shape}, "
+            print(f"FAIL ptxas {name}: {n} {instr}, "
                   f"{'ffma left' if 'fma.rn.f32' in ptx else ''} {msg.splitlines()[-1] if not good and msg else ''}")
     print(f"{ok_emu} of {ran} cases passed emulation")
     if ptxas:
