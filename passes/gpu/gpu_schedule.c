@@ -300,6 +300,13 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
     int64_t lanes = strategy == DLC_GPU_ROWS ? scheduleLanes(&read, nest, rows) : 1;
     if (!givenFits(st, func, &read, nest, g.root >= 0 ? &infos[g.root] : NULL, lanes))
       return;
+    if (read.mma[0] == kWgmmaM && !dlcGpuWgmmaOperandsLoaded(infos, n, g.root)) {
+      dlcScheduleFail(st, func,
+                      "#dlk.schedule mma = [64, N, 16] (wgmma.mma_async): an operand of the "
+                      "contraction is computed in the kernel (a fused producer); wgmma reads A "
+                      "and B from shared memory, staged only from loaded tiles");
+      return;
+    }
     g.sched = read;
   } else {
     /* An op that does not vectorise (a gather, a reversed slice) keeps one
@@ -312,7 +319,8 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
     int64_t mmaShape[3];
     const char *why;
     const DlcGpuMmaOptions *o = st->target;
-    if (strategy == DLC_GPU_GEMM && o->wgmma && dlcGpuWgmmaSchedule(&infos[g.root], &g.sched))
+    if (strategy == DLC_GPU_GEMM && o->wgmma && dlcGpuWgmmaOperandsLoaded(infos, n, g.root) &&
+        dlcGpuWgmmaSchedule(&infos[g.root], &g.sched))
       ; /* sm_90a, a large f16 / bf16 GEMM: wgmma (gpu_wgmma.h) */
     else if (strategy == DLC_GPU_GEMM && o->tensorCores && dlcIsGemmRoot(&infos[g.root]) &&
              dlcGpuMmaFor(&infos[g.root], o->allowTf32, mmaShape, &why))

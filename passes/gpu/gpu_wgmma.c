@@ -117,6 +117,19 @@ bool dlcGpuWgmmaSchedule(const DlcLinalgInfo *root, DlcSchedule *s) {
   return false;
 }
 
+bool dlcGpuWgmmaOperandsLoaded(const DlcLinalgInfo *ops, int n, int root) {
+  for (intptr_t i = 0; i < 2; ++i) {
+    MlirValue v = mlirOperationGetOperand(ops[root].op, i);
+    if (!mlirValueIsAOpResult(v))
+      continue;
+    MlirOperation def = mlirOpResultGetOwner(v);
+    for (int j = 0; j < n; ++j)
+      if (j != root && mlirOperationEqual(ops[j].op, def))
+        return false;
+  }
+  return true;
+}
+
 bool dlcGpuWgmmaCheck(const DlcLinalgInfo *root, const DlcSchedule *s, bool chipHasWgmma,
                       char *msg, size_t size) {
   const DlcLoopNest *l = &root->loops;

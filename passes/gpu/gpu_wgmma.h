@@ -32,6 +32,12 @@ int64_t dlcGpuWgmmaSmemBytes(int64_t bn, int64_t bk, int64_t stages);
    False (s untouched) otherwise: mma.sync then. */
 bool dlcGpuWgmmaSchedule(const DlcLinalgInfo *root, DlcSchedule *s);
 
+/* Whether the GEMM root ops[root]'s A and B are read from memory (kernel
+   arguments), not computed by an op of its group (a fused producer, e.g.
+   a transpose): wgmma reads its operands from shared memory, which only
+   the cp.async of a loaded tile fills. */
+bool dlcGpuWgmmaOperandsLoaded(const DlcLinalgInfo *ops, int n, int root);
+
 /* Whether a given `mma = [64, N, 16]` schedule suits `root` on a chip
    with (`chipHasWgmma`) or without wgmma; else the reason in `msg`. */
 bool dlcGpuWgmmaCheck(const DlcLinalgInfo *root, const DlcSchedule *s, bool chipHasWgmma,

@@ -62,3 +62,16 @@ func.func @wgmma_stages_too_deep(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>)
   }
   return %0 : tensor<256x256xf16>
 }
+
+// -----
+
+func.func @wgmma_fused_producer(%a: tensor<256x64xf16>, %b: tensor<256x64xf16>) -> tensor<256x256xf16> {
+  // expected-error @+1 {{#dlk.schedule mma = [64, N, 16] (wgmma.mma_async): an operand of the contraction is computed in the kernel (a fused producer); wgmma reads A and B from shared memory, staged only from loaded tiles}}
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<workgroup = [64, 128, 0], thread = [64, 128, 0], stages = 2, mma = [64, 128, 16]> (%a, %b) : (tensor<256x64xf16>, tensor<256x64xf16>) -> tensor<256x256xf16> {
+  ^bb0(%x: tensor<256x64xf16>, %y: tensor<256x64xf16>):
+    %t = dlg.transpose %y perm = [1, 0] : tensor<256x64xf16> -> tensor<64x256xf16>
+    %m = dlg.matmul %x, %t : tensor<256x64xf16>, tensor<64x256xf16> -> tensor<256x256xf16>
+    dlk.yield %m : tensor<256x256xf16>
+  }
+  return %0 : tensor<256x256xf16>
+}
