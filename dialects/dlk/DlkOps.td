@@ -47,7 +47,8 @@ def Dlk_ScheduleAttr : AttrDef<Dlk_Dialect, "Schedule"> {
     (at most three tiled loops, to thread x, y, z; each must divide the
     workgroup tile); `stages` the pipeline depth of shared-memory copies;
     `mma` a tensor-core instruction shape [M, N, K] (mma.sync m16n8k16,
-    m16n8k8 or m16n8k4).
+    m16n8k8 or m16n8k4; or wgmma.mma_async m64nNk16 on sm_90a, N a multiple
+    of 8 up to 256).
 
     ```mlir
     #dlk.schedule<tile = [64, 256, 0], vector = 8, register = [6, 16], parallel = [0]>
