@@ -256,11 +256,14 @@ class _Importer:
                 raise CompileError(f"ONNX output '{o.name}': " + self.vals[o.name].why(), "")
             self._check_wide_output(o)
         outs = [self.value(o.name) for o in graph.output]
-        counts = {}  # padded outputs: their counts go after the graph's outputs
-        for i, o in enumerate(graph.output):
+        counts, at = {}, {}  # padded outputs: their counts go after the graph's outputs,
+        for i, o in enumerate(graph.output):  # each once
             if o.name in self.counted:
-                counts[i] = len(outs)
-                outs.append(self.counted[o.name])
+                c = self.counted[o.name]
+                if id(c) not in at:
+                    at[id(c)] = len(outs)
+                    outs.append(c)
+                counts[i] = at[id(c)]
         self.g.output(*outs, counts=counts)
         return self.g
 
