@@ -51,10 +51,11 @@ bool dlcShapeNonMaxSuppression(const DlcShape *boxes, const DlcShape *scores,
     rows = 0;
   else if (!IS_DYN(b) && !IS_DYN(c) && !IS_DYN(n)) {
     int64_t k = n < maxPerClass ? n : maxPerClass;
+    int64_t bytes;
     if (dlcMulOverflow(b, c, &rows) || dlcMulOverflow(rows, k, &rows) ||
-        dlcMulOverflow(rows, 3, &(int64_t){0}))
-      return fail(err, "the padded result (%lld x %lld x %lld rows of 3) exceeds %lld elements",
-                  (long long)b, (long long)c, (long long)k, (long long)INT64_MAX);
+        dlcMulOverflow(rows, 3 * 8, &bytes))
+      return fail(err, "the padded result (%lld x %lld x %lld rows of 3 i64) has more than "
+                  "%lld bytes", (long long)b, (long long)c, (long long)k, (long long)INT64_MAX);
   }
   selected->rank = 2;
   selected->dims[0] = rows;
