@@ -71,7 +71,8 @@ static char *functionText(const char *name, int64_t B, int64_t C, int64_t N, int
   int64_t M = B * C * K;
   fprintf(f,
 "func.func private @%s(%%boxes: tensor<%" PRId64 "x%" PRId64 "x4xf32>, "
-"%%scores: tensor<%" PRId64 "x%" PRId64 "x%" PRId64 "xf32>) -> (tensor<%" PRId64 "x3xi64>, tensor<i64>) {\n"
+"%%scores: tensor<%" PRId64 "x%" PRId64 "x%" PRId64 "xf32>) -> (tensor<%" PRId64 "x3xi64>, tensor<i64>) "
+"attributes {dlc.nms_loops} {\n"
 "  %%c0 = arith.constant 0 : index\n"
 "  %%c1 = arith.constant 1 : index\n"
 "  %%c2 = arith.constant 2 : index\n"
@@ -122,7 +123,6 @@ static char *functionText(const char *name, int64_t B, int64_t C, int64_t N, int
   snprintf(COR, sizeof COR, "tensor<%" PRId64 "x%" PRId64 "x4xf32>", B, N);
   snprintf(AR, sizeof AR, "tensor<%" PRId64 "x%" PRId64 "xf32>", B, N);
   snprintf(LIVE, sizeof LIVE, "tensor<%" PRId64 "xi1>", N);
-#define T(s) fputs(s, f)
   fprintf(f,
 "  %%res:2 = scf.for %%b = %%c0 to %%nb step %%c1 iter_args(%%ob = %%init, %%kb = %%c0) -> (%s, index) {\n"
 "    %%b64 = arith.index_cast %%b : index to i64\n"
@@ -238,7 +238,6 @@ static char *functionText(const char *name, int64_t B, int64_t C, int64_t N, int
 "}\n",
           COR, COR, COR, COR, AR, LIVE, LIVE, LIVE, COR, COR, COR, COR, AR, LIVE, LIVE, LIVE,
           LIVE, OUT, LIVE, OUT, LIVE, OUT, LIVE, OUT, LIVE, OUT, OUT, OUT);
-#undef T
   fclose(f);
   return text;
 }
@@ -285,8 +284,17 @@ int dlcLowerSelection(MlirOperation op, bool hostLoops) {
   MlirOperation module = moduleOf(op);
   MlirContext ctx = mlirOperationGetContext(op);
   MlirSymbolTable table = mlirSymbolTableCreate(module);
-  bool have = !mlirOperationIsNull(mlirSymbolTableLookup(table, str(name)));
-  if (!have) {
+  MlirOperation found = mlirSymbolTableLookup(table, str(name));
+  if (!mlirOperationIsNull(found) &&
+      mlirAttributeIsNull(mlirOperationGetAttributeByName(found, str("dlc.nms_loops")))) {
+    mlirSymbolTableDestroy(table);
+    char msg[256];
+    snprintf(msg, sizeof msg, "dlk-to-linalg: the module already has a symbol @%s, the name of "
+             "this op's loops", name);
+    dlcLowerFail(op, msg);
+    return 0;
+  }
+  if (mlirOperationIsNull(found)) {
     char *text = functionText(name, B, C, N, K, center, iou, hasScore, score);
     MlirOperation fn = text ? mlirOperationCreateParse(ctx, str(text), str("dlc-nms"))
                             : (MlirOperation){NULL};
