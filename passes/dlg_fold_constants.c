@@ -12,6 +12,7 @@
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
+#include "fold/nms.h"
 #include "fold/reference.h"
 #include "support/op_list.h"
 
@@ -33,27 +34,31 @@ static bool allOperandsConstant(MlirOperation op) {
   return n > 0;
 }
 
-/* Folds `op` into a new constant; false when `op` stays. */
+/* Folds `op` into new constants; false when `op` stays. */
 static bool foldOne(MlirOperation op, int64_t maxElements, int64_t resourceBytes) {
   intptr_t n = mlirOperationGetNumOperands(op);
-  DlcHostTensor *in = dlcXcalloc((size_t)n, sizeof *in), out;
+  DlcHostTensor *in = dlcXcalloc((size_t)n, sizeof *in), out[2];
+  bool nms = dlcOpIs(op, "dlg.non_max_suppression"); /* two results (fold/nms.h) */
   bool ok = true;
   intptr_t read = 0;
   for (; read < n && ok; ++read)
     ok = dlcHostTensorReadConstant(mlirOperationGetOperand(op, read), maxElements, &in[read]);
   if (!ok)
     --read; /* the failed read freed itself */
-  ok = ok && dlcReferenceEvaluate(op, in, n, maxElements, &out);
+  ok = ok && (nms ? dlcReferenceNonMaxSuppression(op, &in[0], &in[1], maxElements, out)
+                  : dlcReferenceEvaluate(op, in, n, maxElements, &out[0]));
   for (intptr_t i = 0; i < read; ++i)
     dlcHostTensorFree(&in[i]);
   free(in);
   if (!ok)
     return false;
-  MlirValue res = mlirOperationGetResult(op, 0);
   DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
-  MlirValue c = dlcBuildConstant(&b, &out, mlirValueGetType(res), resourceBytes);
-  dlcHostTensorFree(&out);
-  mlirValueReplaceAllUsesOfWith(res, c);
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); ++r) {
+    MlirValue res = mlirOperationGetResult(op, r);
+    MlirValue c = dlcBuildConstant(&b, &out[r], mlirValueGetType(res), resourceBytes);
+    dlcHostTensorFree(&out[r]);
+    mlirValueReplaceAllUsesOfWith(res, c);
+  }
   mlirOperationDestroy(op);
   return true;
 }
@@ -67,7 +72,8 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
   mlirOperationWalk(func, collect, &ops, MlirWalkPreOrder);
   uint64_t folded = 0;
   for (intptr_t i = 0; i < ops.n; ++i)
-    folded += dlcReferenceSupports(ops.ops[i]) && allOperandsConstant(ops.ops[i]) &&
+    folded += (dlcReferenceSupports(ops.ops[i]) ||
+               dlcOpIs(ops.ops[i], "dlg.non_max_suppression")) && allOperandsConstant(ops.ops[i]) &&
               foldOne(ops.ops[i], maxElements, resourceBytes);
   dlcOpListFree(&ops);
   dlcPassAddStatistic(pass, "folded", folded);

@@ -48,8 +48,9 @@ static const Kind kKindOfFamily[DLC_OP_FAMILY_COUNT] = {
     [DLC_OP_FAMILY_POOL] = K_REDUCTION,        [DLC_OP_FAMILY_CONTRACTION] = K_CONTRACTION,
     [DLC_OP_FAMILY_LAYOUT] = K_INJECTIVE,      [DLC_OP_FAMILY_DATA_MOVEMENT] = K_INJECTIVE,
     [DLC_OP_FAMILY_GATHER] = K_OPAQUE,         [DLC_OP_FAMILY_CONTROL] = K_OPAQUE, /* regions */
+    [DLC_OP_FAMILY_SELECTION] = K_OPAQUE, /* not fused: lowered to loops of its own */
 };
-_Static_assert(DLC_OP_FAMILY_COUNT == 16, "a new op family needs its row in kKindOfFamily");
+_Static_assert(DLC_OP_FAMILY_COUNT == 17, "a new op family needs its row in kKindOfFamily");
 
 static Kind classify(MlirOperation op) { return kKindOfFamily[dlcDlgOpGetFamily(op)]; }
 
@@ -234,8 +235,9 @@ static void fuseBlock(MlirBlock block, int64_t maxOps, MlirContext ctx) {
        op = mlirOperationGetNextInBlock(op)) {
     DlcOpFamily family = dlcDlgOpGetFamily(op);
     if (family == DLC_OP_FAMILY_NONE || family == DLC_OP_FAMILY_CONSTANT ||
-        family == DLC_OP_FAMILY_CONTROL)
-      continue; /* not dlg (func.return, ...), a constant or control flow: never a kernel */
+        family == DLC_OP_FAMILY_CONTROL || family == DLC_OP_FAMILY_SELECTION)
+      continue; /* not dlg (func.return, ...), a constant, control flow or a selection
+                   (two results, loops of its own): never a kernel */
     int i = g.n++;
     g.ops[i] = op;
     g.parent[i] = i;

@@ -70,6 +70,14 @@ static bool lowerAll(MlirOperation module, const DlcLowerPolicy *policy, bool co
       ok = false;
       break;
     }
+    int selection = dlcLowerSelection(op, controlFlow); /* two results, host loops */
+    if (selection >= 0) {
+      if (!selection) {
+        ok = false;
+        break;
+      }
+      continue;
+    }
     int control = dlcLowerControl(op); /* dlg.if, dlg.while: several results */
     if (control >= 0) {
       if (!control) {

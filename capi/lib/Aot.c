@@ -596,6 +596,21 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
     err = readTensor(mlirFunctionTypeGetResult(ft, i), "result", i, &ts[ni + i]);
   if (err)
     goto done;
+  /* A padded result counted at run time (dlg.non_max_suppression's, marked
+     dlc.count by the importer): the library's C ABI has no way yet to say
+     which rows are data, so it is refused rather than returned padded. */
+  MlirAttribute resAttrs = mlirOperationGetAttributeByName(f, str("res_attrs"));
+  for (int i = 0; !mlirAttributeIsNull(resAttrs) && mlirAttributeIsAArray(resAttrs) &&
+                  i < (int)mlirArrayAttrGetNumElements(resAttrs); ++i) {
+    MlirAttribute d = mlirArrayAttrGetElement(resAttrs, i);
+    if (mlirAttributeIsADictionary(d) &&
+        !mlirAttributeIsNull(mlirDictionaryAttrGetElementByName(d, str("dlc.count")))) {
+      err = dlcFormat("result %d has a number of rows known only at run time (dlc.count, as "
+                      "NonMaxSuppression's selected indices): an AOT library cannot return it "
+                      "yet; use the JIT (dlc.compile without output=)", i);
+      goto done;
+    }
+  }
   if (isAbi(entry, name)) {
     err = dlcFormat("the entry @%s clashes with the library's own %s; choose another --name",
                  entry, entry);

@@ -63,6 +63,7 @@ struct DlcProgram {
   int optLevel;
   intptr_t numInputs, numOutputs;
   DlcTensorType *types; /* declared: inputs then outputs, DLC_DYNAMIC_DIM */
+  intptr_t *countedBy;  /* per output: the output counting its rows, or -1 */
   bool dynamic;
   bool cuda; /* compiled by lower-to-nvvm: buffers live on the device */
   int threads;
@@ -345,6 +346,43 @@ static char *specialize(DlcProgram *p, const DlcTensorType *inputs, Variant *v) 
   return err;
 }
 
+/* The entry's `dlc.count` result attributes (a padded result and the 0-d
+   i64 result that counts its valid rows, dlg.non_max_suppression's pair),
+   checked so the host can slice with them. */
+static char *readCounts(MlirOperation entry, DlcProgram *p) {
+  p->countedBy = dlcXmalloc(sizeof *p->countedBy * (size_t)(p->numOutputs + 1));
+  MlirAttribute all = mlirOperationGetAttributeByName(entry, str("res_attrs"));
+  for (intptr_t i = 0; i < p->numOutputs; ++i) {
+    p->countedBy[i] = -1;
+    if (mlirAttributeIsNull(all) || !mlirAttributeIsAArray(all) ||
+        i >= mlirArrayAttrGetNumElements(all))
+      continue;
+    MlirAttribute dict = mlirArrayAttrGetElement(all, i);
+    MlirAttribute c = mlirAttributeIsADictionary(dict)
+                          ? mlirDictionaryAttrGetElementByName(dict, str("dlc.count"))
+                          : (MlirAttribute){NULL};
+    if (mlirAttributeIsNull(c))
+      continue;
+    if (!mlirAttributeIsAInteger(c))
+      return dlcFormat("result %ld: dlc.count must be an integer (the index of a result)",
+                       (long)i);
+    int64_t j = mlirIntegerAttrGetValueInt(c);
+    const DlcTensorType *t = &p->types[p->numInputs + i];
+    if (j < 0 || j >= p->numOutputs || j == i)
+      return dlcFormat("result %ld: dlc.count = %lld names no other result", (long)i,
+                       (long long)j);
+    const DlcTensorType *n = &p->types[p->numInputs + j];
+    if (n->rank != 0 || n->dtype != DLC_I64)
+      return dlcFormat("result %ld: dlc.count = %lld names a result that is not a 0-d i64 "
+                       "tensor", (long)i, (long long)j);
+    if (t->rank < 1)
+      return dlcFormat("result %ld: dlc.count on a 0-d result (it counts rows of dim 0)",
+                       (long)i);
+    p->countedBy[i] = (intptr_t)j;
+  }
+  return NULL;
+}
+
 DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sourceName,
                               const DlcCompileOptions *options, char **error) {
   DlcCompileOptions dflt = {NULL, NULL, 0, 3, false};
@@ -407,6 +445,8 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
       if (!err && !p->dynamic && hasDynamicDim(&p->types[p->numInputs + i]))
         err = dlcFormat("result %ld has a dynamic dimension that no input determines", (long)i);
     }
+    if (!err)
+      err = readCounts(entry, p);
     if (err)
       goto fail;
   }
@@ -447,6 +487,7 @@ void dlcProgramDestroy(DlcProgram *p) {
   pthread_mutex_destroy(&p->cacheLock);
   pthread_mutex_destroy(&p->profileLock);
   free(p->types);
+  free(p->countedBy);
   free(p->pipeline);
   free(p);
 }
@@ -456,6 +497,9 @@ intptr_t dlcProgramNumOutputs(const DlcProgram *p) { return p->numOutputs; }
 DlcTensorType dlcProgramInput(const DlcProgram *p, intptr_t i) { return p->types[i]; }
 DlcTensorType dlcProgramOutput(const DlcProgram *p, intptr_t i) {
   return p->types[p->numInputs + i];
+}
+intptr_t dlcProgramOutputCountedBy(const DlcProgram *p, intptr_t i) {
+  return p->countedBy[i];
 }
 
 static bool sameType(const DlcTensorType *a, const DlcTensorType *b) {

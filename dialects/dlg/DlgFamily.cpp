@@ -40,7 +40,7 @@ constexpr const char *kFamilyNames[] = {
     "none",       "constant",  "unary", "binary",      "compare",
     "select",     "cast",      "channel_affine", "norm", "reduction",
     "pool",       "contraction", "layout", "data_movement", "gather",
-    "control"};
+    "control",    "selection"};
 static_assert(std::size(kFamilyNames) == DLC_OP_FAMILY_COUNT,
               "one name per DlcOpFamily");
 

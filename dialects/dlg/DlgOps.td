@@ -748,4 +748,54 @@ def Dlg_ConditionOp : Dlg_ControlOp<"condition", [Pure, Terminator,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Selection: a result whose valid size is known only at run time
+//===----------------------------------------------------------------------===//
+
+// Ops whose output size depends on their operands' values. They give a
+// fixed-size result padded past a run-time count (a second, 0-d i64
+// result); the host slices it. Never in a kernel (each lowers to its own
+// loops, dlk-to-linalg), like control flow. TVM: opaque.
+def Dlg_SelectionFamily : Dlg_Family<"SELECTION">;
+
+def Dlg_NonMaxSuppressionOp : Dlg_InferOp<"non_max_suppression", Dlg_SelectionFamily> {
+  let summary = "greedy non-maximum suppression of boxes per batch and class (ONNX NonMaxSuppression)";
+  let description = [{
+    `boxes` is `[batch, num_boxes, 4]`, `scores` `[batch, num_classes,
+    num_boxes]`, both f32. For each batch and class, the boxes whose score is
+    above `score_threshold` (all when it is absent) are taken by descending
+    score (ties: the lower box index first; NaN scores last); a box is kept
+    unless its intersection over union with a box already kept in its class
+    is above `iou_threshold`, and at most `max_output_boxes_per_class` are
+    kept. Boxes are corners `[y1, x1, y2, x2]` (either corner first) or,
+    with `center_point_box`, `[x_center, y_center, width, height]`; a box of
+    zero area or a pair that does not overlap never suppresses, as in
+    onnxruntime.
+
+    `selected` is `[batch * num_classes * min(max_output_boxes_per_class,
+    num_boxes), 3]` i64: its first `count` rows are the kept
+    `[batch, class, box]` triples in ONNX's order (by batch, then class, then
+    selection order); the rest are -1. `count` (0-d i64) is ONNX's
+    `num_selected`. A host that returns `selected` slices it to `count` rows
+    (the entry function's result attribute `dlc.count`, see dlc.Module).
+
+    ```mlir
+    %sel, %n = dlg.non_max_suppression %boxes, %scores {iou_threshold = 0.5,
+        max_output_boxes_per_class = 3 : i64}
+        : tensor<1x6x4xf32>, tensor<1x1x6xf32> -> tensor<3x3xi64>, tensor<i64>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$boxes, RankedTensorOf<[F32]>:$scores,
+                   DefaultValuedAttr<BoolAttr, "false">:$center_point_box,
+                   DefaultValuedAttr<I64Attr, "0">:$max_output_boxes_per_class,
+                   DefaultValuedAttr<F64Attr, "0.0">:$iou_threshold,
+                   OptionalAttr<F64Attr>:$score_threshold);
+  let results = (outs RankedTensorOf<[I64]>:$selected, RankedTensorOf<[I64]>:$count);
+  let assemblyFormat = [{
+    $boxes `,` $scores attr-dict `:` type($boxes) `,` type($scores) `->`
+    type($selected) `,` type($count)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // DLG_OPS

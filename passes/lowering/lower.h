@@ -123,4 +123,11 @@ double dlcReducedCount(MlirType xt, const bool *reduced, intptr_t rank);
    parent replaces them), 0 failed (error emitted), -1 not a control op. */
 int dlcLowerControl(MlirOperation op);
 
+/*--- Selection (nms.c) -------------------------------------------------------*/
+
+/* Lowers dlg.non_max_suppression to host loops on tensors (a private
+   function, called in its place) and erases op: 1 done, 0 failed (error
+   emitted; also when `hostLoops` is false), -1 not a selection op. */
+int dlcLowerSelection(MlirOperation op, bool hostLoops);
+
 #endif /* DLC_PASSES_LOWERING_LOWER_H */

@@ -59,6 +59,7 @@ def _bind(lib):
         "mlirBlockGetNumArguments": ([H], ctypes.c_ssize_t),
         "mlirBlockGetArgument": ([H, ctypes.c_ssize_t], H),
         "mlirOperationGetResult": ([H, ctypes.c_ssize_t], H),
+        "mlirOpResultGetOwner": ([H], H),
         "mlirTypePrint": ([H, _StringCallback, ctypes.c_void_p], None),
         "mlirOperationDestroy": ([H], None),
         "mlirValueGetType": ([H], H),
@@ -319,8 +320,20 @@ class Graph:
                                  named)
         return Value(self, lib.mlirOperationGetResult(op, 0))
 
-    def output(self, *values):
-        """Sets the function's results (call once, after the last op)."""
+    def non_max_suppression(self, boxes, scores, name=None, **attrs):
+        """dlg.non_max_suppression: (selected, count), the padded [rows, 3]
+        i64 result and the 0-d i64 count of its valid rows. Return both with
+        output(..., counts={selected's index: count's index}) and run()
+        slices `selected` to `count`."""
+        sel = self.op("dlg.non_max_suppression", boxes, scores, name_hint=name, **attrs)
+        owner = self._lib.mlirOpResultGetOwner(sel.handle)
+        return sel, Value(self, self._lib.mlirOperationGetResult(owner, 1))
+
+    def output(self, *values, counts=None):
+        """Sets the function's results (call once, after the last op).
+        `counts` ({result index: index of a 0-d i64 result}) marks padded
+        results whose valid rows that result counts (result attribute
+        dlc.count): dlc.Module.run returns them sliced, without the counts."""
         lib = self._lib
         vals = [v.handle for v in values]
         b = lib.dlcBuilderBefore(self._ret, self._unknown)
@@ -335,6 +348,11 @@ class Graph:
         ftype = lib.mlirFunctionTypeGet(self._ctx, n_in, ins, len(vals), outs)
         lib.mlirOperationSetAttributeByName(self._func, _ref("function_type"),
                                             lib.mlirTypeAttrGet(ftype))
+        if counts:
+            text = "[" + ", ".join(f"{{dlc.count = {int(counts[i])} : i64}}" if i in counts
+                                   else "{}" for i in range(len(vals))) + "]"
+            lib.mlirOperationSetAttributeByName(self._func, _ref("res_attrs"),
+                                                lib.mlirAttributeParseGet(self._ctx, _ref(text)))
         self._outputs = values
 
     def mlir(self, generic=False):

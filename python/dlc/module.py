@@ -116,7 +116,15 @@ class Module:
             raise CompileError("could not compile " + name, text)
         n_in, n_out = lib.dlcProgramNumInputs(self._p), lib.dlcProgramNumOutputs(self._p)
         self.inputs = [self._spec(lib.dlcProgramInput(self._p, i)) for i in range(n_in)]
-        self.outputs = [self._spec(lib.dlcProgramOutput(self._p, i)) for i in range(n_out)]
+        self._raw = [self._spec(lib.dlcProgramOutput(self._p, i)) for i in range(n_out)]
+        # Padded results (result attribute dlc.count, as
+        # dlg.non_max_suppression gives): {result: the result counting its
+        # valid rows}. run() slices each to its count and does not return
+        # the counts; `outputs` describes what run() returns.
+        self._counted = {i: j for i in range(n_out)
+                         if (j := lib.dlcProgramOutputCountedBy(self._p, i)) >= 0}
+        self._shown = [i for i in range(n_out) if i not in set(self._counted.values())]
+        self.outputs = [self._shown_spec(i, self._raw[i]) for i in self._shown]
         # Dynamic input dims (None): compiled per input shapes at first use.
         self.dynamic = any(d is None for shape, _ in self.inputs for d in shape)
         # A static model's C tensor descriptors are built once; a call only
@@ -125,6 +133,19 @@ class Module:
         # Per thread: several threads may run one Module at once (the C
         # program is thread-safe; these buffers are not).
         self._tls = threading.local()
+
+    def _shown_spec(self, i, spec):
+        """Result i's (shape, dtype) as run() returns it: a padded result's
+        dim 0 is known only after the run (None)."""
+        return ((None,) + spec[0][1:], spec[1]) if i in self._counted else spec
+
+    def _trim(self, outs):
+        """The results run() returns: padded ones sliced to their counts,
+        the counts themselves left out."""
+        if not self._counted:
+            return outs
+        return [outs[i][:int(outs[self._counted[i]])] if i in self._counted else outs[i]
+                for i in self._shown]
 
     @classmethod
     def _descriptors(cls, specs):
@@ -143,18 +164,24 @@ class Module:
     def output_specs(self, *input_specs):
         """(shape, dtype) of each result for inputs of the given (shape,
         dtype); for a dynamic model this compiles the variant for them."""
+        return [self._shown_spec(i, s) for i, s in enumerate(self._raw_specs(input_specs))
+                if i in self._shown]
+
+    def _raw_specs(self, input_specs):
+        """output_specs of every result of the entry function (counts and
+        padded results as they are)."""
         tin = (_TensorType * max(1, len(input_specs)))()
         for t, (shape, dtype) in zip(tin, input_specs):
             t.dtype, t.rank = _DTYPES.index(np.dtype(dtype).name), len(shape)
             for i, d in enumerate(shape):
                 t.dims[i] = d
-        tout = (_TensorType * max(1, len(self.outputs)))()
+        tout = (_TensorType * max(1, len(self._raw)))()
         msg = ctypes.create_string_buffer(4096)
         if not _lib().dlcProgramResolve(self._p, tin, tout, msg, len(msg)):
             text = msg.value.decode()
             raise (CompileError("could not compile for these input shapes", text)
                    if "error:" in text else ValueError(text))
-        return [self._spec(tout[i]) for i in range(len(self.outputs))]
+        return [self._spec(tout[i]) for i in range(len(self._raw))]
 
     @staticmethod
     def _spec(t):
@@ -174,17 +201,21 @@ class Module:
         writable result arrays (one per result), which are filled and returned."""
         ins = [a if a.flags.c_contiguous else np.ascontiguousarray(a)  # keeps 0-d
                for a in _check_inputs(arrays, self.inputs)]
-        out_specs = self.outputs
+        out_specs = self._raw
         if self.dynamic:
             in_specs = [(a.shape, a.dtype) for a in ins]
-            out_specs = self.output_specs(*in_specs)
+            out_specs = self._raw_specs(in_specs)
+        if out is not None and self._counted:
+            raise ValueError("out= cannot take a result whose size is known only after the "
+                             f"run (results {sorted(self._shown.index(i) for i in self._counted)}"
+                             " are counted at run time)")
         outs = _output_arrays(out, out_specs)
         tls = self._tls
         if not hasattr(tls, "msg"):
             tls.msg = ctypes.create_string_buffer(512)
             if not self.dynamic:
                 tls.c_in = self._descriptors(self.inputs)
-                tls.c_out = self._descriptors(self.outputs)
+                tls.c_out = self._descriptors(self._raw)
         if self.dynamic:
             c_in = (_Tensor * max(1, len(ins)))(
                 *[self._tensor(a, s) for a, s in zip(ins, in_specs)])
@@ -210,7 +241,7 @@ class Module:
         msg = tls.msg
         if not _lib().dlcProgramRun(self._p, c_in, c_out, msg, len(msg)):
             raise ValueError(msg.value.decode())
-        return outs
+        return self._trim(outs)
 
     def __call__(self, *arrays):
         outs = self.run(*arrays)

@@ -168,6 +168,10 @@ class _Importer:
         self.materialized = {}
         self.deps = {}      # name -> graph inputs it is computed from
         self.producer = {}  # name -> the node that computed it
+        # name -> the 0-d i64 Value counting its valid rows: a padded result
+        # computed at run time (NonMaxSuppression's selected indices) and
+        # what keeps its rows (_counted_rows); sliced by dlc.Module.run
+        self.counted = {}
         self.value_inputs = set()  # graph inputs dlc may specialise on (small, shape-like)
         self.wide = {}      # name -> ONNX element type dlg lacks, held widened (_WIDE)
         self.bf16_raw = set()  # Casts to BFLOAT16, truncated only at the boundary
@@ -252,7 +256,15 @@ class _Importer:
                 raise CompileError(f"ONNX output '{o.name}': " + self.vals[o.name].why(), "")
             self._check_wide_output(o)
         outs = [self.value(o.name) for o in graph.output]
-        self.g.output(*outs)
+        counts, at = {}, {}  # padded outputs: their counts go after the graph's outputs,
+        for i, o in enumerate(graph.output):  # each once
+            if o.name in self.counted:
+                c = self.counted[o.name]
+                if id(c) not in at:
+                    at[id(c)] = len(outs)
+                    outs.append(c)
+                counts[i] = at[id(c)]
+        self.g.output(*outs, counts=counts)
         return self.g
 
     def node(self, node):
@@ -280,8 +292,12 @@ class _Importer:
         deps = set().union(*[self.deps.get(i, set()) for i in ins if i])
         for o in node.output:
             self.deps[o] = deps
+        rows = self._counted_rows(node)
         consts = [self.const(i) if i else None for i in ins]
         foldable = folder and all(c is not None for c, i in zip(consts, ins) if i)
+        if foldable and node.op_type in _RUNTIME_IF_EMPTY and fn is not None:
+            out = folder(self, node, [c for c in consts], _attrs(node))
+            foldable = out is not None  # an empty result: computed at run time instead
         if fn is None and not foldable:
             missing = set().union(*[self.deps.get(i, set()) for i, c in zip(ins, consts)
                                     if i and c is None])
@@ -289,7 +305,8 @@ class _Importer:
                 raise ValueDependentError(node, "its inputs are runtime values", missing)
             raise UnsupportedError(node, "supported only on constant inputs (shape computations)")
         if foldable:
-            out = folder(self, node, [c for c in consts], _attrs(node))
+            if node.op_type not in _RUNTIME_IF_EMPTY:
+                out = folder(self, node, [c for c in consts], _attrs(node))
             # NumPy returns scalars (np.int64) for 0-d results: keep arrays
             outs = [np.asarray(o) for o in (out if isinstance(out, list) else [out])]
         else:
@@ -301,6 +318,8 @@ class _Importer:
             if name:
                 self.vals[name] = v
                 self.producer[name] = node
+                if rows is not None:
+                    self.counted[name] = rows
 
     # --- ops --------------------------------------------------------------
 
@@ -2021,7 +2040,80 @@ class _Importer:
                                 "depends on its values)")
         raise UnsupportedError(node, f"{node.op_type} was not folded")  # pragma: no cover
 
-    op_NonMaxSuppression = op_Unique = op_NonZero = _value_op
+    op_Unique = op_NonZero = _value_op
+
+    def op_NonMaxSuppression(self, node, a):
+        """At run time (boxes or scores computed by the model, or graph
+        inputs): dlg.non_max_suppression, whose padded result dlc.Module
+        slices to its count. The limits must be constants (or graph inputs
+        dlc specialises on); all-constant operands are folded (_nms)."""
+        boxes, scores = self._x(node, 0), self._x(node, 1)
+        for name, v in (("boxes", boxes), ("scores", scores)):
+            if _elt(v) != "f32":
+                raise UnsupportedError(node, f"{name} must be float32 (ONNX's only type for "
+                                       f"NonMaxSuppression), got {_elt(v)}")
+        scalar = lambda i, what: self.need_const(node, i, what).reshape(-1)  # noqa: E731
+        k = 0
+        if self._has(node, 2):
+            v = scalar(2, "max_output_boxes_per_class")
+            k = max(int(v[0]), 0) if v.size else 0  # onnxruntime: negative as 0
+        iou = 0.0
+        if self._has(node, 3):
+            v = scalar(3, "iou_threshold")
+            iou = float(np.float32(v[0])) if v.size else 0.0
+        attrs = dict(max_output_boxes_per_class=k, iou_threshold=iou)
+        if self._has(node, 4):
+            v = scalar(4, "score_threshold")
+            if v.size:
+                attrs["score_threshold"] = float(np.float32(v[0]))
+        center = a.get("center_point_box", 0)
+        if center not in (0, 1):
+            raise UnsupportedError(node, f"center_point_box must be 0 or 1, got {center}")
+        if not 0.0 <= iou <= 1.0:
+            raise UnsupportedError(node, f"iou_threshold {iou} is outside [0, 1]")
+        if np.isnan(attrs.get("score_threshold", 0.0)):
+            raise UnsupportedError(node, "score_threshold is NaN")
+        sel, count = self.g.non_max_suppression(boxes, scores, name=node.name,
+                                                center_point_box=bool(center), **attrs)
+        self.counted[node.output[0]] = count
+        return sel
+
+    def _counted_rows(self, node):
+        """The count of the node's outputs' valid rows where it reads a
+        padded, run-time counted value (self.counted) and maps row r of it
+        to row r of its outputs, so the padding stays past the count;
+        NonMaxSuppression's own count; None for other nodes. Any other use
+        of a counted value is an UnsupportedError: its padding rows would
+        reach the result. (NonMaxSuppression's handler counts its own.)"""
+        hit = [(k, i) for k, i in enumerate(node.input) if i and i in self.counted]
+        if not hit:
+            return None
+        k, name = hit[0]
+        a, t = _attrs(node), node.op_type
+        ok = False
+        if len(hit) == 1:
+            if t in ("Identity", "Cast") and k == 0:
+                ok = True
+            elif t == "Gather":
+                rank = len(self.shape(node.input[0]))
+                axis = a.get("axis", 0) % max(rank, 1)
+                # data counted: any axis but the rows; indices counted:
+                # gathering rows of data, one per index row
+                ok = axis != 0 if k == 0 else (axis == 0 and len(self.shape(name)) >= 1)
+            elif t in ("Squeeze", "Unsqueeze") and k == 0:
+                axes = a.get("axes")
+                if axes is None and self._has(node, 1):
+                    c = self.const(node.input[1])
+                    axes = None if c is None else [int(x) for x in np.reshape(c, -1)]
+                rank = len(self.shape(name)) + (len(axes) if t == "Unsqueeze" and axes else 0)
+                ok = bool(axes) and all(x % rank != 0 for x in axes)
+        if not ok:
+            raise UnsupportedError(node, f"input '{name}' has a number of rows known only at "
+                                   "run time (NonMaxSuppression's selected indices, padded): "
+                                   "dlc returns it as a graph output, through Identity, Cast, "
+                                   "Gather, Squeeze or Unsqueeze that keep its rows, not into "
+                                   f"{t}")
+        return self.counted[name]
 
     def op_Compress(self, node, a):
         """A gather of the positions where the condition (a constant, or a
@@ -2879,7 +2971,7 @@ class _Importer:
         iteration's (nor their materialized constants) leak."""
         defined = [v.name for v in graph.input] + [t.name for t in graph.initializer] + \
             [o for n in graph.node for o in n.output if o]
-        tables = (self.vals, self.materialized, self.deps, self.producer)
+        tables = (self.vals, self.materialized, self.deps, self.producer, self.counted)
         saved = [{k: t[k] for k in defined if k in t} for t in tables]
         try:
             for t in tables:
@@ -2892,6 +2984,12 @@ class _Importer:
             for n in graph.node:
                 with onnx_check.node_errors(n):
                     self.node(n)
+            for o in graph.output:
+                if o.name in self.counted:
+                    raise UnsupportedError(self.producer[o.name], f"'{o.name}' has a number of "
+                                           "rows known only at run time (NonMaxSuppression's "
+                                           "selected indices): it may not leave an If, Loop or "
+                                           "Scan body, only be a graph output")
             return [(self.vals[o.name], self.deps.get(o.name, set())) for o in graph.output]
         finally:
             for t, old in zip(tables, saved):
@@ -3467,7 +3565,8 @@ _FOLD = {
 # Ops whose output shape depends on their operands' values: where an operand
 # is a graph input (of any size), dlc imports the graph per its value
 # (ValueDependentError, as for shape-like inputs) and folds the op with NumPy.
-_VALUE_OPS = {"NonMaxSuppression": range(5), "Unique": range(1), "NonZero": range(1),
+# NonMaxSuppression: only its limits (boxes and scores run at run time).
+_VALUE_OPS = {"NonMaxSuppression": range(2, 5), "Unique": range(1), "NonZero": range(1),
               # not folded: its indices, checked to lie in the output per value
               "MaxUnpool": range(1, 2)}
 
@@ -3524,11 +3623,14 @@ def _nms(imp, node, c, a):
                     kept.append(i)
             out += [[b, cl, i] for i in kept]
     if not out:
-        raise UnsupportedError(node, "no box is selected (a zero-size output)")
+        return None  # an empty constant: the run-time op gives it (_RUNTIME_IF_EMPTY)
     return np.array(out, np.int64)
 
 
 _FOLD["NonMaxSuppression"] = _nms
+# Folders that return None for an empty result: the node is imported as a
+# run-time op instead, whose padded result dlc.Module slices to nothing.
+_RUNTIME_IF_EMPTY = {"NonMaxSuppression"}
 
 
 def _unique(imp, node, c, a):

@@ -384,13 +384,21 @@ int main(int argc, char **argv) {
     }
   }
   for (intptr_t i = 0; i < no; ++i) {
+    /* A padded result (dlc.count: dlg.non_max_suppression's selection)
+       is written up to its count of rows, the prefix that is data. */
+    DlcTensor shown = out[i];
+    intptr_t by = dlcProgramOutputCountedBy(p, i);
+    if (by >= 0) {
+      int64_t rows = *(const int64_t *)out[by].data;
+      shown.type.dims[0] = rows < 0 ? 0 : rows < shown.type.dims[0] ? rows : shown.type.dims[0];
+    }
     if (a.numOutputs) {
-      if (!dlcNpyWrite(a.outputs[i], &out[i], msg, sizeof msg)) {
+      if (!dlcNpyWrite(a.outputs[i], &shown, msg, sizeof msg)) {
         fprintf(stderr, "dlc-run: output %ld: %s\n", (long)i, msg);
         goto done;
       }
     } else if (!a.bench && !a.profile) {
-      printSummary(i, &out[i]);
+      printSummary(i, &shown);
     }
   }
   if (a.memory) {

@@ -71,6 +71,11 @@ MLIR_CAPI_EXPORTED intptr_t dlcProgramNumInputs(const DlcProgram *p);
 MLIR_CAPI_EXPORTED intptr_t dlcProgramNumOutputs(const DlcProgram *p);
 MLIR_CAPI_EXPORTED DlcTensorType dlcProgramInput(const DlcProgram *p, intptr_t i);
 MLIR_CAPI_EXPORTED DlcTensorType dlcProgramOutput(const DlcProgram *p, intptr_t i);
+/* The output whose value counts output i's valid rows (the entry's result
+   attribute `dlc.count = <index>`, as dlg.non_max_suppression's padded
+   result has): only the first `count` rows along dim 0 of output i are
+   data, the rest is padding. -1 when output i is all data. */
+MLIR_CAPI_EXPORTED intptr_t dlcProgramOutputCountedBy(const DlcProgram *p, intptr_t i);
 
 /* The output types for inputs of types `inputs` (static), compiling the
    variant for those shapes if needed. False with a message when an input

@@ -122,6 +122,13 @@ bool dlcShapeGather(const DlcShape *data, const DlcShape *indices,
 bool dlcShapePad(const DlcShape *x, const int64_t *pads, intptr_t numPads,
                  DlcShape *out, DlcShapeError *err);
 
+/* non_max_suppression (dialects/shape/nms.c): boxes [B, N, 4], scores
+   [B, C, N]; `selected` is [B * C * min(maxPerClass, N), 3] (its padded
+   size; the valid rows are counted at run time), `count` is 0-d. */
+bool dlcShapeNonMaxSuppression(const DlcShape *boxes, const DlcShape *scores,
+                               int64_t maxPerClass, DlcShape *selected,
+                               DlcShape *count, DlcShapeError *err);
+
 /* Normalizes one slice axis (ONNX clamping) for a static dim: writes the
    first index, the step and the element count. */
 void dlcSliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step,

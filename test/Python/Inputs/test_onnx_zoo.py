@@ -2,7 +2,8 @@
 torch.manual_seed(0), eval mode) exported by PyTorch at opset 9 and at
 opset 17, imported by dlc.onnx, compiled, run and compared with PyTorch;
 a YOLO-style detection head (conv + sigmoid + reshape/transpose/concat
-+ nearest upsample) exported at opsets 9 (Upsample) and 13 (Resize); and an
++ nearest upsample) exported at opsets 9 (Upsample) and 13 (Resize), and
+with torchvision's class-aware NMS after it (opsets 11 and 17); and an
 LSTM language model (Embedding, 2-layer LSTM, Linear).
 
 The two exports of a network import to the same dlg module where the
@@ -177,6 +178,62 @@ class TinyYolo(nn.Module):
 def test_yolo_head():
     torch.manual_seed(0)
     check(TinyYolo(), 64, opsets=(9, 13))
+
+
+class YoloNms(nn.Module):
+    """TinyYolo's detections through YOLOv5's post-processing, per image:
+    corner boxes, score = objectness x best class score, class-aware NMS
+    (torchvision.ops.batched_nms: the coordinate-offset trick, then
+    torchvision.ops.nms, exported as NonMaxSuppression followed by Gather
+    and Squeeze), and the kept boxes gathered by the kept indices."""
+
+    IOU = 0.1  # keeps ~100 of 160 boxes: suppression decides most of the result
+
+    def __init__(self):
+        super().__init__()
+        self.net = TinyYolo()
+
+    def forward(self, x):
+        p, outs = self.net(x), []
+        for i in range(x.shape[0]):  # unrolled by the export: two NMS nodes
+            q = p[i]
+            xy, wh = q[:, :2], q[:, 2:4]
+            boxes = torch.cat((xy - wh / 2, xy + wh / 2), 1)
+            score, cls = (q[:, 5:] * q[:, 4:5]).max(1)
+            keep = tv.ops.batched_nms(boxes, score, cls, self.IOU)
+            outs += [keep, boxes[keep], boxes, score, cls]
+        return tuple(outs)
+
+
+def test_yolo_head_nms():
+    """The detection head with Resize (opsets 11 and 17) and NonMaxSuppression
+    on the boxes it computes (run time: dlg.non_max_suppression, its padded
+    result sliced by dlc.Module). The kept indices must equal torchvision's
+    exactly: on PyTorch's own boxes (end to end) and on dlc's boxes and
+    scores (the NMS alone, free of the convolutions' rounding)."""
+    torch.manual_seed(0)
+    model = YoloNms()
+    calibrate(model, 64)
+    model.eval()
+    x = torch.randn(2, 3, 64, 64)
+    with torch.no_grad():
+        ref = [r.numpy() for r in model(x)]
+    for opset in (11, 17):
+        onnx_model = export(model, x, opset)
+        ops = {n.op_type for n in onnx_model.graph.node}
+        assert {"NonMaxSuppression", "Resize"} <= ops, ops
+        outs = dlc.compile(onnx_model)(x.numpy())
+        assert len(outs) == len(ref)
+        for i in range(0, len(ref), 5):  # per image
+            keep, kept, boxes, score, cls = outs[i:i + 5]
+            assert 0.4 * len(boxes) < len(ref[i]) < 0.9 * len(boxes), len(ref[i])
+            assert keep.dtype == np.int64 and np.array_equal(keep, ref[i]), opset
+            assert np.array_equal(kept, boxes[keep])
+            scale = np.abs(ref[i + 2]).max()
+            assert np.abs(boxes - ref[i + 2]).max() <= 1e-5 * scale
+            mine = tv.ops.batched_nms(torch.from_numpy(boxes), torch.from_numpy(score),
+                                      torch.from_numpy(cls), YoloNms.IOU).numpy()
+            assert np.array_equal(keep, mine), opset
 
 
 # --- an LSTM language model ----------------------------------------------------
