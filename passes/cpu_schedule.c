@@ -28,6 +28,7 @@
 #include "schedule/cost_model.h"
 #include "schedule/driver.h"
 #include "schedule/script.h"
+#include "schedule/transpose_tile.h"
 #include "support/attr_names.h"
 
 #include "mlir-c/AffineExpr.h"
@@ -161,9 +162,17 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   for (int i = g->root - 1; i >= 0 && kcLoop >= 0; --i)
     if (feedsInput(g->ops[i].op, root->op))
       kcLoop = dlcScriptFuseInto(s, &handles[i], kcLoop);
-  for (int i = 0; i < g->numOps; ++i)
-    if (i != g->root)
+  for (int i = 0; i < g->numOps; ++i) {
+    if (i == g->root)
+      continue;
+    /* a transposed B (attention's K^T) reads square blocks, not strided
+       vectors (schedule/transpose_tile.h) */
+    int t = dlcTransposeCopyLoop(&g->ops[i], g->ops[i].tileExtent, vw);
+    if (t >= 0)
+      dlcScriptTransposeTile(s, handles[i], &g->ops[i], g->ops[i].tileExtent, t, vw);
+    else
       dlcScriptVectorTile(s, handles[i], &g->ops[i], g->ops[i].tileExtent, vw);
+  }
   /* Mc blocks of a tile that runs over more rows than Mc, inside the Kc
      block: the packed block of B serves them all (BLIS's ic loop). */
   if (!rootForall[M] && mc < root->loops.extent[M]) {
