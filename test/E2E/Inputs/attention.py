@@ -2,8 +2,8 @@
 as BERT builds it (Q, K, V of [s, heads*d] reshaped and transposed per
 head, K^T by transpose), with a scale, an additive mask given as an input,
 a causal mask as a constant, and without; at sequence lengths no vector
-tile divides (1, 7, 37, 100, 134) and at 128; and matmuls with
-transpose_b. These are the shapes whose transposed B the CPU schedule
+tile divides (1, 7, 37, 100, 134) and at 128; matmuls with
+transpose_b; and standalone transposes (exact). These are the shapes whose transposed B the CPU schedule
 copies in square blocks (schedule/transpose_tile.h), and those it leaves
 to the plain tile (134 = 2 x 67); each at 1 and 2 threads."""
 import math
@@ -63,6 +63,16 @@ def attention_ref(q, k, v, heads, mask):
     return (p @ vh).transpose(1, 0, 2).reshape(s, h)
 
 
+def transpose_case(shape, perm):
+    x = rng.standard_normal(shape).astype(np.float32)
+    out = tuple(shape[p] for p in perm)
+    src = (f"func.func @main(%x: {T(shape)}) -> {T(out)} {{\n"
+           f"  %y = dlg.transpose %x perm = [{', '.join(map(str, perm))}] : {T(shape)} -> {T(out)}\n"
+           f"  return %y : {T(out)}\n}}")
+    exact = all(np.array_equal(dlc.compile(src, threads=t)(x), np.transpose(x, perm)) for t in (1, 2))
+    print(f"{'ok  ' if exact else 'FAIL'} transpose {shape} {perm}: {'exact' if exact else 'differs'}")
+
+
 def report(label, worst):
     print(f"{'ok  ' if worst < 1e-5 else 'FAIL'} {label}: max rel error {worst:.1e}")
 
@@ -106,3 +116,6 @@ for s, heads, d, mask in [(128, 12, 64, None), (128, 4, 64, "causal"), (100, 2, 
     attention_case(s, heads, d, mask)
 for m, k, n in [(100, 64, 96), (37, 33, 19), (128, 768, 768), (5, 16, 48)]:
     transpose_b_case(m, k, n)
+for shape, perm in [((128, 12, 64), (1, 2, 0)), ((37, 20), (1, 0)), ((2, 48, 80), (0, 2, 1)),
+                    ((1, 32, 7, 7), (0, 2, 3, 1)), ((3, 134, 64), (0, 2, 1))]:
+    transpose_case(shape, perm)

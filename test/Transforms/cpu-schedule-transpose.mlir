@@ -1,5 +1,5 @@
-// The transposed B of a GEMM (attention's K^T, a matmul's transpose_b)
-// is copied in square vw x vw blocks: contiguous rows and one
+// The transposed B of a GEMM (attention's K^T, a matmul's transpose_b),
+// and a standalone transpose, is copied in square vw x vw blocks: contiguous rows and one
 // vector.transpose in registers, not 1-D strided vectors (which lower to a
 // spill and reload of the whole vector per element; the BERT layer's score
 // GEMM spent most of its time there). Extents no block of 4 or more
@@ -69,4 +69,17 @@ func.func @rows134(%a: tensor<134x128xf32>, %b: tensor<134x128xf32>) -> tensor<2
 func.func @tb(%a: tensor<100x64xf32>, %b: tensor<96x64xf32>) -> tensor<100x96xf32> {
   %0 = dlg.matmul %a, %b {transpose_b = true} : tensor<100x64xf32>, tensor<96x64xf32> -> tensor<100x96xf32>
   return %0 : tensor<100x96xf32>
+}
+
+// A standalone transpose (a loops group) gets the same blocks:
+// CHECK-LABEL: func.func private @standalone_kernel0
+// CHECK: vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK-NEXT: vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// AVX2-LABEL: func.func private @standalone_kernel0
+// AVX2: vector.transpose %{{.*}}, [1, 0] : vector<8x8xf32> to vector<8x8xf32>
+// SCRIPT-LABEL: group {{[0-9]+}} of @standalone_kernel0
+// SCRIPT: tile_using_for %h{{[0-9]+}} tile_sizes [{{[01]}}, 16, 16]
+func.func @standalone(%k: tensor<128x12x64xf32>) -> tensor<12x64x128xf32> {
+  %t = dlg.transpose %k perm = [1, 2, 0] : tensor<128x12x64xf32> -> tensor<12x64x128xf32>
+  return %t : tensor<12x64x128xf32>
 }
