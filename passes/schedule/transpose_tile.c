@@ -5,12 +5,10 @@
 #include "schedule/cost_model.h"
 
 #include "dlc-c/Builder.h"
-#include "mlir-c/BuiltinTypes.h"
 
 #include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"
-
-#include <string.h>
+#include "mlir-c/BuiltinTypes.h"
 
 /* A square block of at most one vector a side: vw rows of one vector
    each, which the permutation patterns read as vw contiguous vectors and
@@ -58,7 +56,7 @@ void dlcScriptTransposeTile(DlcScript *s, int h, const DlcLinalgInfo *o, const i
     return;
   }
   int loop;
-  int t = dlcScriptTileFor(s, h, sizes, n, &loop);
+  dlcScriptTileFor(s, h, sizes, n, &loop);
   /* The tile's unit loops fold away first: the read becomes a 2-D
      transposed one, which the permutation patterns turn into contiguous
      rows and a vector.transpose (with a unit dim left in its map, they do
@@ -68,7 +66,7 @@ void dlcScriptTransposeTile(DlcScript *s, int h, const DlcLinalgInfo *o, const i
                 "      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices\n"
                 "    } : !transform.any_op\n",
                 loop);
-  (void)t; /* folding replaces the tiled op: match it again in its loop */
+  /* folding replaces the tiled op: match it again in its loop */
   int v = s->next++;
   dlcScriptEmit(s,
                 "    %%h%d = transform.structured.match ops{[\"linalg.generic\"]} in %%h%d"

@@ -7,9 +7,12 @@
    MLIR lowers that read to a loop of dynamic-index insertelements into a
    vector<64xf32>, which LLVM compiles to a spill, a scalar store and a
    reload of the whole vector for every element: a store-forwarding stall
-   per element (the attention score GEMM ran at 20-30 GFLOP/s against 130
-   for P x V, 1.1 ms of its 1.3 ms in this copy). A square vw x vw tile
-   instead reads vw contiguous vectors and transposes them in registers. */
+   per element. A square vw x vw tile instead reads vw contiguous vectors
+   and transposes them in registers (the unit loops folded first, so the
+   permutation patterns apply). Measured on the AVX-512 machine of issue
+   15, loaded, 1 thread, best of 100: BERT's score GEMM with its K^T copy
+   0.22-0.26 -> 0.15 ms (as fast as on a pre-transposed K), the K^T
+   transpose alone 0.081-0.087 -> 0.018-0.019 ms. */
 
 #ifndef DLC_PASSES_SCHEDULE_TRANSPOSE_TILE_H
 #define DLC_PASSES_SCHEDULE_TRANSPOSE_TILE_H
