@@ -28,6 +28,7 @@
 #include "schedule/cost_model.h"
 #include "schedule/driver.h"
 #include "schedule/script.h"
+#include "schedule/transpose_tile.h"
 #include "support/attr_names.h"
 
 #include "mlir-c/AffineExpr.h"
@@ -132,6 +133,18 @@ static bool feedsInput(MlirOperation producer, MlirOperation root) {
   return false;
 }
 
+/* The vector tile of op `o` (handle `h`) inside its group's forall: a
+   transposing copy (a GEMM's transposed B such as attention's K^T, a
+   standalone transpose) reads square blocks rather than strided vectors
+   (schedule/transpose_tile.h); other ops the plain rule. */
+static void vectorTile(DlcScript *s, int h, const OpInfo *o, int vw) {
+  int t = dlcTransposeCopyLoop(o, o->tileExtent, vw);
+  if (t >= 0)
+    dlcScriptTransposeTile(s, h, o, o->tileExtent, t, vw);
+  else
+    dlcScriptVectorTile(s, h, o, o->tileExtent, vw);
+}
+
 static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   const OpInfo *root = &g->ops[g->root];
@@ -163,7 +176,7 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
       kcLoop = dlcScriptFuseInto(s, &handles[i], kcLoop);
   for (int i = 0; i < g->numOps; ++i)
     if (i != g->root)
-      dlcScriptVectorTile(s, handles[i], &g->ops[i], g->ops[i].tileExtent, vw);
+      vectorTile(s, handles[i], &g->ops[i], vw);
   /* Mc blocks of a tile that runs over more rows than Mc, inside the Kc
      block: the packed block of B serves them all (BLIS's ic loop). */
   if (!rootForall[M] && mc < root->loops.extent[M]) {
@@ -301,7 +314,7 @@ static void emitLoopsGroup(DlcScript *s, Group *g, int vw) {
       forall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
   emitForallAndFuse(s, g, forall, handles);
   for (int i = 0; i < g->numOps; ++i)
-    dlcScriptVectorTile(s, handles[i], &g->ops[i], g->ops[i].tileExtent, vw);
+    vectorTile(s, handles[i], &g->ops[i], vw);
 }
 
 /*--- Groups ----------------------------------------------------------------------*/

@@ -1,0 +1,121 @@
+"""Scaled-dot-product attention against NumPy: multi-head attention built
+as BERT builds it (Q, K, V of [s, heads*d] reshaped and transposed per
+head, K^T by transpose), with a scale, an additive mask given as an input,
+a causal mask as a constant, and without; at sequence lengths no vector
+tile divides (1, 7, 37, 100, 134) and at 128; matmuls with
+transpose_b; and standalone transposes (exact). These are the shapes whose transposed B the CPU schedule
+copies in square blocks (schedule/transpose_tile.h), and those it leaves
+to the plain tile (134 = 2 x 67); each at 1 and 2 threads."""
+import math
+
+import numpy as np
+
+import dlc
+
+rng = np.random.default_rng(15)
+
+
+def T(shape):
+    return "tensor<" + "x".join(map(str, shape)) + "xf32>"
+
+
+def const(name, a):
+    return f'  %{name} = dlg.constant dense<"0x{a.astype("<f4").tobytes().hex().upper()}"> : {T(a.shape)}'
+
+
+def attention_source(s, heads, d, mask):
+    h = heads * d
+    sh, hsd, hds, hss = (s, h), (heads, s, d), (heads, d, s), (heads, s, s)
+    args = [f"%q: {T(sh)}", f"%k: {T(sh)}", f"%v: {T(sh)}"]
+    lines = [f"  %scale = dlg.constant dense<{1.0 / math.sqrt(d)}> : tensor<f32>"]
+    if mask == "input":
+        args.append(f"%mask: {T((s, s))}")
+    elif mask == "causal":
+        lines.append(const("mask", np.triu(np.full((s, s), -1e9, np.float32), 1)))
+    for n, perm, ty in (("q", "1, 0, 2", hsd), ("k", "1, 2, 0", hds), ("v", "1, 0, 2", hsd)):
+        lines.append(f"  %{n}2 = dlg.reshape %{n} : {T(sh)} -> {T((s, heads, d))}")
+        lines.append(f"  %{n}t = dlg.transpose %{n}2 perm = [{perm}] : {T((s, heads, d))} -> {T(ty)}")
+    lines.append(f"  %s0 = dlg.matmul %qt, %kt : {T(hsd)}, {T(hds)} -> {T(hss)}")
+    lines.append(f"  %s1 = dlg.mul %s0, %scale : {T(hss)}, tensor<f32> -> {T(hss)}")
+    last = "%s1"
+    if mask:
+        lines.append(f"  %s2 = dlg.add %s1, %mask : {T(hss)}, {T((s, s))} -> {T(hss)}")
+        last = "%s2"
+    lines.append(f"  %p = dlg.softmax {last} {{axis = -1 : i64}} : {T(hss)}")
+    lines.append(f"  %c = dlg.matmul %p, %vt : {T(hss)}, {T(hsd)} -> {T(hsd)}")
+    lines.append(f"  %c1 = dlg.transpose %c perm = [1, 0, 2] : {T(hsd)} -> {T((s, heads, d))}")
+    lines.append(f"  %y = dlg.reshape %c1 : {T((s, heads, d))} -> {T(sh)}")
+    return (f"func.func @main({', '.join(args)}) -> {T(sh)} {{\n" + "\n".join(lines) +
+            f"\n  return %y : {T(sh)}\n}}")
+
+
+def attention_ref(q, k, v, heads, mask):
+    s, h = q.shape
+    d = h // heads
+    qh = q.reshape(s, heads, d).transpose(1, 0, 2).astype(np.float64)
+    kh = k.reshape(s, heads, d).transpose(1, 2, 0).astype(np.float64)
+    vh = v.reshape(s, heads, d).transpose(1, 0, 2).astype(np.float64)
+    sc = qh @ kh / math.sqrt(d)
+    if mask is not None:
+        sc = sc + mask
+    p = np.exp(sc - sc.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return (p @ vh).transpose(1, 0, 2).reshape(s, h)
+
+
+def transpose_case(shape, perm):
+    x = rng.standard_normal(shape).astype(np.float32)
+    out = tuple(shape[p] for p in perm)
+    src = (f"func.func @main(%x: {T(shape)}) -> {T(out)} {{\n"
+           f"  %y = dlg.transpose %x perm = [{', '.join(map(str, perm))}] : {T(shape)} -> {T(out)}\n"
+           f"  return %y : {T(out)}\n}}")
+    exact = all(np.array_equal(dlc.compile(src, threads=t)(x), np.transpose(x, perm)) for t in (1, 2))
+    print(f"{'ok  ' if exact else 'FAIL'} transpose {shape} {perm}: {'exact' if exact else 'differs'}")
+
+
+def report(label, worst):
+    print(f"{'ok  ' if worst < 1e-5 else 'FAIL'} {label}: max rel error {worst:.1e}")
+
+
+def attention_case(s, heads, d, mask):
+    src = attention_source(s, heads, d, mask)
+    q, k, v = (rng.standard_normal((s, heads * d)).astype(np.float32) for _ in range(3))
+    inputs = [q, k, v]
+    m = None
+    if mask == "input":
+        m = np.where(rng.random((s, s)) < 0.2, -1e4, 0).astype(np.float32)
+        m[:, 0] = 0  # every row keeps a key
+        inputs.append(m)
+    elif mask == "causal":
+        m = np.triu(np.full((s, s), -1e9, np.float32), 1)
+    want = attention_ref(q, k, v, heads, m)
+    worst = 0.0
+    for threads in (1, 2):
+        got = dlc.compile(src, threads=threads)(*inputs)
+        worst = max(worst, float(np.max(np.abs(got - want)) / (1 + np.max(np.abs(want)))))
+    report(f"attention s={s} heads={heads} d={d} mask={mask or 'none'}", worst)
+
+
+def transpose_b_case(m, k, n):
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k)).astype(np.float32)
+    src = (f"func.func @main(%a: {T((m, k))}, %b: {T((n, k))}) -> {T((m, n))} {{\n"
+           f"  %y = dlg.matmul %a, %b {{transpose_b = true}} : {T((m, k))}, {T((n, k))} -> {T((m, n))}\n"
+           f"  return %y : {T((m, n))}\n}}")
+    want = a.astype(np.float64) @ b.T.astype(np.float64)
+    worst = 0.0
+    for threads in (1, 2):
+        got = dlc.compile(src, threads=threads)(a, b)
+        worst = max(worst, float(np.max(np.abs(got - want)) / (1 + np.max(np.abs(want)))))
+    report(f"transpose_b {m}x{k} * ({n}x{k})^T", worst)
+
+
+for s, heads, d, mask in [(128, 12, 64, None), (128, 4, 64, "causal"), (100, 2, 64, "input"),
+                          (37, 3, 40, "causal"), (7, 2, 16, "input"), (1, 2, 8, None),
+                          (134, 2, 64, "causal")]:
+    attention_case(s, heads, d, mask)
+for m, k, n in [(100, 64, 96), (37, 33, 19), (128, 768, 768), (5, 16, 48)]:
+    transpose_b_case(m, k, n)
+for shape, perm in [((128, 12, 64), (1, 2, 0)), ((37, 20), (1, 0)), ((2, 48, 80), (0, 2, 1)),
+                    ((1, 32, 7, 7), (0, 2, 3, 1)), ((3, 134, 64), (0, 2, 1))]:
+    transpose_case(shape, perm)
