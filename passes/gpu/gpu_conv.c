@@ -247,14 +247,13 @@ static bool choose(const DlcGpuConv *c, bool mma, DlcSchedule *s, char *msg, siz
         return true;
     }
   }
-  if (bestBlocks < 0 && e[1] % 16)
-    snprintf(msg, size, "the output channels (%lld) are not a multiple of 16", (long long)e[1]);
   return bestBlocks >= 0;
 }
 
 bool dlcGpuConvSchedule(DlcScheduleState *st, MlirOperation func, const DlcGpuConv *c,
-                        const DlcSchedule *given, bool mmaOk, DlcSchedule *out) {
-  char msg[640], why[512];
+                        const DlcSchedule *given, bool mmaOk, DlcSchedule *out, bool *direct) {
+  char why[512];
+  *direct = false;
   if (given) {
     if (!fits(c, given, mmaOk, why, sizeof why)) {
       dlcScheduleFail(st, func, why);
@@ -263,11 +262,8 @@ bool dlcGpuConvSchedule(DlcScheduleState *st, MlirOperation func, const DlcGpuCo
     *out = *given;
     return true;
   }
-  if (choose(c, c->f16 && mmaOk, out, why, sizeof why))
-    return true;
-  snprintf(msg, sizeof msg, "dlc-gpu-schedule: no implicit-GEMM tiling for this conv: %s", why);
-  dlcScheduleFail(st, func, msg);
-  return false;
+  *direct = !choose(c, c->f16 && mmaOk, out, why, sizeof why);
+  return true;
 }
 
 void dlcGpuConvEmit(DlcScript *s, DlcScheduleGroup *g, const DlcGpuConv *c) {

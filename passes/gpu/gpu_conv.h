@@ -35,9 +35,12 @@ typedef struct {
 bool dlcGpuConvOf(const DlcLinalgInfo *root, DlcGpuConv *c);
 
 /* The cost model's schedule for a conv root, or checks a given one (false
-   with a located error through `st`). `mmaOk`: the chip has tensor cores. */
+   with a located error through `st`). `mmaOk`: the chip has tensor cores.
+   `direct`: no implicit-GEMM tiling exists for this conv (out channels not
+   a multiple of 16, or a block's pixels over 32 warps): the conv keeps the
+   direct strategy, one output element a thread. */
 bool dlcGpuConvSchedule(DlcScheduleState *st, MlirOperation func, const DlcGpuConv *c,
-                        const DlcSchedule *given, bool mmaOk, DlcSchedule *out);
+                        const DlcSchedule *given, bool mmaOk, DlcSchedule *out, bool *direct);
 
 /* The block forall of the group (the epilogue fused), annotated with the
    block's threads and DLC_ATTR_CONV for dlc-gpu-conv. */

@@ -313,11 +313,13 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   for (int i = 0; i < n && convAt < 0 && g.root < 0; ++i)
     if (dlcGpuConvOf(&infos[i], &conv) && (i == n - 1 || sink->loops.numLoops == 4))
       convAt = i;
-  if (convAt >= 0) {
+  bool direct = false;
+  if (convAt >= 0 && !dlcGpuConvSchedule(st, func, &conv, haveGiven ? &read : NULL,
+                                         ((const DlcGpuMmaOptions *)st->target)->tensorCores,
+                                         &g.sched, &direct))
+    return;
+  if (convAt >= 0 && !direct) {
     g.root = convAt;
-    const DlcGpuMmaOptions *o = st->target;
-    if (!dlcGpuConvSchedule(st, func, &conv, haveGiven ? &read : NULL, o->tensorCores, &g.sched))
-      return;
     if (!haveGiven && dlcScheduleIsKernel(func) && primary)
       recordSchedule(st, func, given, &g.sched);
     for (int i = 0; i < n; ++i)
