@@ -731,76 +731,99 @@ static MlirOperation moduleOf(MlirOperation op) {
   return m;
 }
 
-static bool rewrite(const Conv *c) {
-  MlirContext ctx = mlirOperationGetContext(c->conv);
-  MlirLocation loc = mlirOperationGetLocation(c->conv);
-  DlcBuilder b = dlcBuilderBefore(c->conv, loc);
-  MlirType index = mlirIndexTypeGet(ctx), f32 = mlirF32TypeGet(ctx);
-  MlirType elt = mlirShapedTypeGetElementType(mlirValueGetType(c->in));
-  MlirType xElt = mlirShapedTypeGetElementType(mlirValueGetType(c->x));
-  int64_t pad = kGpuSmemPadBytes / (mlirTypeIsAF32(elt) ? 4 : 2);
-  MlirOperation module = moduleOf(c->block);
-  MlirValue sA = sharedArray(&b, module, c->bo, kGpuConvKTile + pad, elt);
-  MlirValue sB = sharedArray(&b, module, kGpuConvKTile, c->bp + pad, elt);
-  MlirNamedAttribute dx = dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim x>")));
-  MlirNamedAttribute dy = dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim y>")));
-  MlirValue tx = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dx));
-  MlirValue ty = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dy));
-  MlirValue tid = bin(&b, "arith.addi", tx, binC(&b, "arith.muli", ty, c->dimX));
-  Lanes l;
-  l.lane = binC(&b, "arith.remui", tx, kGpuWarpSize);
-  l.g = binC(&b, "arith.divui", l.lane, 4);
-  l.t2 = binC(&b, "arith.muli", binC(&b, "arith.remui", l.lane, 4), 2);
-  l.lane16 = binC(&b, "arith.remui", l.lane, 16);
-  l.hi8 = binC(&b, "arith.muli", binC(&b, "arith.divui", l.lane, 16), 8);
-  l.wm0 = binC(&b, "arith.muli", ty, c->wm);
-  l.wn0 = binC(&b, "arith.muli", binC(&b, "arith.divui", tx, kGpuWarpSize), c->wn);
-  int nAcc = (int)((c->wm / 16) * (c->wn / 8) * 4);
-
-  /* scf.for kt over the k tiles, the accumulators carried */
-  int64_t nK = (c->k + kGpuConvKTile - 1) / kGpuConvKTile;
-  MlirValue ops[3 + kMaxAcc] = {cIndex(&b, 0), cIndex(&b, nK), cIndex(&b, 1)};
-  MlirType types[1 + kMaxAcc];
-  MlirLocation locs[1 + kMaxAcc];
-  types[0] = index;
-  locs[0] = loc;
-  MlirValue zero = floatConst(&b, f32, 0.0);
-  for (int i = 0; i < nAcc; ++i) {
-    ops[3 + i] = zero;
-    types[1 + i] = f32;
-    locs[1 + i] = loc;
-  }
+/* An scf.for from 0 to `ub` (step 1) with no results; its induction
+   variable in `iv`, a builder at the end of its body returned. */
+static DlcBuilder forLoop(DlcBuilder *b, int64_t ub, MlirValue *iv) {
+  MlirType index = mlirIndexTypeGet(b->context);
+  MlirValue ops[3] = {cIndex(b, 0), cIndex(b, ub), cIndex(b, 1)};
   MlirRegion region = mlirRegionCreate();
-  MlirBlock body = mlirBlockCreate(1 + nAcc, types, locs);
+  MlirBlock body = mlirBlockCreate(1, &index, &b->loc);
   mlirRegionAppendOwnedBlock(region, body);
-  MlirOperationState st = mlirOperationStateGet(str("scf.for"), loc);
-  mlirOperationStateAddOperands(&st, 3 + nAcc, ops);
-  mlirOperationStateAddResults(&st, nAcc, types + 1);
+  MlirOperationState st = mlirOperationStateGet(str("scf.for"), b->loc);
+  mlirOperationStateAddOperands(&st, 3, ops);
   mlirOperationStateAddOwnedRegions(&st, 1, &region);
-  MlirOperation loop = dlcBuilderInsert(&b, mlirOperationCreate(&st));
-  DlcBuilder in = dlcBuilderAtEnd(body, loc);
-  MlirValue kt = mlirBlockGetArgument(body, 0), acc[kMaxAcc];
-  for (int i = 0; i < nAcc; ++i)
-    acc[i] = mlirBlockGetArgument(body, 1 + i);
-  typed(&in, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* the last tile is used */
-  loadTile(&in, c, 0, kt, tid, sA);
-  loadTile(&in, c, 1, kt, tid, sB);
-  typed(&in, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* this tile has landed */
-  computeTile(&in, c, &l, sA, sB, acc);
-  typed(&in, "scf.yield", nAcc, acc, (MlirType){NULL}, 0, NULL);
+  dlcBuilderInsert(b, mlirOperationCreate(&st));
+  *iv = mlirBlockGetArgument(body, 0);
+  DlcBuilder in = dlcBuilderAtEnd(body, b->loc);
+  MlirOperation y = typed(&in, "scf.yield", 0, NULL, (MlirType){NULL}, 0, NULL);
+  return dlcBuilderBefore(y, b->loc);
+}
 
-  /* per accumulator element: + init, the epilogue, one store; where the
-     epilogue was (its operands' subviews may follow the conv) */
-  b = dlcBuilderBefore(mlirOperationIsNull(c->epilogue) ? c->conv : c->epilogue, loc);
-  int tn = (int)(c->wn / 8);
+/* The code of one thread between barriers. On the GPU: `b` itself, the
+   thread ids read once (`gpuIds`). Emulated on the CPU: loops over the
+   block's threads (y, then x) around it -- the phases between barriers
+   run one thread after another, which is what the barriers allow. */
+typedef struct {
+  DlcBuilder b;
+  MlirValue tx, ty, tid;
+  Lanes l;
+} Thread;
+
+static Thread threadScope(DlcBuilder *b, const Conv *c, bool emulate, const MlirValue gpuIds[2]) {
+  Thread t;
+  if (emulate) {
+    DlcBuilder y = forLoop(b, c->threads / c->dimX, &t.ty);
+    t.b = forLoop(&y, c->dimX, &t.tx);
+  } else {
+    t.b = *b;
+    t.tx = gpuIds[0];
+    t.ty = gpuIds[1];
+  }
+  DlcBuilder *in = &t.b;
+  t.tid = bin(in, "arith.addi", t.tx, binC(in, "arith.muli", t.ty, c->dimX));
+  t.l.lane = binC(in, "arith.remui", t.tx, kGpuWarpSize);
+  t.l.g = binC(in, "arith.divui", t.l.lane, 4);
+  t.l.t2 = binC(in, "arith.muli", binC(in, "arith.remui", t.l.lane, 4), 2);
+  t.l.lane16 = binC(in, "arith.remui", t.l.lane, 16);
+  t.l.hi8 = binC(in, "arith.muli", binC(in, "arith.divui", t.l.lane, 16), 8);
+  t.l.wm0 = binC(in, "arith.muli", t.ty, c->wm);
+  t.l.wn0 = binC(in, "arith.muli", binC(in, "arith.divui", t.tx, kGpuWarpSize), c->wn);
+  return t;
+}
+
+/* Shared memory: a workgroup global on the GPU; emulated, a buffer of
+   the block (an alloca in the block's loop body). */
+static MlirValue sharedTile(DlcBuilder *b, MlirOperation module, int64_t rows, int64_t cols,
+                            MlirType elt, bool emulate) {
+  if (!emulate)
+    return sharedArray(b, module, rows, cols, elt);
+  MlirType t = mlirMemRefTypeGet(elt, 2, (int64_t[]){rows, cols}, mlirAttributeGetNull(),
+                                 mlirAttributeGetNull());
+  MlirNamedAttribute seg =
+      dlcNamed(b->context, "operandSegmentSizes", mlirDenseI32ArrayGet(b->context, 2, (int32_t[]){0, 0}));
+  return res(typed(b, "memref.alloca", 0, NULL, t, 1, &seg));
+}
+
+/* The accumulators of the thread: `acc` (the k loop's iter_args on the
+   GPU); emulated, a [threads x n] f32 buffer loaded at the thread's row. */
+static void loadAcc(Thread *t, MlirValue buf, int n, MlirValue *acc) {
+  for (int a = 0; a < n; ++a) {
+    MlirValue idx[2] = {t->tid, cIndex(&t->b, a)};
+    acc[a] = load(&t->b, buf, 2, idx);
+  }
+}
+
+static void storeAcc(Thread *t, MlirValue buf, int n, const MlirValue *acc) {
+  for (int a = 0; a < n; ++a) {
+    MlirValue idx[2] = {t->tid, cIndex(&t->b, a)};
+    store(&t->b, acc[a], buf, 2, idx);
+  }
+}
+
+/* The lane's accumulators + init, the epilogue, one store each. */
+static bool epilogueAll(Thread *t, const Conv *c, const MlirValue *acc) {
+  MlirType f32 = mlirF32TypeGet(t->b.context);
+  MlirType xElt = mlirShapedTypeGetElementType(mlirValueGetType(c->x));
+  int tn = (int)(c->wn / 8), nAcc = (int)((c->wm / 16) * tn * 4);
+  DlcBuilder *b = &t->b;
   for (int a = 0; a < nAcc; ++a) {
     int p = a % 2, h = (a / 2) % 2, tile = a / 4, i = tile / tn, j = tile % tn;
-    MlirValue o = bin(&b, "arith.addi", binC(&b, "arith.addi", l.wm0, 16 * i + 8 * h), l.g);
-    MlirValue pix = bin(&b, "arith.addi", binC(&b, "arith.addi", l.wn0, 8 * j + p), l.t2);
-    DlcBuilder at = c->bp != c->pixels ? ifThen(&b, cmpUlt(&b, pix, c->pixels)) : b;
+    MlirValue o = bin(b, "arith.addi", binC(b, "arith.addi", t->l.wm0, 16 * i + 8 * h), t->l.g);
+    MlirValue pix = bin(b, "arith.addi", binC(b, "arith.addi", t->l.wn0, 8 * j + p), t->l.t2);
+    DlcBuilder at = c->bp != c->pixels ? ifThen(b, cmpUlt(b, pix, c->pixels)) : *b;
     MlirValue idx[4] = {cIndex(&at, 0), o, binC(&at, "arith.divui", pix, c->wo),
                         binC(&at, "arith.remui", pix, c->wo)};
-    MlirValue init, v = mlirOperationGetResult(loop, a);
+    MlirValue init, v = acc[a];
     if (!valueAt(&at, c, c->init, idx, (MlirValue){NULL}, &init))
       return false;
     v = convertTo(&at, bin(&at, "arith.addf", convertTo(&at, init, f32), v), xElt);
@@ -814,6 +837,103 @@ static bool rewrite(const Conv *c) {
       dst = mlirOperationGetOperand(c->epilogue, last);
     }
     store(&at, v, dst, 4, idx);
+  }
+  return true;
+}
+
+/* `emulate`: the same tiles, gather and epilogue with the block's threads
+   as loops between the barriers and FFMA for every type (nvgpu's ldmatrix
+   and mma.sync have no CPU lowering), so the CPU can run the rewrite. */
+static bool rewrite(const Conv *cIn, bool emulate) {
+  Conv cc = *cIn;
+  const Conv *c = &cc;
+  if (emulate)
+    cc.mmaK = 0;
+  MlirContext ctx = mlirOperationGetContext(c->conv);
+  MlirLocation loc = mlirOperationGetLocation(c->conv);
+  DlcBuilder b = dlcBuilderBefore(c->conv, loc);
+  MlirType index = mlirIndexTypeGet(ctx), f32 = mlirF32TypeGet(ctx);
+  MlirType elt = mlirShapedTypeGetElementType(mlirValueGetType(c->in));
+  int64_t pad = kGpuSmemPadBytes / (mlirTypeIsAF32(elt) ? 4 : 2);
+  MlirOperation module = moduleOf(c->block);
+  MlirValue sA = sharedTile(&b, module, c->bo, kGpuConvKTile + pad, elt, emulate);
+  MlirValue sB = sharedTile(&b, module, kGpuConvKTile, c->bp + pad, elt, emulate);
+  MlirValue ids[2] = {{NULL}, {NULL}};
+  if (!emulate) {
+    MlirNamedAttribute dx =
+        dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim x>")));
+    MlirNamedAttribute dy =
+        dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim y>")));
+    ids[0] = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dx));
+    ids[1] = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dy));
+  }
+  int nAcc = (int)((c->wm / 16) * (c->wn / 8) * 4);
+  int64_t nK = (c->k + kGpuConvKTile - 1) / kGpuConvKTile;
+  MlirValue zero = floatConst(&b, f32, 0.0), acc[kMaxAcc];
+
+  if (emulate) {
+    MlirType t = mlirMemRefTypeGet(f32, 2, (int64_t[]){c->threads, nAcc}, mlirAttributeGetNull(),
+                                   mlirAttributeGetNull());
+    MlirNamedAttribute seg =
+        dlcNamed(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, (int32_t[]){0, 0}));
+    MlirValue buf = res(typed(&b, "memref.alloca", 0, NULL, t, 1, &seg));
+    Thread t0 = threadScope(&b, c, true, ids);
+    for (int a = 0; a < nAcc; ++a)
+      acc[a] = zero;
+    storeAcc(&t0, buf, nAcc, acc);
+    MlirValue kt;
+    DlcBuilder k = forLoop(&b, nK, &kt);
+    Thread tl = threadScope(&k, c, true, ids); /* barrier */
+    loadTile(&tl.b, c, 0, kt, tl.tid, sA);
+    loadTile(&tl.b, c, 1, kt, tl.tid, sB);
+    Thread tc = threadScope(&k, c, true, ids); /* barrier */
+    loadAcc(&tc, buf, nAcc, acc);
+    computeTile(&tc.b, c, &tc.l, sA, sB, acc);
+    storeAcc(&tc, buf, nAcc, acc);
+    b = dlcBuilderBefore(mlirOperationIsNull(c->epilogue) ? c->conv : c->epilogue, loc);
+    Thread te = threadScope(&b, c, true, ids);
+    loadAcc(&te, buf, nAcc, acc);
+    if (!epilogueAll(&te, c, acc))
+      return false;
+  } else {
+    /* scf.for kt over the k tiles, the accumulators carried */
+    MlirValue ops[3 + kMaxAcc] = {cIndex(&b, 0), cIndex(&b, nK), cIndex(&b, 1)};
+    MlirType types[1 + kMaxAcc];
+    MlirLocation locs[1 + kMaxAcc];
+    types[0] = index;
+    locs[0] = loc;
+    for (int i = 0; i < nAcc; ++i) {
+      ops[3 + i] = zero;
+      types[1 + i] = f32;
+      locs[1 + i] = loc;
+    }
+    MlirRegion region = mlirRegionCreate();
+    MlirBlock body = mlirBlockCreate(1 + nAcc, types, locs);
+    mlirRegionAppendOwnedBlock(region, body);
+    MlirOperationState st = mlirOperationStateGet(str("scf.for"), loc);
+    mlirOperationStateAddOperands(&st, 3 + nAcc, ops);
+    mlirOperationStateAddResults(&st, nAcc, types + 1);
+    mlirOperationStateAddOwnedRegions(&st, 1, &region);
+    MlirOperation loop = dlcBuilderInsert(&b, mlirOperationCreate(&st));
+    DlcBuilder in = dlcBuilderAtEnd(body, loc);
+    Thread t = threadScope(&in, c, false, ids);
+    MlirValue kt = mlirBlockGetArgument(body, 0);
+    for (int i = 0; i < nAcc; ++i)
+      acc[i] = mlirBlockGetArgument(body, 1 + i);
+    typed(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* the last tile is used */
+    loadTile(&t.b, c, 0, kt, t.tid, sA);
+    loadTile(&t.b, c, 1, kt, t.tid, sB);
+    typed(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* this tile has landed */
+    computeTile(&t.b, c, &t.l, sA, sB, acc);
+    typed(&t.b, "scf.yield", nAcc, acc, (MlirType){NULL}, 0, NULL);
+    /* per accumulator element: + init, the epilogue, one store; where the
+       epilogue was (its operands' subviews may follow the conv) */
+    b = dlcBuilderBefore(mlirOperationIsNull(c->epilogue) ? c->conv : c->epilogue, loc);
+    Thread te = threadScope(&b, c, false, ids);
+    for (int a = 0; a < nAcc; ++a)
+      acc[a] = mlirOperationGetResult(loop, a);
+    if (!epilogueAll(&te, c, acc))
+      return false;
   }
   if (!mlirOperationIsNull(c->epilogue))
     mlirOperationDestroy(c->epilogue);
@@ -838,12 +958,13 @@ static MlirWalkResult collect(MlirOperation op, void *u) {
 
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
+  bool emulate = dlcOptionsGetBool(dlcPassGetOptions(pass), "emulate");
   Blocks *w = calloc(1, sizeof *w);
   mlirOperationWalk(module, collect, w, MlirWalkPreOrder);
   bool ok = true;
   for (int i = 0; i < w->n && ok; ++i) {
     Conv c;
-    ok = readConv(w->ops[i], &c) && rewrite(&c);
+    ok = readConv(w->ops[i], &c) && rewrite(&c, emulate);
     mlirOperationRemoveDiscardableAttributeByName(w->ops[i], str(DLC_ATTR_CONV));
   }
   dlcPassAddStatistic(pass, "convs", (uint64_t)w->n);
@@ -860,12 +981,20 @@ static void dependentDialects(MlirDialectRegistry r) {
 
 static const DlcStatisticDesc kStats[] = {{"convs", "conv blocks rewritten to implicit GEMMs"}};
 
+static const DlcOptionDesc kOptions[] = {
+    {"emulate", "for the CPU emulation (test/GPU/conv_check.py): the block's threads as loops "
+                "between the barriers, FFMA for every type, no GPU ops",
+     DLC_OPTION_BOOL, "false"},
+};
+
 const DlcPassDescriptor dlcGpuConvPass = {
     .argument = "dlc-gpu-conv",
     .summary = "Rewrite each conv block (marked by dlc-gpu-schedule) into an implicit GEMM: "
                "weights and the im2col-gathered input staged in shared memory per k tile, "
                "mma.sync (f16 / bf16) or FFMA (f32) on them, the epilogue in registers",
     .anchor = "builtin.module",
+    .options = kOptions,
+    .numOptions = sizeof kOptions / sizeof kOptions[0],
     .statistics = kStats,
     .numStatistics = 1,
     .getDependentDialects = dependentDialects,

@@ -7,14 +7,21 @@ implicit GEMM"), checked without a GPU. For each case:
            compiled for the CPU and compared with NumPy (float64 on the
            same inputs; f16 / bf16 with their type's tolerance, the CPU
            program accumulating in the narrow type).
+  rewrite  the rewrite after bufferisation itself, on the CPU:
+           dlc-gpu-conv{emulate=true} emits the same tiles, gather, masks,
+           lane layout and epilogue with the block's threads as loops
+           between the barriers and FFMA for every type (ldmatrix and
+           mma.sync have no CPU lowering), compiled for the CPU and compared
+           with NumPy (f16 / bf16: accumulated in f32 there, so the f32
+           tolerance scaled by the type's rounding of inputs and output).
   ptxas    the PTX of --lower-to-nvvm{format=isa}: the conv kernel stages
            its tiles in shared memory (st.shared / ld.shared or ldmatrix,
            bar.sync) and computes with mma.sync m16n8k16 (f16 / bf16) or
            fma.rn.f32 (f32, exact: no mma), and ptxas -arch=sm_90a accepts
            every module; registers and shared memory per kernel printed.
 
-What neither checks: the rewrite after bufferisation (dlc-gpu-conv: lane
-layout, gather masks, barriers) is not executed anywhere; no GPU ran it.
+What none checks: the ldmatrix / mma.sync fragments (the GEMMs' code) and
+the barriers' placement are not executed anywhere; no GPU ran any of it.
 Usage: conv_check.py [-k SUBSTRING]
 """
 
@@ -27,6 +34,7 @@ import tempfile
 import numpy as np
 
 import dlc
+import dlc.module as _dlc_module
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -169,6 +177,38 @@ def tolerance(narrow, name, k, want):
     return 1e-4 * np.sqrt(k) * rms, 1e-5
 
 
+# From the schedule stage's program: the GPU pipeline's bufferisation
+# (passes/pipeline/stages.c), the emulated rewrite, then the CPU's loop,
+# vector and LLVM lowering (passes/lower_to_llvm.c's last stages).
+EMULATE = ("builtin.module(inline,symbol-dce,func.func(dlc-readonly-args),"
+           "one-shot-bufferize{bufferize-function-boundaries "
+           "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops},"
+           "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
+           "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+           "dlc-gpu-conv{emulate=true},"
+           "dlc-copy-to-linalg,func.func(convert-linalg-to-loops),scf-forall-to-parallel,"
+           "canonicalize,lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},"
+           "convert-scf-to-cf,func.func(math-expand-ops{ops=ctlz,sinh,cosh,tanh,asinh,acosh,"
+           "atanh,tan,fma,ceil,exp2,round,roundeven,rsqrt},dlc-expand-exp),"
+           "convert-math-to-funcs{convert-ctlz=false},"
+           "convert-vector-to-llvm{vector-contract-lowering=outerproduct},convert-math-to-llvm,"
+           "convert-math-to-libm,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+           "convert-to-llvm,reconcile-unrealized-casts)")
+
+
+def compile_with(src, pipeline):
+    """dlc.compile with the given pipeline instead of the CPU's."""
+    orig = _dlc_module._Options
+
+    def options(entry, _pipeline, *rest):
+        return orig(entry, pipeline.encode(), *rest)
+    _dlc_module._Options = options
+    try:
+        return dlc.compile(src)
+    finally:
+        _dlc_module._Options = orig
+
+
 def conv_kernel(ptx):
     """The PTX text of the kernel that holds the conv (its shared arrays)."""
     for one in re.split(r"(?=\.visible \.entry)", ptx):
@@ -182,7 +222,7 @@ def main():
     ap.add_argument("-k", default="")
     opts = ap.parse_args()
     ptxas = find_ptxas()
-    ok_emu = ok_ptx = ran = 0
+    ok_emu = ok_rw = ok_ptx = ran = 0
     work = tempfile.mkdtemp(prefix="dlc-conv-")
     for name, (src, inputs, ref, k, narrow), kind in CASES:
         if opts.k not in name:
@@ -203,6 +243,24 @@ def main():
         else:
             print(f"FAIL emulate {name}: schedule {sched.group(0) if sched else 'not implicit GEMM'}, "
                   f"max excess {float(np.max(err)) if got.shape == want.shape else 'shape'}")
+        try:
+            # the rewrite happened: no conv (7 loops) is left as linalg
+            rewritten = dlc.run_pipeline(tiled, EMULATE.split(",dlc-copy-to-linalg")[0] + ")")
+            if '"reduction", "reduction", "reduction"]' in rewritten or "scf.for" not in rewritten:
+                raise dlc.CompileError("dlc-gpu-conv{emulate=true} left the conv as it was", "")
+            got = np.asarray(compile_with(tiled, EMULATE)(*inputs)).astype(np.float64)
+            # the rewrite accumulates f16 / bf16 in f32: the inputs' and the
+            # output's rounding are what is left of the narrow type
+            atol, rtol = tolerance(False, name, k, want) if not narrow else (atol, rtol)
+            err = np.abs(got - want) - (atol + rtol * np.abs(want))
+            if got.shape == want.shape and np.all(err <= 0):
+                ok_rw += 1
+                print(f"ok   rewrite {name}: max |err| {float(np.max(np.abs(got - want))):.3g}")
+            else:
+                print(f"FAIL rewrite {name}: max excess "
+                      f"{float(np.max(err)) if got.shape == want.shape else 'shape'}")
+        except dlc.CompileError as e:
+            print(f"FAIL rewrite {name}: {str(e)} {e.diagnostics if hasattr(e, 'diagnostics') else ''}")
         if not ptxas:
             continue
         text = dlc.run_pipeline(src, "builtin.module(lower-to-nvvm{format=isa})")
@@ -229,11 +287,12 @@ def main():
             print(f"FAIL ptxas {name}: {what}, staged {staged}, "
                   f"{msg.splitlines()[-1] if not good and msg else ''}")
     print(f"{ok_emu} of {ran} cases passed emulation")
+    print(f"{ok_rw} of {ran} cases passed the emulated rewrite")
     if ptxas:
         print(f"{ok_ptx} of {ran} cases passed ptxas")
     else:
         print("SKIP ptxas: no CUDA ptxas found; the PTX was not assembled")
-    return 0 if ok_emu == ran and (not ptxas or ok_ptx == ran) and ran else 1
+    return 0 if ok_emu == ran and ok_rw == ran and (not ptxas or ok_ptx == ran) and ran else 1
 
 
 if __name__ == "__main__":
