@@ -392,6 +392,13 @@ static DlcBuilder ifThen(DlcBuilder *b, MlirValue cond) {
 typedef struct {
   MlirOperation block, init, conv, epilogue;
   MlirValue x, in, w; /* the conv's output tile, input and weight tiles */
+  /* padding read in the gather (findPad): the unpadded input, the block
+     tile's offsets in the padded one, the low padding, the input's H, W,
+     and the ops that built the padded copy (erased when unused) */
+  bool padded;
+  MlirValue src, off[4];
+  int64_t padT, padL, srcH, srcW;
+  MlirOperation inView, padAlloc;
   int64_t wm, wn, mmaK, stride[2], dil[2], bp;
   int64_t bo, th, wo, c, kh, kw, k, pixels, threads, dimX;
 } Conv;
@@ -419,6 +426,140 @@ static bool uses(MlirOperation op, MlirValue v) {
 
 static int64_t dimOf(MlirValue v, intptr_t d) {
   return mlirShapedTypeGetDimSize(mlirValueGetType(v), d);
+}
+
+static bool isZeroConstant(MlirValue v) {
+  if (!mlirValueIsAOpResult(v) || !dlcOpIs(mlirOpResultGetOwner(v), "arith.constant"))
+    return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(mlirOpResultGetOwner(v), str("value"));
+  return mlirAttributeIsAFloat(a) && mlirFloatAttrGetValueDouble(a) == 0.0;
+}
+
+/* A fill of `buf` with zero (linalg.fill, or linalg.map yielding 0). */
+static bool fillsZero(MlirOperation op, MlirValue buf) {
+  intptr_t n = mlirOperationGetNumOperands(op);
+  if (n < 1 || !mlirValueEqual(mlirOperationGetOperand(op, n - 1), buf))
+    return false;
+  if (dlcOpIs(op, "linalg.fill"))
+    return n == 2 && isZeroConstant(mlirOperationGetOperand(op, 0));
+  if (!dlcOpIs(op, "linalg.map") || n != 1)
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  MlirOperation y = mlirBlockGetFirstOperation(body);
+  return dlcOpIs(y, "linalg.yield") && isZeroConstant(mlirOperationGetOperand(y, 0));
+}
+
+/* Static offsets of a subview (none dynamic), unit strides, in `off`. */
+static bool staticOffsets(MlirOperation view, int64_t *off, int n) {
+  MlirAttribute o = mlirOperationGetAttributeByName(view, str("static_offsets"));
+  MlirAttribute st = mlirOperationGetAttributeByName(view, str("static_strides"));
+  if (mlirDenseArrayGetNumElements(o) != n || mlirOperationGetNumOperands(view) != 1)
+    return false;
+  for (int i = 0; i < n; ++i) {
+    off[i] = mlirDenseI64ArrayGetElement(o, i);
+    if (mlirDenseI64ArrayGetElement(st, i) != 1)
+      return false;
+  }
+  return true;
+}
+
+/* The kernel stage's tensor.pad, bufferised: the conv reads a subview of
+   a buffer P that is zero-filled, gets the input copied into its interior
+   at [0, 0, top, left], and is read by nothing else. Then the gather
+   reads the input itself, masked outside it, and P (two one-thread
+   launches and a copy of the input) goes. Else the padded P is read. */
+static void findPad(Conv *c) {
+  c->padded = false;
+  if (!mlirValueIsAOpResult(c->in) || !dlcOpIs(mlirOpResultGetOwner(c->in), "memref.subview"))
+    return;
+  MlirOperation view = mlirOpResultGetOwner(c->in);
+  MlirValue p = mlirOperationGetOperand(view, 0);
+  if (!mlirValueIsAOpResult(p) || !dlcOpIs(mlirOpResultGetOwner(p), "memref.alloc"))
+    return;
+  MlirOperation fill = {NULL}, interior = {NULL}, copy = {NULL};
+  int others = 0;
+  for (MlirOpOperand u = mlirValueGetFirstUse(p); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    if (mlirOperationEqual(o, view) || dlcOpIs(o, "memref.dealloc"))
+      continue;
+    if (mlirOperationIsNull(fill) && fillsZero(o, p))
+      fill = o;
+    else if (mlirOperationIsNull(interior) && dlcOpIs(o, "memref.subview"))
+      interior = o;
+    else
+      ++others;
+  }
+  if (others || mlirOperationIsNull(fill) || mlirOperationIsNull(interior))
+    return;
+  MlirValue iv = mlirOperationGetResult(interior, 0);
+  for (MlirOpOperand u = mlirValueGetFirstUse(iv); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    if (!dlcOpIs(o, "memref.copy") || !mlirOperationIsNull(copy) ||
+        !mlirValueEqual(mlirOperationGetOperand(o, 1), iv))
+      return;
+    copy = o;
+  }
+  int64_t io[4];
+  if (mlirOperationIsNull(copy) || !staticOffsets(interior, io, 4) || io[0] || io[1])
+    return;
+  MlirValue src = mlirOperationGetOperand(copy, 0);
+  MlirType st = mlirValueGetType(src);
+  if (!mlirTypeIsAMemRef(st) || mlirShapedTypeGetRank(st) != 4 ||
+      !mlirTypeEqual(mlirShapedTypeGetElementType(st),
+                     mlirShapedTypeGetElementType(mlirValueGetType(c->in))))
+    return;
+  for (int d = 0; d < 4; ++d)
+    if (mlirShapedTypeGetDimSize(st, d) != mlirShapedTypeGetDimSize(mlirValueGetType(iv), d))
+      return;
+  /* the block tile's offsets in P: static, or the subview's dynamic operands in order */
+  MlirAttribute so = mlirOperationGetAttributeByName(view, str("static_offsets"));
+  MlirAttribute ss = mlirOperationGetAttributeByName(view, str("static_strides"));
+  if (mlirDenseArrayGetNumElements(so) != 4)
+    return;
+  DlcBuilder b = dlcBuilderBefore(view, mlirOperationGetLocation(view));
+  intptr_t dyn = 1;
+  for (int d = 0; d < 4; ++d) {
+    int64_t v = mlirDenseI64ArrayGetElement(so, d);
+    if (mlirDenseI64ArrayGetElement(ss, d) != 1)
+      return;
+    if (v == INT64_MIN) { /* ShapedType::kDynamic */
+      if (dyn >= mlirOperationGetNumOperands(view))
+        return;
+      c->off[d] = mlirOperationGetOperand(view, dyn++);
+    } else {
+      c->off[d] = cIndex(&b, v);
+    }
+  }
+  c->padded = true;
+  c->src = src;
+  c->padT = io[2];
+  c->padL = io[3];
+  c->srcH = mlirShapedTypeGetDimSize(st, 2);
+  c->srcW = mlirShapedTypeGetDimSize(st, 3);
+  c->inView = view;
+  c->padAlloc = mlirOpResultGetOwner(p);
+}
+
+/* After the rewrite: P and what built it, when nothing reads it any more. */
+static void erasePad(const Conv *c) {
+  if (!c->padded || !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(c->inView, 0))))
+    return;
+  mlirOperationDestroy(c->inView);
+  MlirValue p = mlirOperationGetResult(c->padAlloc, 0);
+  for (MlirOpOperand u = mlirValueGetFirstUse(p); !mlirOpOperandIsNull(u);
+       u = mlirValueGetFirstUse(p)) {
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    if (dlcOpIs(o, "memref.subview")) { /* the interior, and its copy */
+      MlirValue iv = mlirOperationGetResult(o, 0);
+      for (MlirOpOperand v = mlirValueGetFirstUse(iv); !mlirOpOperandIsNull(v);
+           v = mlirValueGetFirstUse(iv))
+        mlirOperationDestroy(mlirOpOperandGetOwner(v));
+    }
+    mlirOperationDestroy(o);
+  }
+  mlirOperationDestroy(c->padAlloc);
 }
 
 static bool readConv(MlirOperation block, Conv *c) {
@@ -640,8 +781,23 @@ static void loadTile(DlcBuilder *b, const Conv *c, int which, MlirValue kt, Mlir
                          binC(&at, "arith.muli", r, c->dil[0]));
       MlirValue iw = bin(&at, "arith.addi", binC(&at, "arith.muli", wo, c->stride[1]),
                          binC(&at, "arith.muli", q, c->dil[1]));
-      MlirValue idx[4] = {cIndex(&at, 0), ch, ih, iw};
-      v = load(&at, c->in, 4, idx);
+      if (c->padded) { /* the unpadded input, 0 outside it */
+        MlirValue sh = bin(&at, "arith.subi", bin(&at, "arith.addi", c->off[2], ih),
+                           cIndex(&at, c->padT));
+        MlirValue sw = bin(&at, "arith.subi", bin(&at, "arith.addi", c->off[3], iw),
+                           cIndex(&at, c->padL));
+        MlirValue inH = cmpUlt(&at, sh, c->srcH), inW = cmpUlt(&at, sw, c->srcW);
+        valid = andI1(&at, valid, andI1(&at, inH, inW));
+        MlirValue z = cIndex(&at, 0), s1[3] = {inH, sh, z}, s2[3] = {inW, sw, z};
+        MlirType index = mlirIndexTypeGet(at.context);
+        MlirValue idx[4] = {c->off[0], bin(&at, "arith.addi", c->off[1], ch),
+                            res(typed(&at, "arith.select", 3, s1, index, 0, NULL)),
+                            res(typed(&at, "arith.select", 3, s2, index, 0, NULL))};
+        v = load(&at, c->src, 4, idx);
+      } else {
+        MlirValue idx[4] = {cIndex(&at, 0), ch, ih, iw};
+        v = load(&at, c->in, 4, idx);
+      }
     }
     MlirValue sidx[2] = {row, col};
     store(&at, masked(&at, valid, v), dst, 2, sidx);
@@ -939,6 +1095,7 @@ static bool rewrite(const Conv *cIn, bool emulate) {
     mlirOperationDestroy(c->epilogue);
   mlirOperationDestroy(c->conv);
   mlirOperationDestroy(c->init);
+  erasePad(c);
   return true;
 }
 
@@ -964,7 +1121,10 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   bool ok = true;
   for (int i = 0; i < w->n && ok; ++i) {
     Conv c;
-    ok = readConv(w->ops[i], &c) && rewrite(&c, emulate);
+    ok = readConv(w->ops[i], &c);
+    if (ok)
+      findPad(&c);
+    ok = ok && rewrite(&c, emulate);
     mlirOperationRemoveDiscardableAttributeByName(w->ops[i], str(DLC_ATTR_CONV));
   }
   dlcPassAddStatistic(pass, "convs", (uint64_t)w->n);
