@@ -138,6 +138,24 @@ bool dlcGpuConvOf(const DlcLinalgInfo *root, DlcGpuConv *c) {
   return true;
 }
 
+bool dlcGpuConvGroupOk(const DlcLinalgInfo *ops, int n, int conv) {
+  MlirValue init = mlirOperationGetOperand(ops[conv].op, 2);
+  for (int i = 0; i < conv; ++i) { /* only the init of the conv's output */
+    MlirOperation o = ops[i].op;
+    if (mlirOperationGetNumResults(o) != 1 || !mlirValueEqual(mlirOperationGetResult(o, 0), init))
+      return false;
+  }
+  if (conv + 1 < n - 1) /* at most one consumer: the elementwise epilogue */
+    return false;
+  if (conv == n - 1)
+    return true;
+  const DlcLinalgInfo *e = &ops[n - 1];
+  for (int d = 0; d < e->loops.numLoops; ++d)
+    if (e->loops.reduction[d])
+      return false;
+  return e->loops.numLoops == 4;
+}
+
 /*--- Schedule ------------------------------------------------------------------------*/
 
 static int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }

@@ -34,6 +34,11 @@ typedef struct {
    * d, wo * s + kw * d), FCHW weights, NCHW output, multiply-add body). */
 bool dlcGpuConvOf(const DlcLinalgInfo *root, DlcGpuConv *c);
 
+/* Whether the group `ops` (n ops, the conv at `conv`) is what dlc-gpu-conv
+   rewrites: the conv's init, the conv, at most one elementwise epilogue
+   (no producer of its input or weights fused in). Else the direct strategy. */
+bool dlcGpuConvGroupOk(const DlcLinalgInfo *ops, int n, int conv);
+
 /* The cost model's schedule for a conv root, or checks a given one (false
    with a located error through `st`). `mmaOk`: the chip has tensor cores.
    `direct`: no implicit-GEMM tiling exists for this conv (out channels not

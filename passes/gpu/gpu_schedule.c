@@ -311,7 +311,7 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   DlcGpuConv conv; /* implicit GEMM (gpu_conv.c): its own tiles, no thread forall */
   int convAt = -1;
   for (int i = 0; i < n && convAt < 0 && g.root < 0; ++i)
-    if (dlcGpuConvOf(&infos[i], &conv) && (i == n - 1 || sink->loops.numLoops == 4))
+    if (dlcGpuConvOf(&infos[i], &conv) && dlcGpuConvGroupOk(infos, n, i))
       convAt = i;
   bool direct = false;
   if (convAt >= 0 && !dlcGpuConvSchedule(st, func, &conv, haveGiven ? &read : NULL,

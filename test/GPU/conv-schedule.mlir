@@ -41,3 +41,24 @@ func.func @direct(%x: tensor<1x8x16x16xf32>, %w: tensor<24x8x3x3xf32>) -> tensor
   }
   return %0 : tensor<1x24x14x14xf32>
 }
+
+// -----
+
+// A producer of the conv's input fused into the kernel (here a relu): not
+// the init + conv + epilogue group that dlc-gpu-conv rewrites, so the
+// direct strategy.
+// SCHED-LABEL: func.func private @prologue_kernel
+// SCHED-NOT: dlc.conv
+// SCHED: mapping = [#gpu.thread
+// CHECK-LABEL: func.func @prologue
+// CHECK-NOT: __dlc_conv_smem
+// CHECK: return
+func.func @prologue(%x: tensor<1x8x16x16xf32>, %w: tensor<32x8x3x3xf32>) -> tensor<1x32x14x14xf32> {
+  %0 = dlk.kernel "contraction" (%x, %w) : (tensor<1x8x16x16xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x14x14xf32> {
+  ^bb0(%a: tensor<1x8x16x16xf32>, %b: tensor<32x8x3x3xf32>):
+    %r = dlg.relu %a : tensor<1x8x16x16xf32>
+    %c = dlg.conv2d %r, %b : (tensor<1x8x16x16xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x14x14xf32>
+    dlk.yield %c : tensor<1x32x14x14xf32>
+  }
+  return %0 : tensor<1x32x14x14xf32>
+}
