@@ -151,7 +151,7 @@ static void addBufferizeStage(DlcPipeline *p, const Gpu *g) {
    of linalg inside the launches as loops. */
 static void addLaunchStage(DlcPipeline *p, const Gpu *g) {
   (void)g;
-  dlcPipelineAdd(p, "dlc-copy-to-linalg,dlc-gpu-mma,dlc-gpu-map,canonicalize,cse,"
+  dlcPipelineAdd(p, "dlc-gpu-conv,dlc-copy-to-linalg,dlc-gpu-mma,dlc-gpu-map,canonicalize,cse,"
                     "func.func(convert-linalg-to-loops),dlc-gpu-rows");
 }
 

@@ -28,6 +28,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGpuSchedulePass,
     &dlcGpuMapPass,
     &dlcGpuMmaPass,
+    &dlcGpuConvPass,
     &dlcGpuAlignArgsPass,
     &dlcGpuRowsPass,
 };

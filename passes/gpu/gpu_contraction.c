@@ -37,7 +37,7 @@ static bool mapEndsIn(MlirOperation op, intptr_t i, int d0, int d1, int batchEnd
 }
 
 /* The body is out + a * b, the inputs perhaps extended first. */
-static bool multiplyAdds(MlirOperation op) {
+bool dlcGpuMultiplyAdds(MlirOperation op) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   int muls = 0, adds = 0;
   for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o);
@@ -82,7 +82,7 @@ bool dlcGpuMmaFor(const DlcLinalgInfo *root, bool allowTf32, int64_t mma[3], con
     return false;
   }
   if (p != n - 1 || p < 2 || !mapEndsIn(op, 0, p - 2, p, p - 2) ||
-      !mapEndsIn(op, 1, p, p - 1, p - 2) || !multiplyAdds(op)) {
+      !mapEndsIn(op, 1, p, p - 1, p - 2) || !dlcGpuMultiplyAdds(op)) {
     *why = "not a plain [batch.., m, n, k] multiply-add with A as [m, k] and B as [k, n]";
     return false;
   }

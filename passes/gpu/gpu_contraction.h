@@ -25,6 +25,9 @@ int64_t dlcGpuMmaKTile(int64_t k, int64_t mmaK);
    padded by kGpuSmemPadBytes. */
 int64_t dlcGpuMmaSmemBytes(int64_t bm, int64_t bn, int64_t bk, int64_t stages, int64_t eltBytes);
 
+/* A contraction body out + a * b (the inputs perhaps extended first). */
+bool dlcGpuMultiplyAdds(MlirOperation op);
+
 /* dlc-gpu-schedule's options for contractions. */
 typedef struct {
   bool allowTf32;   /* f32 on TF32 tensor cores */

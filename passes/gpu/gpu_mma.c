@@ -33,6 +33,7 @@
 #include "dlc-c/Passes.h"
 #include "gpu/gpu_contraction.h"
 #include "gpu/gpu_wgmma.h"
+#include "gpu/gpu_mma.h"
 #include "schedule/analysis.h"
 #include "support/attr_names.h"
 
@@ -768,3 +769,22 @@ const DlcPassDescriptor dlcGpuMmaPass = {
     .getDependentDialects = dependentDialects,
     .run = run,
 };
+
+/*--- Shared with gpu_conv.c (gpu_mma.h) ----------------------------------------------*/
+
+MlirValue dlcGpuMmaSync(DlcBuilder *b, MlirValue a, MlirValue bFrag, MlirValue acc,
+                        const int64_t mma[3]) {
+  MlirContext ctx = b->context;
+  if (mlirTypeIsABF16(mlirShapedTypeGetElementType(mlirValueGetType(a))))
+    return mmaBf16(b, a, bFrag, acc);
+  MlirType i64 = mlirIntegerTypeGet(ctx, 64);
+  MlirNamedAttribute attrs[2] = {
+      dlcNamed(ctx, "mmaShape",
+               mlirArrayAttrGet(ctx, 3,
+                                (MlirAttribute[]){mlirIntegerAttrGet(i64, mma[0]),
+                                                  mlirIntegerAttrGet(i64, mma[1]),
+                                                  mlirIntegerAttrGet(i64, mma[2])})),
+      dlcNamed(ctx, "tf32Enabled", mlirUnitAttrGet(ctx))};
+  MlirValue ops[3] = {a, bFrag, acc};
+  return res(typed(b, "nvgpu.mma.sync", 3, ops, mlirValueGetType(acc), mma[2] == 8 ? 2 : 1, attrs));
+}

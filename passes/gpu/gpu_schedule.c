@@ -30,6 +30,7 @@
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "gpu/gpu_contraction.h"
+#include "gpu/gpu_conv.h"
 #include "gpu/gpu_cost_model.h"
 #include "gpu/gpu_wgmma.h"
 #include "schedule/analysis.h"
@@ -269,6 +270,23 @@ static void emitGroup(DlcScript *s, Group *g, int64_t lanes) {
   }
 }
 
+/* Records the cost model's GPU fields on the kernel (keeping CPU fields given). */
+static void recordSchedule(DlcScheduleState *st, MlirOperation func, MlirAttribute given,
+                           const DlcSchedule *s) {
+  DlcSchedule rec = *s, read;
+  if (!mlirAttributeIsNull(given) && dlcScheduleRead(given, &read)) {
+    rec = read; /* keep the CPU fields given */
+    rec.numWorkgroup = s->numWorkgroup;
+    rec.numThread = s->numThread;
+    memcpy(rec.workgroup, s->workgroup, sizeof rec.workgroup);
+    memcpy(rec.thread, s->thread, sizeof rec.thread);
+    memcpy(rec.mma, s->mma, sizeof rec.mma);
+    rec.stages = s->stages;
+  }
+  mlirOperationSetDiscardableAttributeByName(func, str(DLC_ATTR_SCHEDULE),
+                                             dlcScheduleAttrGet(st->ctx, &rec));
+}
+
 static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOperation *ops, int n,
                           bool primary) {
   Group g;
@@ -296,6 +314,27 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
                    (read.numWorkgroup > 0 || read.numThread > 0 || read.mma[0] || read.stages > 1);
   bool rows[DLC_SCHEDULE_MAX_LOOPS];
   rowDims(&g, rows);
+  DlcGpuConv conv; /* implicit GEMM (gpu_conv.c): its own tiles, no thread forall */
+  int convAt = -1;
+  for (int i = 0; i < n && convAt < 0 && g.root < 0; ++i)
+    if (dlcGpuConvOf(&infos[i], &conv) && dlcGpuConvGroupOk(infos, n, i))
+      convAt = i;
+  bool direct = false;
+  if (convAt >= 0 && !dlcGpuConvSchedule(st, func, &conv, haveGiven ? &read : NULL,
+                                         ((const DlcGpuMmaOptions *)st->target)->tensorCores,
+                                         &g.sched, &direct))
+    return;
+  if (convAt >= 0 && !direct) {
+    g.root = convAt;
+    if (!haveGiven && dlcScheduleIsKernel(func) && primary)
+      recordSchedule(st, func, given, &g.sched);
+    for (int i = 0; i < n; ++i)
+      dlcScheduleTag(st, ops[i]);
+    dlcScheduleComment(st, func, n,
+                       g.sched.mma[0] ? "conv (implicit gemm, mma.sync)" : "conv (implicit gemm)");
+    dlcGpuConvEmit(&st->script, &g, &conv);
+    return;
+  }
   if (haveGiven) {
     int64_t lanes = strategy == DLC_GPU_ROWS ? scheduleLanes(&read, nest, rows) : 1;
     if (!givenFits(st, func, &read, nest, g.root >= 0 ? &infos[g.root] : NULL, lanes))
@@ -332,20 +371,8 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
         !(g.sched.mma[0] ? dlcGpuMmaBlockDims(nest, &g.sched, dims)
                          : dlcGpuBlockDims(nest, &g.sched, dims)))
       return; /* no parallel loop to spread: launched on one thread */
-    if (dlcScheduleIsKernel(func) && primary) { /* shown in the IR, and overridable */
-      DlcSchedule rec = g.sched;
-      if (!mlirAttributeIsNull(given) && dlcScheduleRead(given, &read)) {
-        rec = read; /* keep the CPU fields given */
-        rec.numWorkgroup = g.sched.numWorkgroup;
-        rec.numThread = g.sched.numThread;
-        memcpy(rec.workgroup, g.sched.workgroup, sizeof rec.workgroup);
-        memcpy(rec.thread, g.sched.thread, sizeof rec.thread);
-        memcpy(rec.mma, g.sched.mma, sizeof rec.mma);
-        rec.stages = g.sched.stages;
-      }
-      mlirOperationSetDiscardableAttributeByName(func, str(DLC_ATTR_SCHEDULE),
-                                                 dlcScheduleAttrGet(st->ctx, &rec));
-    }
+    if (dlcScheduleIsKernel(func) && primary) /* shown in the IR, and overridable */
+      recordSchedule(st, func, given, &g.sched);
   }
   for (int i = 0; i < n; ++i)
     dlcScheduleTag(st, ops[i]);

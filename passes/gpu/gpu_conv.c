@@ -1,0 +1,1180 @@
+/* The implicit-GEMM conv2d strategy (gpu_conv.h, docs/gpu.md
+   "Convolutions as implicit GEMM"): recognising the conv root, its
+   schedule, and --dlc-gpu-conv, the rewrite of each block's conv after
+   bufferisation:
+
+     warp (wy, wx) = (tid.y, tid.x / 32); lane = tid.x % 32, g = lane / 4, t = lane % 4
+     scf.for kt over ceil(K / 16) k tiles, carrying the warp's accumulators:
+       gpu.barrier                        (every warp done with the last tile)
+       sA[o][kk]  = W[o, c, r, q]          k = 16 kt + kk = (c, r, q), 0 past K
+       sB[kk][p]  = In[0, c, ho s + r d, wo s + q d]   p = (ho, wo) flattened,
+                                          0 past K or past the block's pixels
+       gpu.barrier                        (the tile is in shared memory)
+       f16 / bf16: ldmatrix x4 (A) and x2 transposed (B), mma.sync m16n8k16
+       f32:        per k, the lane's (16i + g + 8h, 8j + 2t + p) elements by FFMA
+     per accumulator element (o, p) of the lane, p inside the block's pixels:
+       v = acc + init(o, p)     (the conv's init: zero or the bias broadcast)
+       the epilogue's body on v (BN scale / shift, ReLU, residual), one store
+
+   Every thread of the block loads a share of both tiles each k step (in
+   rounds of the block's threads; consecutive threads take consecutive
+   pixels, so a stride-1 conv's gather is coalesced). The index arithmetic
+   of the im2col gather is in that load: nothing like an im2col matrix is
+   written to global memory. The input is the padded one the kernel
+   stage makes (tensor.pad), so padding needs no test in the gather.
+
+   The accumulators are the mma.sync C fragments (f32) for both paths, so
+   the FFMA path is exact f32 and shares the epilogue. */
+
+#include "gpu/gpu_conv.h"
+#include "gpu/gpu_cost_model.h"
+#include "gpu/gpu_mma.h"
+
+#include "dlc-c/Builder.h"
+#include "dlc-c/Passes.h"
+#include "support/attr_names.h"
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Dialect/GPU.h"
+#include "mlir-c/Dialect/LLVM.h"
+#include "mlir-c/Dialect/NVGPU.h"
+#include "mlir-c/Dialect/NVVM.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+/*--- Recognition ---------------------------------------------------------------------*/
+
+/* `e` is dim `d` times a constant: the constant in `*coef`. */
+static bool scaledDim(MlirAffineExpr e, int64_t *d, int64_t *coef) {
+  if (mlirAffineExprIsADim(e)) {
+    *d = (int64_t)mlirAffineDimExprGetPosition(e);
+    *coef = 1;
+    return true;
+  }
+  if (!mlirAffineExprIsAMul(e))
+    return false;
+  MlirAffineExpr l = mlirAffineBinaryOpExprGetLHS(e), r = mlirAffineBinaryOpExprGetRHS(e);
+  if (mlirAffineExprIsAConstant(l)) {
+    MlirAffineExpr x = l;
+    l = r;
+    r = x;
+  }
+  if (!mlirAffineExprIsADim(l) || !mlirAffineExprIsAConstant(r))
+    return false;
+  *d = (int64_t)mlirAffineDimExprGetPosition(l);
+  *coef = mlirAffineConstantExprGetValue(r);
+  return *coef > 0;
+}
+
+/* `e` is out * s + win * d (in either order): s and d returned. */
+static bool windowExpr(MlirAffineExpr e, int64_t out, int64_t win, int64_t *s, int64_t *d) {
+  if (!mlirAffineExprIsAAdd(e))
+    return false;
+  int64_t d0, c0, d1, c1;
+  if (!scaledDim(mlirAffineBinaryOpExprGetLHS(e), &d0, &c0) ||
+      !scaledDim(mlirAffineBinaryOpExprGetRHS(e), &d1, &c1))
+    return false;
+  if (d0 == win) {
+    int64_t x = d0, y = c0;
+    d0 = d1, c0 = c1, d1 = x, c1 = y;
+  }
+  if (d0 != out || d1 != win)
+    return false;
+  *s = c0;
+  *d = c1;
+  return true;
+}
+
+static bool mapIsDims(MlirAffineMap m, const int *dims, int n) {
+  if (mlirAffineMapGetNumResults(m) != n)
+    return false;
+  for (int k = 0; k < n; ++k) {
+    MlirAffineExpr e = mlirAffineMapGetResult(m, k);
+    if (!mlirAffineExprIsADim(e) || (int)mlirAffineDimExprGetPosition(e) != dims[k])
+      return false;
+  }
+  return true;
+}
+
+static MlirType elementOf(MlirOperation op, intptr_t i) {
+  return mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetOperand(op, i)));
+}
+
+bool dlcGpuConvOf(const DlcLinalgInfo *root, DlcGpuConv *c) {
+  MlirOperation op = root->op;
+  const DlcLoopNest *l = &root->loops;
+  if (!dlcOpIs(op, "linalg.generic") || l->numLoops != 7 || root->numParallel != 4 ||
+      mlirOperationGetNumOperands(op) != 3 || !dlcGpuMultiplyAdds(op))
+    return false;
+  for (int d = 0; d < 7; ++d)
+    if (l->reduction[d] != (d >= 4) || l->extent[d] <= 0)
+      return false;
+  MlirAffineMap in = dlcOperandMap(op, 0);
+  if (mlirAffineMapGetNumResults(in) != 4)
+    return false;
+  int64_t p, one;
+  if (!scaledDim(mlirAffineMapGetResult(in, 0), &p, &one) || p != 0 || one != 1 ||
+      !scaledDim(mlirAffineMapGetResult(in, 1), &p, &one) || p != 4 || one != 1 ||
+      !windowExpr(mlirAffineMapGetResult(in, 2), 2, 5, &c->stride[0], &c->dilation[0]) ||
+      !windowExpr(mlirAffineMapGetResult(in, 3), 3, 6, &c->stride[1], &c->dilation[1]))
+    return false;
+  if (!mapIsDims(dlcOperandMap(op, 1), (const int[]){1, 4, 5, 6}, 4) ||
+      !mapIsDims(dlcOperandMap(op, 2), (const int[]){0, 1, 2, 3}, 4))
+    return false;
+  MlirType a = elementOf(op, 0), b = elementOf(op, 1), o = elementOf(op, 2);
+  if (!mlirTypeEqual(a, b) || !(mlirTypeIsAF32(a) || mlirTypeIsAF16(a) || mlirTypeIsABF16(a)) ||
+      !(mlirTypeEqual(o, a) || mlirTypeIsAF32(o)))
+    return false;
+  memcpy(c->extent, l->extent, sizeof c->extent);
+  c->f16 = !mlirTypeIsAF32(a);
+  return true;
+}
+
+bool dlcGpuConvGroupOk(const DlcLinalgInfo *ops, int n, int conv) {
+  MlirValue init = mlirOperationGetOperand(ops[conv].op, 2);
+  for (int i = 0; i < conv; ++i) { /* only the init of the conv's output */
+    MlirOperation o = ops[i].op;
+    if (mlirOperationGetNumResults(o) != 1 || !mlirValueEqual(mlirOperationGetResult(o, 0), init))
+      return false;
+  }
+  if (conv + 1 < n - 1) /* at most one consumer: the elementwise epilogue */
+    return false;
+  if (conv == n - 1)
+    return true;
+  const DlcLinalgInfo *e = &ops[n - 1];
+  for (int d = 0; d < e->loops.numLoops; ++d)
+    if (e->loops.reduction[d])
+      return false;
+  return e->loops.numLoops == 4;
+}
+
+/*--- Schedule ------------------------------------------------------------------------*/
+
+static int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+/* The warp's pixel tile for P pixels a block: the one of 32, 16, 8 that
+   pads P least, the larger on a tie. */
+static int64_t warpPixels(int64_t pixels) {
+  int64_t best = 32;
+  for (int64_t w = 16; w >= 8; w /= 2)
+    if (roundUp(pixels, w) < roundUp(pixels, best))
+      best = w;
+  return best;
+}
+
+static int64_t padElements(bool f16) { return kGpuSmemPadBytes / (f16 ? 2 : 4); }
+
+static int64_t smemBytes(const DlcGpuConv *c, int64_t bo, int64_t bp) {
+  int64_t elt = c->f16 ? 2 : 4, pad = padElements(c->f16);
+  return elt * (bo * (kGpuConvKTile + pad) + kGpuConvKTile * (bp + pad));
+}
+
+/* Checks the tiles of `s` (given or chosen): false with `msg`. */
+static bool fits(const DlcGpuConv *c, const DlcSchedule *s, bool mmaOk, char *msg, size_t size) {
+  const int64_t *e = c->extent;
+  const int64_t *w = s->workgroup, *t = s->thread;
+  bool shape = s->numWorkgroup == 7 && s->numThread == 7 && w[0] == 1 && w[1] > 0 &&
+               w[1] % 16 == 0 && e[1] % w[1] == 0 && w[2] > 0 && e[2] % w[2] == 0 && w[3] == 0 &&
+               t[0] == 0 && t[1] > 0 && t[1] % 16 == 0 && w[1] % t[1] == 0 && t[2] == 0 &&
+               t[3] > 0 && t[3] % 8 == 0 && (t[1] / 16) * (t[3] / 8) <= 64;
+  for (int d = 4; d < 7 && shape; ++d)
+    shape = s->workgroup[d] == 0 && s->thread[d] == 0;
+  if (!shape) {
+    snprintf(msg, size,
+             "#dlk.schedule of an implicit-GEMM conv: workgroup = [1, O tile, Ho tile, 0, 0, 0, "
+             "0] (a multiple of 16 dividing O = %lld, a divisor of Ho = %lld, Wo whole), thread = "
+             "[0, warp's O tile, 0, warp's pixel tile, 0, 0, 0] (a multiple of 16 dividing the O "
+             "tile; a multiple of 8; at most 64 16x8 tiles a warp)",
+             (long long)e[1], (long long)e[2]);
+    return false;
+  }
+  if (s->mma[0] && (!c->f16 || !mmaOk || s->mma[1] != 8 || s->mma[2] != 16)) {
+    snprintf(msg, size,
+             "#dlk.schedule mma = [%lld, %lld, %lld] does not apply to this conv: %s",
+             (long long)s->mma[0], (long long)s->mma[1], (long long)s->mma[2],
+             !c->f16  ? "f32 convs run exact FFMA (tensor cores take f16 / bf16)"
+             : !mmaOk ? "the target chip has no mma.sync (sm_80 and newer)"
+                      : "f16 / bf16 take [16, 8, 16]");
+    return false;
+  }
+  if (s->stages != 1) {
+    snprintf(msg, size, "#dlk.schedule stages = %lld: the implicit-GEMM conv stages one k tile "
+                        "(stages = 1)", (long long)s->stages);
+    return false;
+  }
+  int64_t bp = roundUp(w[2] * e[3], t[3]);
+  int64_t warps = (w[1] / t[1]) * (bp / t[3]);
+  if (warps * kGpuWarpSize > kGpuMaxThreads || smemBytes(c, w[1], bp) > kGpuSmemBytes) {
+    snprintf(msg, size,
+             "#dlk.schedule of an implicit-GEMM conv: %lld warps (%lld pixels a block, padded to "
+             "%lld) and %lld bytes of shared memory; at most %d warps and %d bytes",
+             (long long)warps, (long long)(w[2] * e[3]), (long long)bp,
+             (long long)smemBytes(c, w[1], bp), kGpuMaxThreads / kGpuWarpSize, (int)kGpuSmemBytes);
+    return false;
+  }
+  return true;
+}
+
+static void setTiles(const DlcGpuConv *c, int64_t bo, int64_t th, bool mma, DlcSchedule *s) {
+  memset(s, 0, sizeof *s);
+  s->numWorkgroup = s->numThread = 7;
+  s->stages = 1;
+  s->vectorWidth = 1;
+  s->workgroup[0] = 1;
+  s->workgroup[1] = bo;
+  s->workgroup[2] = th;
+  s->thread[1] = bo % 32 == 0 ? 32 : 16;
+  s->thread[3] = warpPixels(th * c->extent[3]);
+  if (mma) {
+    s->mma[0] = 16;
+    s->mma[1] = 8;
+    s->mma[2] = 16;
+  }
+}
+
+/* Block tiles tried: O tiles 64, 32, 16 (dividing O), pixels a block
+   about 128 down to 8 (the rows of Ho that fit); the first whose grid
+   has a block per SM, else the one with most blocks. */
+static bool choose(const DlcGpuConv *c, bool mma, DlcSchedule *s, char *msg, size_t size) {
+  static const int64_t kO[] = {64, 32, 16}, kPixels[] = {128, 64, 32, 16, 8};
+  const int64_t *e = c->extent;
+  int64_t bestBlocks = -1;
+  DlcSchedule cand;
+  for (size_t i = 0; i < sizeof kO / sizeof kO[0]; ++i) {
+    if (e[1] % kO[i])
+      continue;
+    for (size_t j = 0; j < sizeof kPixels / sizeof kPixels[0]; ++j) {
+      int64_t th = dlcLargestDivisor(e[2], kPixels[j] / e[3] > 0 ? kPixels[j] / e[3] : 1);
+      setTiles(c, kO[i], th, mma, &cand);
+      if (!fits(c, &cand, true, msg, size))
+        continue;
+      int64_t blocks = e[0] * (e[1] / kO[i]) * (e[2] / th);
+      if (blocks > bestBlocks) {
+        bestBlocks = blocks;
+        *s = cand;
+      }
+      if (blocks >= kGpuSMs)
+        return true;
+    }
+  }
+  return bestBlocks >= 0;
+}
+
+bool dlcGpuConvSchedule(DlcScheduleState *st, MlirOperation func, const DlcGpuConv *c,
+                        const DlcSchedule *given, bool mmaOk, DlcSchedule *out, bool *direct) {
+  char why[512];
+  *direct = false;
+  if (given) {
+    if (!fits(c, given, mmaOk, why, sizeof why)) {
+      dlcScheduleFail(st, func, why);
+      return false;
+    }
+    *out = *given;
+    return true;
+  }
+  *direct = !choose(c, c->f16 && mmaOk, out, why, sizeof why);
+  return true;
+}
+
+void dlcGpuConvEmit(DlcScript *s, DlcScheduleGroup *g, const DlcGpuConv *c) {
+  int handles[DLC_SCHEDULE_MAX_GROUP];
+  const DlcLinalgInfo *root = &g->ops[g->root], *sink = &g->ops[g->numOps - 1];
+  const DlcSchedule *sc = &g->sched;
+  int64_t wg[DLC_SCHEDULE_MAX_LOOPS];
+  dlcSinkTiles(root, sink, g->root == g->numOps - 1, sc->workgroup, wg);
+  dlcScriptMatchAll(s, g->firstSid, g->numOps, handles);
+  int forall = dlcScriptTileAndFuse(s, handles, g->numOps, wg, sink->loops.numLoops, "block");
+  int64_t bp = roundUp(sc->workgroup[2] * c->extent[3], sc->thread[3]);
+  int64_t dims[3] = {kGpuWarpSize * (bp / sc->thread[3]), sc->workgroup[1] / sc->thread[1], 1};
+  int64_t conv[8] = {sc->thread[1], sc->thread[3], sc->mma[2],   c->stride[0],
+                     c->stride[1],  c->dilation[0], c->dilation[1], bp};
+  int p = s->next++, q = s->next++;
+  dlcScriptEmit(
+      s,
+      "    %%h%d = transform.param.constant array<i64: %lld, %lld, %lld> -> !transform.any_param\n"
+      "    transform.annotate %%h%d \"" DLC_ATTR_BLOCK_DIMS "\" = %%h%d : !transform.any_op, "
+      "!transform.any_param\n",
+      p, (long long)dims[0], (long long)dims[1], (long long)dims[2], forall, p);
+  dlcScriptEmit(s,
+                "    %%h%d = transform.param.constant array<i64: %lld, %lld, %lld, %lld, %lld, "
+                "%lld, %lld, %lld> -> !transform.any_param\n"
+                "    transform.annotate %%h%d \"" DLC_ATTR_CONV "\" = %%h%d : !transform.any_op, "
+                "!transform.any_param\n",
+                q, (long long)conv[0], (long long)conv[1], (long long)conv[2], (long long)conv[3],
+                (long long)conv[4], (long long)conv[5], (long long)conv[6], (long long)conv[7],
+                forall, q);
+}
+
+/*--- dlc-gpu-conv: the rewrite ---------------------------------------------------------*/
+
+enum { kMaxAcc = 256, kMaxMap = 512 };
+
+typedef struct {
+  MlirValue from[kMaxMap], to[kMaxMap];
+  int n;
+} ValueMap;
+
+static MlirValue lookup(const ValueMap *m, MlirValue v) {
+  for (int i = m->n - 1; i >= 0; --i)
+    if (mlirValueEqual(m->from[i], v))
+      return m->to[i];
+  return v;
+}
+
+static MlirOperation typed(DlcBuilder *b, const char *name, intptr_t n, const MlirValue *ops,
+                           MlirType result, intptr_t nAttrs, const MlirNamedAttribute *attrs) {
+  return dlcBuildOpTyped(b, name, n, ops, mlirTypeIsNull(result) ? 0 : 1, &result, nAttrs, attrs);
+}
+
+static MlirValue res(MlirOperation op) { return mlirOperationGetResult(op, 0); }
+
+static MlirValue cIndex(DlcBuilder *b, int64_t v) {
+  MlirType t = mlirIndexTypeGet(b->context);
+  MlirNamedAttribute a = dlcNamed(b->context, "value", mlirIntegerAttrGet(t, v));
+  return res(typed(b, "arith.constant", 0, NULL, t, 1, &a));
+}
+
+static MlirValue bin(DlcBuilder *b, const char *name, MlirValue x, MlirValue y) {
+  MlirValue ops[2] = {x, y};
+  return res(typed(b, name, 2, ops, mlirValueGetType(x), 0, NULL));
+}
+
+/* x `name` c on indices; x itself for + 0, * 1, / 1. */
+static MlirValue binC(DlcBuilder *b, const char *name, MlirValue x, int64_t c) {
+  if ((c == 0 && !strcmp(name, "arith.addi")) ||
+      (c == 1 && (!strcmp(name, "arith.muli") || !strcmp(name, "arith.divui"))))
+    return x;
+  return bin(b, name, x, cIndex(b, c));
+}
+
+static MlirValue cmpUlt(DlcBuilder *b, MlirValue x, int64_t c) {
+  MlirContext ctx = b->context;
+  MlirValue ops[2] = {x, cIndex(b, c)};
+  MlirNamedAttribute pred =
+      dlcNamed(ctx, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 6)); /* ult */
+  return res(typed(b, "arith.cmpi", 2, ops, mlirIntegerTypeGet(ctx, 1), 1, &pred));
+}
+
+static MlirValue floatConst(DlcBuilder *b, MlirType t, double v) {
+  MlirNamedAttribute a = dlcNamed(b->context, "value", mlirFloatAttrDoubleGet(b->context, t, v));
+  return res(typed(b, "arith.constant", 0, NULL, t, 1, &a));
+}
+
+static MlirValue convertTo(DlcBuilder *b, MlirValue v, MlirType to) {
+  MlirType from = mlirValueGetType(v);
+  if (mlirTypeEqual(from, to))
+    return v;
+  bool wider = mlirFloatTypeGetWidth(to) > mlirFloatTypeGetWidth(from);
+  return res(typed(b, wider ? "arith.extf" : "arith.truncf", 1, &v, to, 0, NULL));
+}
+
+static MlirValue load(DlcBuilder *b, MlirValue m, int n, const MlirValue *idx) {
+  MlirValue ops[1 + DLC_SCHEDULE_MAX_LOOPS];
+  ops[0] = m;
+  memcpy(ops + 1, idx, sizeof *idx * (size_t)n);
+  return res(typed(b, "memref.load", 1 + n, ops,
+                   mlirShapedTypeGetElementType(mlirValueGetType(m)), 0, NULL));
+}
+
+static void store(DlcBuilder *b, MlirValue v, MlirValue m, int n, const MlirValue *idx) {
+  MlirValue ops[2 + DLC_SCHEDULE_MAX_LOOPS];
+  ops[0] = v;
+  ops[1] = m;
+  memcpy(ops + 2, idx, sizeof *idx * (size_t)n);
+  typed(b, "memref.store", 2 + n, ops, (MlirType){NULL}, 0, NULL);
+}
+
+/* scf.if `cond` with an empty else; `then` builds into its block. */
+static DlcBuilder ifThen(DlcBuilder *b, MlirValue cond) {
+  MlirRegion thenR = mlirRegionCreate(), elseR = mlirRegionCreate();
+  MlirBlock thenB = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(thenR, thenB);
+  MlirOperationState st = mlirOperationStateGet(str("scf.if"), b->loc);
+  mlirOperationStateAddOperands(&st, 1, &cond);
+  MlirRegion regions[2] = {thenR, elseR};
+  mlirOperationStateAddOwnedRegions(&st, 2, regions);
+  dlcBuilderInsert(b, mlirOperationCreate(&st));
+  DlcBuilder in = dlcBuilderAtEnd(thenB, b->loc);
+  MlirOperation y = typed(&in, "scf.yield", 0, NULL, (MlirType){NULL}, 0, NULL);
+  return dlcBuilderBefore(y, b->loc);
+}
+
+typedef struct {
+  MlirOperation block, init, conv, epilogue;
+  MlirValue x, in, w; /* the conv's output tile, input and weight tiles */
+  /* padding read in the gather (findPad): the unpadded input, the block
+     tile's offsets in the padded one, the low padding, the input's H, W,
+     and the ops that built the padded copy (erased when unused) */
+  bool padded;
+  MlirValue src, off[4];
+  int64_t padT, padL, srcH, srcW;
+  MlirOperation inView, padAlloc;
+  int64_t wm, wn, mmaK, stride[2], dil[2], bp;
+  int64_t bo, th, wo, c, kh, kw, k, pixels, threads, dimX;
+} Conv;
+
+static bool fail(MlirOperation at, const char *what) {
+  char msg[384];
+  snprintf(msg, sizeof msg,
+           "dlc-gpu-conv: %s (a conv block is init + conv + at most one elementwise epilogue, "
+           "as dlc-gpu-schedule leaves it)",
+           what);
+  mlirEmitError(mlirOperationGetLocation(at), msg);
+  return false;
+}
+
+static bool isLinalg(MlirOperation op) {
+  return dlcOpIs(op, "linalg.generic") || dlcOpIs(op, "linalg.fill");
+}
+
+static bool uses(MlirOperation op, MlirValue v) {
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i)
+    if (mlirValueEqual(mlirOperationGetOperand(op, i), v))
+      return true;
+  return false;
+}
+
+static int64_t dimOf(MlirValue v, intptr_t d) {
+  return mlirShapedTypeGetDimSize(mlirValueGetType(v), d);
+}
+
+static bool isZeroConstant(MlirValue v) {
+  if (!mlirValueIsAOpResult(v) || !dlcOpIs(mlirOpResultGetOwner(v), "arith.constant"))
+    return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(mlirOpResultGetOwner(v), str("value"));
+  return mlirAttributeIsAFloat(a) && mlirFloatAttrGetValueDouble(a) == 0.0;
+}
+
+/* A fill of `buf` with zero (linalg.fill, or linalg.map yielding 0). */
+static bool fillsZero(MlirOperation op, MlirValue buf) {
+  intptr_t n = mlirOperationGetNumOperands(op);
+  if (n < 1 || !mlirValueEqual(mlirOperationGetOperand(op, n - 1), buf))
+    return false;
+  if (dlcOpIs(op, "linalg.fill"))
+    return n == 2 && isZeroConstant(mlirOperationGetOperand(op, 0));
+  if (!dlcOpIs(op, "linalg.map") || n != 1)
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  MlirOperation y = mlirBlockGetFirstOperation(body);
+  return dlcOpIs(y, "linalg.yield") && isZeroConstant(mlirOperationGetOperand(y, 0));
+}
+
+/* Static offsets of a subview (none dynamic), unit strides, in `off`. */
+static bool staticOffsets(MlirOperation view, int64_t *off, int n) {
+  MlirAttribute o = mlirOperationGetAttributeByName(view, str("static_offsets"));
+  MlirAttribute st = mlirOperationGetAttributeByName(view, str("static_strides"));
+  if (mlirDenseArrayGetNumElements(o) != n || mlirOperationGetNumOperands(view) != 1)
+    return false;
+  for (int i = 0; i < n; ++i) {
+    off[i] = mlirDenseI64ArrayGetElement(o, i);
+    if (mlirDenseI64ArrayGetElement(st, i) != 1)
+      return false;
+  }
+  return true;
+}
+
+/* The kernel stage's tensor.pad, bufferised: the conv reads a subview of
+   a buffer P that is zero-filled, gets the input copied into its interior
+   at [0, 0, top, left], and is read by nothing else. Then the gather
+   reads the input itself, masked outside it, and P (two one-thread
+   launches and a copy of the input) goes. Else the padded P is read. */
+static void findPad(Conv *c) {
+  c->padded = false;
+  if (!mlirValueIsAOpResult(c->in) || !dlcOpIs(mlirOpResultGetOwner(c->in), "memref.subview"))
+    return;
+  MlirOperation view = mlirOpResultGetOwner(c->in);
+  MlirValue p = mlirOperationGetOperand(view, 0);
+  if (!mlirValueIsAOpResult(p) || !dlcOpIs(mlirOpResultGetOwner(p), "memref.alloc"))
+    return;
+  MlirOperation fill = {NULL}, interior = {NULL}, copy = {NULL};
+  int others = 0;
+  for (MlirOpOperand u = mlirValueGetFirstUse(p); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    if (mlirOperationEqual(o, view) || dlcOpIs(o, "memref.dealloc"))
+      continue;
+    if (mlirOperationIsNull(fill) && fillsZero(o, p))
+      fill = o;
+    else if (mlirOperationIsNull(interior) && dlcOpIs(o, "memref.subview"))
+      interior = o;
+    else
+      ++others;
+  }
+  if (others || mlirOperationIsNull(fill) || mlirOperationIsNull(interior))
+    return;
+  MlirValue iv = mlirOperationGetResult(interior, 0);
+  for (MlirOpOperand u = mlirValueGetFirstUse(iv); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    if (!dlcOpIs(o, "memref.copy") || !mlirOperationIsNull(copy) ||
+        !mlirValueEqual(mlirOperationGetOperand(o, 1), iv))
+      return;
+    copy = o;
+  }
+  int64_t io[4];
+  if (mlirOperationIsNull(copy) || !staticOffsets(interior, io, 4) || io[0] || io[1])
+    return;
+  MlirValue src = mlirOperationGetOperand(copy, 0);
+  MlirType st = mlirValueGetType(src);
+  if (!mlirTypeIsAMemRef(st) || mlirShapedTypeGetRank(st) != 4 ||
+      !mlirTypeEqual(mlirShapedTypeGetElementType(st),
+                     mlirShapedTypeGetElementType(mlirValueGetType(c->in))))
+    return;
+  for (int d = 0; d < 4; ++d)
+    if (mlirShapedTypeGetDimSize(st, d) != mlirShapedTypeGetDimSize(mlirValueGetType(iv), d))
+      return;
+  /* the block tile's offsets in P: static, or the subview's dynamic operands in order */
+  MlirAttribute so = mlirOperationGetAttributeByName(view, str("static_offsets"));
+  MlirAttribute ss = mlirOperationGetAttributeByName(view, str("static_strides"));
+  if (mlirDenseArrayGetNumElements(so) != 4)
+    return;
+  DlcBuilder b = dlcBuilderBefore(view, mlirOperationGetLocation(view));
+  intptr_t dyn = 1;
+  for (int d = 0; d < 4; ++d) {
+    int64_t v = mlirDenseI64ArrayGetElement(so, d);
+    if (mlirDenseI64ArrayGetElement(ss, d) != 1)
+      return;
+    if (v == INT64_MIN) { /* ShapedType::kDynamic */
+      if (dyn >= mlirOperationGetNumOperands(view))
+        return;
+      c->off[d] = mlirOperationGetOperand(view, dyn++);
+    } else {
+      c->off[d] = cIndex(&b, v);
+    }
+  }
+  c->padded = true;
+  c->src = src;
+  c->padT = io[2];
+  c->padL = io[3];
+  c->srcH = mlirShapedTypeGetDimSize(st, 2);
+  c->srcW = mlirShapedTypeGetDimSize(st, 3);
+  c->inView = view;
+  c->padAlloc = mlirOpResultGetOwner(p);
+}
+
+/* After the rewrite: P and what built it, when nothing reads it any more. */
+static void erasePad(const Conv *c) {
+  if (!c->padded || !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(c->inView, 0))))
+    return;
+  mlirOperationDestroy(c->inView);
+  MlirValue p = mlirOperationGetResult(c->padAlloc, 0);
+  for (MlirOpOperand u = mlirValueGetFirstUse(p); !mlirOpOperandIsNull(u);
+       u = mlirValueGetFirstUse(p)) {
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    if (dlcOpIs(o, "memref.subview")) { /* the interior, and its copy */
+      MlirValue iv = mlirOperationGetResult(o, 0);
+      for (MlirOpOperand v = mlirValueGetFirstUse(iv); !mlirOpOperandIsNull(v);
+           v = mlirValueGetFirstUse(iv))
+        mlirOperationDestroy(mlirOpOperandGetOwner(v));
+    }
+    mlirOperationDestroy(o);
+  }
+  mlirOperationDestroy(c->padAlloc);
+}
+
+static bool readConv(MlirOperation block, Conv *c) {
+  memset(c, 0, sizeof *c);
+  c->block = block;
+  MlirAttribute a = mlirOperationGetDiscardableAttributeByName(block, str(DLC_ATTR_CONV));
+  MlirAttribute dims = mlirOperationGetDiscardableAttributeByName(block, str(DLC_ATTR_BLOCK_DIMS));
+  if (mlirDenseArrayGetNumElements(a) != 8 || mlirAttributeIsNull(dims))
+    return fail(block, "a conv block without its tiles");
+  c->wm = mlirDenseI64ArrayGetElement(a, 0);
+  c->wn = mlirDenseI64ArrayGetElement(a, 1);
+  c->mmaK = mlirDenseI64ArrayGetElement(a, 2);
+  for (int i = 0; i < 2; ++i) {
+    c->stride[i] = mlirDenseI64ArrayGetElement(a, 3 + i);
+    c->dil[i] = mlirDenseI64ArrayGetElement(a, 5 + i);
+  }
+  c->bp = mlirDenseI64ArrayGetElement(a, 7);
+  c->dimX = mlirDenseI64ArrayGetElement(dims, 0);
+  c->threads = c->dimX * mlirDenseI64ArrayGetElement(dims, 1);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(block, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!isLinalg(op))
+      continue;
+    MlirAttribute iters = mlirOperationGetAttributeByName(op, str("iterator_types"));
+    if (mlirOperationIsNull(c->conv) && !mlirAttributeIsNull(iters) &&
+        mlirArrayAttrGetNumElements(iters) == 7) {
+      c->conv = op;
+      c->x = mlirOperationGetOperand(op, 2);
+      continue;
+    }
+    if (mlirOperationIsNull(c->conv)) {
+      c->init = op; /* the last op before the conv: its init, checked below */
+      continue;
+    }
+    if (!uses(op, c->x))
+      continue;
+    if (!mlirOperationIsNull(c->epilogue))
+      return fail(op, "a second op after the conv reads its result");
+    c->epilogue = op;
+  }
+  if (mlirOperationIsNull(c->conv))
+    return fail(block, "no conv in a block marked for the implicit GEMM");
+  intptr_t last = mlirOperationIsNull(c->init) ? 0 : mlirOperationGetNumOperands(c->init) - 1;
+  if (mlirOperationIsNull(c->init) || !mlirValueEqual(mlirOperationGetOperand(c->init, last), c->x))
+    return fail(c->conv, "the conv's output is not initialised by the op before it");
+  c->in = mlirOperationGetOperand(c->conv, 0);
+  c->w = mlirOperationGetOperand(c->conv, 1);
+  c->bo = dimOf(c->x, 1);
+  c->th = dimOf(c->x, 2);
+  c->wo = dimOf(c->x, 3);
+  c->c = dimOf(c->w, 1);
+  c->kh = dimOf(c->w, 2);
+  c->kw = dimOf(c->w, 3);
+  c->k = c->c * c->kh * c->kw;
+  c->pixels = c->th * c->wo;
+  if (dimOf(c->x, 0) != 1 || dimOf(c->w, 0) != c->bo || c->bp < c->pixels || c->bp % c->wn ||
+      c->bo % c->wm || (c->wm / 16) * (c->wn / 8) * 4 > kMaxAcc)
+    return fail(c->conv, "the conv's tiles do not match its schedule");
+  return true;
+}
+
+/* The value `op` (the conv's init or its epilogue) yields at `idx` (the
+   tile's [n, o, ho, wo]); operands that are the conv's output read
+   `acc` (null for the init: it may not read it). */
+static bool valueAt(DlcBuilder *b, const Conv *c, MlirOperation op, const MlirValue *idx,
+                    MlirValue acc, MlirValue *out) {
+  if (dlcOpIs(op, "linalg.fill")) {
+    *out = mlirOperationGetOperand(op, 0);
+    return true;
+  }
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  intptr_t n = mlirOperationGetNumOperands(op);
+  ValueMap m = {.n = 0};
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirValue o = mlirOperationGetOperand(op, i), v = {NULL};
+    MlirAffineMap am = dlcOperandMap(op, i);
+    if (mlirValueEqual(o, c->x)) {
+      if (!mlirAffineMapIsIdentity(am))
+        return fail(op, "an op reads the conv's output through a non-identity map");
+      v = acc; /* null: a use is an error, below */
+    } else if (!mlirTypeIsAMemRef(mlirValueGetType(o))) {
+      v = o;
+    } else if (i < n - 1) {
+      intptr_t nr = mlirAffineMapGetNumResults(am);
+      MlirValue at[DLC_SCHEDULE_MAX_LOOPS];
+      for (intptr_t k = 0; k < nr; ++k) {
+        MlirAffineExpr e = mlirAffineMapGetResult(am, k);
+        if (mlirAffineExprIsADim(e))
+          at[k] = idx[mlirAffineDimExprGetPosition(e)];
+        else if (mlirAffineExprIsAConstant(e))
+          at[k] = cIndex(b, mlirAffineConstantExprGetValue(e));
+        else
+          return fail(op, "an operand's map is not dims and constants");
+      }
+      v = load(b, o, (int)nr, at);
+    }
+    m.from[m.n] = mlirBlockGetArgument(body, i);
+    m.to[m.n++] = v;
+  }
+  for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o)) {
+    if (m.n + 4 >= kMaxMap)
+      return fail(op, "an elementwise body too large");
+    if (dlcOpIs(o, "linalg.yield")) {
+      *out = lookup(&m, mlirOperationGetOperand(o, 0));
+      if (mlirValueIsNull(*out))
+        return fail(op, "the conv's init reads the output it initialises");
+      return true;
+    }
+    if (dlcOpIs(o, "linalg.index")) {
+      m.from[m.n] = res(o);
+      m.to[m.n++] = idx[dlcGetI64(o, "dim", 0)];
+      continue;
+    }
+    if (mlirOperationGetNumRegions(o) > 0)
+      return fail(o, "an elementwise op with regions");
+    MlirOperation cl = mlirOperationClone(o);
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(cl); ++i) {
+      MlirValue v = lookup(&m, mlirOperationGetOperand(cl, i));
+      if (mlirValueIsNull(v)) {
+        mlirOperationDestroy(cl);
+        return fail(op, "the conv's init reads the output it initialises");
+      }
+      mlirOperationSetOperand(cl, i, v);
+    }
+    dlcBuilderInsert(b, cl);
+    for (intptr_t i = 0; i < mlirOperationGetNumResults(o); ++i) {
+      m.from[m.n] = mlirOperationGetResult(o, i);
+      m.to[m.n++] = mlirOperationGetResult(cl, i);
+    }
+  }
+  return fail(op, "a body without linalg.yield");
+}
+
+/* A [rows x cols] array of `elt` in shared memory (a memref.global in the
+   workgroup address space, named apart from dlc-gpu-mma's). */
+static MlirValue sharedArray(DlcBuilder *b, MlirOperation module, int64_t rows, int64_t cols,
+                             MlirType elt) {
+  MlirContext ctx = b->context;
+  char name[64], text[512];
+  const char *e = mlirTypeIsAF16(elt) ? "f16" : mlirTypeIsABF16(elt) ? "bf16" : "f32";
+  MlirSymbolTable table = mlirSymbolTableCreate(module);
+  for (int i = 0;; ++i) {
+    snprintf(name, sizeof name, "__dlc_conv_smem_%d", i);
+    if (mlirOperationIsNull(mlirSymbolTableLookup(table, str(name))))
+      break;
+  }
+  mlirSymbolTableDestroy(table);
+  snprintf(text, sizeof text,
+           "memref.global \"private\" @%s : memref<%lldx%lldx%s, #gpu.address_space<workgroup>> "
+           "{alignment = 16 : i64}",
+           name, (long long)rows, (long long)cols, e);
+  MlirOperation g = mlirOperationCreateParse(ctx, str(text), str("dlc-gpu-conv"));
+  mlirBlockInsertOwnedOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)), 0, g);
+  snprintf(text, sizeof text, "memref<%lldx%lldx%s, #gpu.address_space<workgroup>>",
+           (long long)rows, (long long)cols, e);
+  MlirNamedAttribute n = dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, str(name)));
+  return res(typed(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
+}
+
+/* k = (c, r, q) of the weights, k clamped to K - 1 (its value is masked). */
+static void splitK(DlcBuilder *b, const Conv *c, MlirValue k, MlirValue *ch, MlirValue *r,
+                   MlirValue *q) {
+  if (c->k % kGpuConvKTile) {
+    MlirValue ops[2] = {k, cIndex(b, c->k - 1)};
+    k = res(typed(b, "arith.minui", 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
+  }
+  *ch = binC(b, "arith.divui", k, c->kh * c->kw);
+  MlirValue rs = binC(b, "arith.remui", k, c->kh * c->kw);
+  *r = binC(b, "arith.divui", rs, c->kw);
+  *q = binC(b, "arith.remui", rs, c->kw);
+}
+
+/* v, or 0 where !cond (a null cond: always v). */
+static MlirValue masked(DlcBuilder *b, MlirValue cond, MlirValue v) {
+  if (mlirValueIsNull(cond))
+    return v;
+  MlirValue ops[3] = {cond, v, floatConst(b, mlirValueGetType(v), 0.0)};
+  return res(typed(b, "arith.select", 3, ops, mlirValueGetType(v), 0, NULL));
+}
+
+static MlirValue andI1(DlcBuilder *b, MlirValue x, MlirValue y) {
+  if (mlirValueIsNull(x))
+    return y;
+  if (mlirValueIsNull(y))
+    return x;
+  return bin(b, "arith.andi", x, y);
+}
+
+/* One k tile of the weights (which = 0: sA[o][kk]) or of the gathered
+   input (1: sB[kk][p]) loaded by the block's threads, `total` elements in
+   rounds of `threads`. */
+static void loadTile(DlcBuilder *b, const Conv *c, int which, MlirValue kt, MlirValue tid,
+                     MlirValue dst) {
+  int64_t cols = which ? c->bp : kGpuConvKTile, total = (which ? kGpuConvKTile : c->bo) * cols;
+  MlirValue k0 = binC(b, "arith.muli", kt, kGpuConvKTile);
+  for (int64_t first = 0; first < total; first += c->threads) {
+    MlirValue e = binC(b, "arith.addi", tid, first);
+    DlcBuilder at = first + c->threads > total ? ifThen(b, cmpUlt(b, e, total)) : *b;
+    MlirValue row = binC(&at, "arith.divui", e, cols), col = binC(&at, "arith.remui", e, cols);
+    MlirValue kk = which ? row : col;
+    MlirValue k = bin(&at, "arith.addi", k0, kk), valid = {NULL}, ch, r, q, v;
+    if (c->k % kGpuConvKTile)
+      valid = cmpUlt(&at, k, c->k);
+    splitK(&at, c, k, &ch, &r, &q);
+    if (!which) {
+      MlirValue idx[4] = {row, ch, r, q};
+      v = load(&at, c->w, 4, idx);
+    } else {
+      MlirValue p = col;
+      if (c->bp != c->pixels) { /* the block's padded pixels read pixel P - 1, masked */
+        valid = andI1(&at, valid, cmpUlt(&at, p, c->pixels));
+        MlirValue ops[2] = {p, cIndex(&at, c->pixels - 1)};
+        p = res(typed(&at, "arith.minui", 2, ops, mlirIndexTypeGet(at.context), 0, NULL));
+      }
+      MlirValue ho = binC(&at, "arith.divui", p, c->wo), wo = binC(&at, "arith.remui", p, c->wo);
+      MlirValue ih = bin(&at, "arith.addi", binC(&at, "arith.muli", ho, c->stride[0]),
+                         binC(&at, "arith.muli", r, c->dil[0]));
+      MlirValue iw = bin(&at, "arith.addi", binC(&at, "arith.muli", wo, c->stride[1]),
+                         binC(&at, "arith.muli", q, c->dil[1]));
+      if (c->padded) { /* the unpadded input, 0 outside it */
+        MlirValue sh = bin(&at, "arith.subi", bin(&at, "arith.addi", c->off[2], ih),
+                           cIndex(&at, c->padT));
+        MlirValue sw = bin(&at, "arith.subi", bin(&at, "arith.addi", c->off[3], iw),
+                           cIndex(&at, c->padL));
+        MlirValue inH = cmpUlt(&at, sh, c->srcH), inW = cmpUlt(&at, sw, c->srcW);
+        valid = andI1(&at, valid, andI1(&at, inH, inW));
+        MlirValue z = cIndex(&at, 0), s1[3] = {inH, sh, z}, s2[3] = {inW, sw, z};
+        MlirType index = mlirIndexTypeGet(at.context);
+        MlirValue idx[4] = {c->off[0], bin(&at, "arith.addi", c->off[1], ch),
+                            res(typed(&at, "arith.select", 3, s1, index, 0, NULL)),
+                            res(typed(&at, "arith.select", 3, s2, index, 0, NULL))};
+        v = load(&at, c->src, 4, idx);
+      } else {
+        MlirValue idx[4] = {cIndex(&at, 0), ch, ih, iw};
+        v = load(&at, c->in, 4, idx);
+      }
+    }
+    MlirValue sidx[2] = {row, col};
+    store(&at, masked(&at, valid, v), dst, 2, sidx);
+  }
+}
+
+typedef struct {
+  MlirValue lane, g, t2, lane16, hi8, wm0, wn0;
+} Lanes;
+
+/* The lane's accumulators (tile (i, j), row half h, column p at
+   ((i tn + j) 2 + h) 2 + p) += sA[warp rows][k tile] x sB[k tile][warp columns]. */
+static void computeTile(DlcBuilder *b, const Conv *c, const Lanes *l, MlirValue sA, MlirValue sB,
+                        MlirValue *acc) {
+  MlirContext ctx = b->context;
+  MlirType f32 = mlirF32TypeGet(ctx);
+  MlirType elt = mlirShapedTypeGetElementType(mlirValueGetType(sA));
+  int tm = (int)(c->wm / 16), tn = (int)(c->wn / 8);
+  if (c->mmaK) { /* ldmatrix x4 / x2.trans, mma.sync m16n8k16 per (i, j) */
+    MlirValue aF[8], bF[8];
+    for (int i = 0; i < tm; ++i) {
+      MlirValue ops[3] = {sA, bin(b, "arith.addi", binC(b, "arith.addi", l->wm0, 16 * i), l->lane16),
+                          l->hi8};
+      MlirNamedAttribute at[2] = {
+          dlcNamed(ctx, "numTiles", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 4)),
+          dlcNamedBool(ctx, "transpose", false)};
+      aF[i] = res(typed(b, "nvgpu.ldmatrix", 3, ops, mlirVectorTypeGet(2, (int64_t[]){4, 2}, elt),
+                        2, at));
+    }
+    for (int j = 0; j < tn; ++j) {
+      MlirValue ops[3] = {sB, l->lane16, binC(b, "arith.addi", l->wn0, 8 * j)};
+      MlirNamedAttribute at[2] = {
+          dlcNamed(ctx, "numTiles", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 2)),
+          dlcNamedBool(ctx, "transpose", true)};
+      bF[j] = res(typed(b, "nvgpu.ldmatrix", 3, ops, mlirVectorTypeGet(2, (int64_t[]){2, 2}, elt),
+                        2, at));
+    }
+    MlirType accV = mlirVectorTypeGet(2, (int64_t[]){2, 2}, f32);
+    const int64_t shape[3] = {16, 8, 16};
+    for (int i = 0; i < tm; ++i)
+      for (int j = 0; j < tn; ++j) {
+        MlirValue *a4 = acc + (i * tn + j) * 4;
+        MlirValue v = res(typed(b, "vector.from_elements", 4, a4, accV, 0, NULL));
+        v = dlcGpuMmaSync(b, aF[i], bF[j], v, shape);
+        for (int q = 0; q < 4; ++q) {
+          MlirNamedAttribute pos =
+              dlcNamedI64Array(ctx, "static_position", 2, (int64_t[]){q / 2, q % 2});
+          a4[q] = res(typed(b, "vector.extract", 1, &v, f32, 1, &pos));
+        }
+      }
+    return;
+  }
+  MlirNamedAttribute contract =
+      dlcNamed(ctx, "fastmath", mlirAttributeParseGet(ctx, str("#arith.fastmath<contract>")));
+  for (int64_t kk = 0; kk < kGpuConvKTile; ++kk) { /* exact f32 FFMA */
+    MlirValue a[8][2], bv[8][2], kI = cIndex(b, kk);
+    for (int i = 0; i < tm; ++i)
+      for (int h = 0; h < 2; ++h) {
+        MlirValue idx[2] = {bin(b, "arith.addi", binC(b, "arith.addi", l->wm0, 16 * i + 8 * h), l->g),
+                            kI};
+        a[i][h] = convertTo(b, load(b, sA, 2, idx), f32);
+      }
+    for (int j = 0; j < tn; ++j)
+      for (int p = 0; p < 2; ++p) {
+        MlirValue idx[2] = {kI, bin(b, "arith.addi", binC(b, "arith.addi", l->wn0, 8 * j + p), l->t2)};
+        bv[j][p] = convertTo(b, load(b, sB, 2, idx), f32);
+      }
+    for (int i = 0; i < tm; ++i)
+      for (int j = 0; j < tn; ++j)
+        for (int h = 0; h < 2; ++h)
+          for (int p = 0; p < 2; ++p) {
+            MlirValue *s = &acc[((i * tn + j) * 2 + h) * 2 + p];
+            /* mul + add allowed to contract: one fma.rn.f32 (math.fma
+               would be split again by math-expand-ops) */
+            MlirValue m[2] = {a[i][h], bv[j][p]};
+            MlirValue prod = res(typed(b, "arith.mulf", 2, m, f32, 1, &contract));
+            MlirValue sum[2] = {*s, prod};
+            *s = res(typed(b, "arith.addf", 2, sum, f32, 1, &contract));
+          }
+  }
+}
+
+static MlirOperation moduleOf(MlirOperation op) {
+  MlirOperation m = op;
+  for (MlirOperation p = op; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
+    m = p;
+  return m;
+}
+
+/* An scf.for from 0 to `ub` (step 1) with no results; its induction
+   variable in `iv`, a builder at the end of its body returned. */
+static DlcBuilder forLoop(DlcBuilder *b, int64_t ub, MlirValue *iv) {
+  MlirType index = mlirIndexTypeGet(b->context);
+  MlirValue ops[3] = {cIndex(b, 0), cIndex(b, ub), cIndex(b, 1)};
+  MlirRegion region = mlirRegionCreate();
+  MlirBlock body = mlirBlockCreate(1, &index, &b->loc);
+  mlirRegionAppendOwnedBlock(region, body);
+  MlirOperationState st = mlirOperationStateGet(str("scf.for"), b->loc);
+  mlirOperationStateAddOperands(&st, 3, ops);
+  mlirOperationStateAddOwnedRegions(&st, 1, &region);
+  dlcBuilderInsert(b, mlirOperationCreate(&st));
+  *iv = mlirBlockGetArgument(body, 0);
+  DlcBuilder in = dlcBuilderAtEnd(body, b->loc);
+  MlirOperation y = typed(&in, "scf.yield", 0, NULL, (MlirType){NULL}, 0, NULL);
+  return dlcBuilderBefore(y, b->loc);
+}
+
+/* The code of one thread between barriers. On the GPU: `b` itself, the
+   thread ids read once (`gpuIds`). Emulated on the CPU: loops over the
+   block's threads (y, then x) around it -- the phases between barriers
+   run one thread after another, which is what the barriers allow. */
+typedef struct {
+  DlcBuilder b;
+  MlirValue tx, ty, tid;
+  Lanes l;
+} Thread;
+
+static Thread threadScope(DlcBuilder *b, const Conv *c, bool emulate, const MlirValue gpuIds[2]) {
+  Thread t;
+  if (emulate) {
+    DlcBuilder y = forLoop(b, c->threads / c->dimX, &t.ty);
+    t.b = forLoop(&y, c->dimX, &t.tx);
+  } else {
+    t.b = *b;
+    t.tx = gpuIds[0];
+    t.ty = gpuIds[1];
+  }
+  DlcBuilder *in = &t.b;
+  t.tid = bin(in, "arith.addi", t.tx, binC(in, "arith.muli", t.ty, c->dimX));
+  t.l.lane = binC(in, "arith.remui", t.tx, kGpuWarpSize);
+  t.l.g = binC(in, "arith.divui", t.l.lane, 4);
+  t.l.t2 = binC(in, "arith.muli", binC(in, "arith.remui", t.l.lane, 4), 2);
+  t.l.lane16 = binC(in, "arith.remui", t.l.lane, 16);
+  t.l.hi8 = binC(in, "arith.muli", binC(in, "arith.divui", t.l.lane, 16), 8);
+  t.l.wm0 = binC(in, "arith.muli", t.ty, c->wm);
+  t.l.wn0 = binC(in, "arith.muli", binC(in, "arith.divui", t.tx, kGpuWarpSize), c->wn);
+  return t;
+}
+
+/* Shared memory: a workgroup global on the GPU; emulated, a buffer of
+   the block (an alloca in the block's loop body). */
+static MlirValue sharedTile(DlcBuilder *b, MlirOperation module, int64_t rows, int64_t cols,
+                            MlirType elt, bool emulate) {
+  if (!emulate)
+    return sharedArray(b, module, rows, cols, elt);
+  MlirType t = mlirMemRefTypeGet(elt, 2, (int64_t[]){rows, cols}, mlirAttributeGetNull(),
+                                 mlirAttributeGetNull());
+  MlirNamedAttribute seg =
+      dlcNamed(b->context, "operandSegmentSizes", mlirDenseI32ArrayGet(b->context, 2, (int32_t[]){0, 0}));
+  return res(typed(b, "memref.alloca", 0, NULL, t, 1, &seg));
+}
+
+/* The accumulators of the thread: `acc` (the k loop's iter_args on the
+   GPU); emulated, a [threads x n] f32 buffer loaded at the thread's row. */
+static void loadAcc(Thread *t, MlirValue buf, int n, MlirValue *acc) {
+  for (int a = 0; a < n; ++a) {
+    MlirValue idx[2] = {t->tid, cIndex(&t->b, a)};
+    acc[a] = load(&t->b, buf, 2, idx);
+  }
+}
+
+static void storeAcc(Thread *t, MlirValue buf, int n, const MlirValue *acc) {
+  for (int a = 0; a < n; ++a) {
+    MlirValue idx[2] = {t->tid, cIndex(&t->b, a)};
+    store(&t->b, acc[a], buf, 2, idx);
+  }
+}
+
+/* The lane's accumulators + init, the epilogue, one store each. */
+static bool epilogueAll(Thread *t, const Conv *c, const MlirValue *acc) {
+  MlirType f32 = mlirF32TypeGet(t->b.context);
+  MlirType xElt = mlirShapedTypeGetElementType(mlirValueGetType(c->x));
+  int tn = (int)(c->wn / 8), nAcc = (int)((c->wm / 16) * tn * 4);
+  DlcBuilder *b = &t->b;
+  for (int a = 0; a < nAcc; ++a) {
+    int p = a % 2, h = (a / 2) % 2, tile = a / 4, i = tile / tn, j = tile % tn;
+    MlirValue o = bin(b, "arith.addi", binC(b, "arith.addi", t->l.wm0, 16 * i + 8 * h), t->l.g);
+    MlirValue pix = bin(b, "arith.addi", binC(b, "arith.addi", t->l.wn0, 8 * j + p), t->l.t2);
+    DlcBuilder at = c->bp != c->pixels ? ifThen(b, cmpUlt(b, pix, c->pixels)) : *b;
+    MlirValue idx[4] = {cIndex(&at, 0), o, binC(&at, "arith.divui", pix, c->wo),
+                        binC(&at, "arith.remui", pix, c->wo)};
+    MlirValue init, v = acc[a];
+    if (!valueAt(&at, c, c->init, idx, (MlirValue){NULL}, &init))
+      return false;
+    v = convertTo(&at, bin(&at, "arith.addf", convertTo(&at, init, f32), v), xElt);
+    MlirValue dst = c->x;
+    if (!mlirOperationIsNull(c->epilogue)) {
+      intptr_t last = mlirOperationGetNumOperands(c->epilogue) - 1;
+      if (!mlirAffineMapIsIdentity(dlcOperandMap(c->epilogue, last)))
+        return fail(c->epilogue, "the epilogue writes through a non-identity map");
+      if (!valueAt(&at, c, c->epilogue, idx, v, &v))
+        return false;
+      dst = mlirOperationGetOperand(c->epilogue, last);
+    }
+    store(&at, v, dst, 4, idx);
+  }
+  return true;
+}
+
+/* `emulate`: the same tiles, gather and epilogue with the block's threads
+   as loops between the barriers and FFMA for every type (nvgpu's ldmatrix
+   and mma.sync have no CPU lowering), so the CPU can run the rewrite. */
+static bool rewrite(const Conv *cIn, bool emulate) {
+  Conv cc = *cIn;
+  const Conv *c = &cc;
+  if (emulate)
+    cc.mmaK = 0;
+  MlirContext ctx = mlirOperationGetContext(c->conv);
+  MlirLocation loc = mlirOperationGetLocation(c->conv);
+  DlcBuilder b = dlcBuilderBefore(c->conv, loc);
+  MlirType index = mlirIndexTypeGet(ctx), f32 = mlirF32TypeGet(ctx);
+  MlirType elt = mlirShapedTypeGetElementType(mlirValueGetType(c->in));
+  int64_t pad = kGpuSmemPadBytes / (mlirTypeIsAF32(elt) ? 4 : 2);
+  MlirOperation module = moduleOf(c->block);
+  MlirValue sA = sharedTile(&b, module, c->bo, kGpuConvKTile + pad, elt, emulate);
+  MlirValue sB = sharedTile(&b, module, kGpuConvKTile, c->bp + pad, elt, emulate);
+  MlirValue ids[2] = {{NULL}, {NULL}};
+  if (!emulate) {
+    MlirNamedAttribute dx =
+        dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim x>")));
+    MlirNamedAttribute dy =
+        dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim y>")));
+    ids[0] = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dx));
+    ids[1] = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dy));
+  }
+  int nAcc = (int)((c->wm / 16) * (c->wn / 8) * 4);
+  int64_t nK = (c->k + kGpuConvKTile - 1) / kGpuConvKTile;
+  MlirValue zero = floatConst(&b, f32, 0.0), acc[kMaxAcc];
+
+  if (emulate) {
+    MlirType t = mlirMemRefTypeGet(f32, 2, (int64_t[]){c->threads, nAcc}, mlirAttributeGetNull(),
+                                   mlirAttributeGetNull());
+    MlirNamedAttribute seg =
+        dlcNamed(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, (int32_t[]){0, 0}));
+    MlirValue buf = res(typed(&b, "memref.alloca", 0, NULL, t, 1, &seg));
+    Thread t0 = threadScope(&b, c, true, ids);
+    for (int a = 0; a < nAcc; ++a)
+      acc[a] = zero;
+    storeAcc(&t0, buf, nAcc, acc);
+    MlirValue kt;
+    DlcBuilder k = forLoop(&b, nK, &kt);
+    Thread tl = threadScope(&k, c, true, ids); /* barrier */
+    loadTile(&tl.b, c, 0, kt, tl.tid, sA);
+    loadTile(&tl.b, c, 1, kt, tl.tid, sB);
+    Thread tc = threadScope(&k, c, true, ids); /* barrier */
+    loadAcc(&tc, buf, nAcc, acc);
+    computeTile(&tc.b, c, &tc.l, sA, sB, acc);
+    storeAcc(&tc, buf, nAcc, acc);
+    b = dlcBuilderBefore(mlirOperationIsNull(c->epilogue) ? c->conv : c->epilogue, loc);
+    Thread te = threadScope(&b, c, true, ids);
+    loadAcc(&te, buf, nAcc, acc);
+    if (!epilogueAll(&te, c, acc))
+      return false;
+  } else {
+    /* scf.for kt over the k tiles, the accumulators carried */
+    MlirValue ops[3 + kMaxAcc] = {cIndex(&b, 0), cIndex(&b, nK), cIndex(&b, 1)};
+    MlirType types[1 + kMaxAcc];
+    MlirLocation locs[1 + kMaxAcc];
+    types[0] = index;
+    locs[0] = loc;
+    for (int i = 0; i < nAcc; ++i) {
+      ops[3 + i] = zero;
+      types[1 + i] = f32;
+      locs[1 + i] = loc;
+    }
+    MlirRegion region = mlirRegionCreate();
+    MlirBlock body = mlirBlockCreate(1 + nAcc, types, locs);
+    mlirRegionAppendOwnedBlock(region, body);
+    MlirOperationState st = mlirOperationStateGet(str("scf.for"), loc);
+    mlirOperationStateAddOperands(&st, 3 + nAcc, ops);
+    mlirOperationStateAddResults(&st, nAcc, types + 1);
+    mlirOperationStateAddOwnedRegions(&st, 1, &region);
+    MlirOperation loop = dlcBuilderInsert(&b, mlirOperationCreate(&st));
+    DlcBuilder in = dlcBuilderAtEnd(body, loc);
+    Thread t = threadScope(&in, c, false, ids);
+    MlirValue kt = mlirBlockGetArgument(body, 0);
+    for (int i = 0; i < nAcc; ++i)
+      acc[i] = mlirBlockGetArgument(body, 1 + i);
+    typed(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* the last tile is used */
+    loadTile(&t.b, c, 0, kt, t.tid, sA);
+    loadTile(&t.b, c, 1, kt, t.tid, sB);
+    typed(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* this tile has landed */
+    computeTile(&t.b, c, &t.l, sA, sB, acc);
+    typed(&t.b, "scf.yield", nAcc, acc, (MlirType){NULL}, 0, NULL);
+    /* per accumulator element: + init, the epilogue, one store; where the
+       epilogue was (its operands' subviews may follow the conv) */
+    b = dlcBuilderBefore(mlirOperationIsNull(c->epilogue) ? c->conv : c->epilogue, loc);
+    Thread te = threadScope(&b, c, false, ids);
+    for (int a = 0; a < nAcc; ++a)
+      acc[a] = mlirOperationGetResult(loop, a);
+    if (!epilogueAll(&te, c, acc))
+      return false;
+  }
+  if (!mlirOperationIsNull(c->epilogue))
+    mlirOperationDestroy(c->epilogue);
+  mlirOperationDestroy(c->conv);
+  mlirOperationDestroy(c->init);
+  erasePad(c);
+  return true;
+}
+
+typedef struct {
+  MlirOperation ops[1024];
+  int n;
+} Blocks;
+
+static MlirWalkResult collect(MlirOperation op, void *u) {
+  Blocks *w = u;
+  if (dlcOpIs(op, "scf.forall") &&
+      !mlirAttributeIsNull(mlirOperationGetDiscardableAttributeByName(op, str(DLC_ATTR_CONV))) &&
+      w->n < 1024)
+    w->ops[w->n++] = op;
+  return MlirWalkResultAdvance;
+}
+
+static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
+  (void)state;
+  bool emulate = dlcOptionsGetBool(dlcPassGetOptions(pass), "emulate");
+  Blocks *w = calloc(1, sizeof *w);
+  mlirOperationWalk(module, collect, w, MlirWalkPreOrder);
+  bool ok = true;
+  for (int i = 0; i < w->n && ok; ++i) {
+    Conv c;
+    ok = readConv(w->ops[i], &c);
+    if (ok)
+      findPad(&c);
+    ok = ok && rewrite(&c, emulate);
+    mlirOperationRemoveDiscardableAttributeByName(w->ops[i], str(DLC_ATTR_CONV));
+  }
+  dlcPassAddStatistic(pass, "convs", (uint64_t)w->n);
+  free(w);
+  return (MlirLogicalResult){ok};
+}
+
+static void dependentDialects(MlirDialectRegistry r) {
+  MlirDialectHandle hs[] = {mlirGetDialectHandle__gpu__(), mlirGetDialectHandle__nvgpu__(),
+                            mlirGetDialectHandle__nvvm__(), mlirGetDialectHandle__llvm__()};
+  for (size_t i = 0; i < sizeof hs / sizeof hs[0]; ++i)
+    mlirDialectHandleInsertDialect(hs[i], r);
+}
+
+static const DlcStatisticDesc kStats[] = {{"convs", "conv blocks rewritten to implicit GEMMs"}};
+
+static const DlcOptionDesc kOptions[] = {
+    {"emulate", "for the CPU emulation (test/GPU/conv_check.py): the block's threads as loops "
+                "between the barriers, FFMA for every type, no GPU ops",
+     DLC_OPTION_BOOL, "false"},
+};
+
+const DlcPassDescriptor dlcGpuConvPass = {
+    .argument = "dlc-gpu-conv",
+    .summary = "Rewrite each conv block (marked by dlc-gpu-schedule) into an implicit GEMM: "
+               "weights and the im2col-gathered input staged in shared memory per k tile, "
+               "mma.sync (f16 / bf16) or FFMA (f32) on them, the epilogue in registers",
+    .anchor = "builtin.module",
+    .options = kOptions,
+    .numOptions = sizeof kOptions / sizeof kOptions[0],
+    .statistics = kStats,
+    .numStatistics = 1,
+    .getDependentDialects = dependentDialects,
+    .run = run,
+};
