@@ -76,7 +76,8 @@ int64_t dlcGemmMaxRows(const DlcCpuTarget *t, int64_t rowBytes);
    or four whole vectors dividing n) whose accumulators, NR/vw vectors of
    B and one broadcast of A fit the vector registers (16 with AVX2, 32
    with AVX-512) and keep the FMA pipes busiest: enough accumulators to
-   cover the FMA latency, no more loads than FMAs per k step. When MR does not divide m the schedule
+   cover the FMA latency, no more loads than FMAs per k step; of tiles as
+   fast, one whose MR divides m. When MR does not divide m the schedule
    splits off the remaining rows, which get a register tile of their own. */
 void dlcGemmRegisterTile(int64_t m, int64_t n, int64_t vectorWidth, int64_t out[2]);
 /* The same with MR at most `maxRows` (dlcGemmMaxRows). */
