@@ -285,6 +285,24 @@ void dlcScheduleLoops(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
   }
 }
 
+void dlcScheduleRowsInL1(const DlcLoopNest *l, const DlcCpuTarget *t, int64_t elementBytes,
+                         DlcSchedule *s) {
+  if (s->numParallel != 1 || elementBytes <= 0)
+    return;
+  int d = s->parallel[0], n = l->numLoops;
+  if (d >= n - 1 || s->tiles[d] <= 1)
+    return;
+  int64_t rowBytes = elementBytes;
+  for (int i = d + 1; i < n; ++i) {
+    if (l->extent[i] <= 0)
+      return;
+    rowBytes = dlcMulSaturate(rowBytes, l->extent[i]);
+  }
+  int64_t rows = t->l1Bytes / 2 / rowBytes;
+  if (rows < s->tiles[d])
+    s->tiles[d] = dlcLargestDivisor(l->extent[d], rows > 1 ? rows : 1);
+}
+
 /* Direct conv (conv_direct.h), loops (image, panel, oh, ow, n | c, kh, kw):
    the register tile is MR output pixels of a row by the NR-channel panel,
    MR the divisor of Wo with the best FMA throughput per step whose

@@ -60,6 +60,13 @@ int64_t dlcVectorTile(int64_t extent, int64_t vectorWidth);
 
 void dlcScheduleGemm(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
 void dlcScheduleLoops(const DlcLoopNest *sink, int64_t vectorWidth, DlcSchedule *out);
+/* For a loops kernel that reads its input rows twice (a norm or softmax: a
+   row reduction, then the row again scaled by its result), the parallel
+   tile along the rows shrunk so that its rows fit half of L1, so the second
+   read hits L1 instead of L2: RMSNorm [32, 4096] on Zen 5 (16 KiB rows)
+   ran 10.1 -> 8.7 us with one row per tile rather than four. */
+void dlcScheduleRowsInL1(const DlcLoopNest *sink, const DlcCpuTarget *t, int64_t elementBytes,
+                         DlcSchedule *s);
 
 /* The width NR of the column panels dlk-to-linalg packs B into for a GEMM
    with N columns: the register tile's width for large M, so each k step
