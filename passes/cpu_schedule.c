@@ -492,6 +492,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   CpuTarget cpu = {.target = dlcCpuTargetGet(target, dlcOptionsGetInt(o, "vector-width"))};
   cpu.vw = (int)cpu.target.vectorWidth;
   DlcScheduleState st = {.backend = &kCpu, .target = &cpu, .ctx = mlirOperationGetContext(module)};
+  st.script.hoistPartials = true;
   dlcScheduleModule(&st, module);
   MlirLogicalResult result = {1};
   if (st.failed)

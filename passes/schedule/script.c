@@ -166,7 +166,8 @@ void dlcScriptVectorTile(DlcScript *s, int h, const DlcLinalgInfo *o, const int6
     /* the vector of partial sums is the loop's accumulator: hoisted out of
        it (dlcScriptVectorLowering), it stays in registers rather than make
        a load-add-store round trip through memory every step */
-    dlcScriptMarkReductionLoop(s, r + 3);
+    if (s->hoistPartials)
+      dlcScriptMarkReductionLoop(s, r + 3);
     return;
   }
   sizes[n - 1] = v == ext[n - 1] ? 0 : v;
