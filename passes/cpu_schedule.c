@@ -34,6 +34,7 @@
 #include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
 
 #include <stdio.h>
@@ -360,6 +361,16 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const Group *g,
   return true;
 }
 
+/* Whether a loops group reduces rows before its sink reads them again: a
+   producer with a trailing reduction (a norm's sum of squares, softmax's
+   max and sum) fused into the sink's row tiles. */
+static bool rereadsRows(const OpInfo *infos, int n) {
+  for (int i = 0; i < n - 1; ++i)
+    if (infos[i].combiner)
+      return true;
+  return false;
+}
+
 /* The kernel's #dlk.schedule belongs to its primary group, the one with
    the contraction or else the one that ends in the kernel's result; other
    groups (packing and unpacking copies) take the cost model's. */
@@ -393,8 +404,11 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
       dlcScheduleDirectConv(nest, &cpu->target, &g.sched);
     else if (depthwise >= 0)
       dlcScheduleDepthwiseConv(nest, &cpu->target, &g.sched);
-    else
+    else {
       dlcScheduleLoops(nest, cpu->vw, &g.sched);
+      if (rereadsRows(infos, n))
+        dlcScheduleRowsInL1(nest, &cpu->target, sink->elementBits / 8, &g.sched);
+    }
     if (dlcScheduleIsKernel(func) && primary && mlirAttributeIsNull(given))
       /* shown in the IR, and overridable */
       mlirOperationSetDiscardableAttributeByName(func,
@@ -437,6 +451,38 @@ static bool feedsPanelA(MlirOperation producer, const MlirOperation *group, int 
   return false;
 }
 
+/* The horizontal sum that ends a tiled reduction (its vector of partial
+   sums, vector.reduction <add>) may reassociate: the partial sums already
+   put the row's elements in another order than a sequential loop. Without
+   the flag LLVM adds the 64 lanes one after the other, a chain of 64
+   dependent adds per row (RMSNorm [32, 4096]: about 2 us of 15); with it,
+   a tree of shuffles. */
+typedef struct {
+  MlirAttribute add, mul, none, reassoc;
+} ReassocAttrs;
+
+static MlirWalkResult reassociate(MlirOperation op, void *user) {
+  const ReassocAttrs *a = user;
+  if (!dlcOpIs(op, "vector.reduction") ||
+      !mlirTypeIsAFloat(mlirValueGetType(mlirOperationGetResult(op, 0))))
+    return MlirWalkResultAdvance;
+  MlirAttribute kind = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("kind"));
+  MlirAttribute fm = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("fastmath"));
+  if ((mlirAttributeEqual(kind, a->add) || mlirAttributeEqual(kind, a->mul)) &&
+      (mlirAttributeIsNull(fm) || mlirAttributeEqual(fm, a->none)))
+    mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("fastmath"), a->reassoc);
+  return MlirWalkResultAdvance;
+}
+
+static void reassociateReductions(MlirOperation module) {
+  MlirContext ctx = mlirOperationGetContext(module);
+#define PARSE(text) mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(text))
+  ReassocAttrs a = {PARSE("#vector.kind<add>"), PARSE("#vector.kind<mul>"),
+                    PARSE("#arith.fastmath<none>"), PARSE("#arith.fastmath<reassoc>")};
+#undef PARSE
+  mlirOperationWalk(module, reassociate, &a, MlirWalkPreOrder);
+}
+
 static const DlcScheduleBackend kCpu = {
     .pass = "dlc-cpu-schedule",
     .read = readOp,
@@ -459,6 +505,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   CpuTarget cpu = {.target = dlcCpuTargetGet(target, dlcOptionsGetInt(o, "vector-width"))};
   cpu.vw = (int)cpu.target.vectorWidth;
   DlcScheduleState st = {.backend = &kCpu, .target = &cpu, .ctx = mlirOperationGetContext(module)};
+  st.script.hoistPartials = true;
   dlcScheduleModule(&st, module);
   MlirLogicalResult result = {1};
   if (st.failed)
@@ -468,6 +515,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
        with the FMAs for the front end */
     dlcScriptVectorLowering(&st.script, 4, false);
     result = dlcScriptRun(&st.script, module, kCpu.pass, dlcOptionsGetBool(o, "print-transform"));
+    if (mlirLogicalResultIsSuccess(result))
+      reassociateReductions(module);
     dlcPassAddStatistic(pass, "groups", (uint64_t)st.groups);
   }
   dlcScheduleUntag(module);

@@ -1,7 +1,7 @@
 /* The CPU cost model (cost_model.h, docs/schedules.md). Sizes follow the
    BLIS blocking scheme scaled to a 32 KiB L1 / 512 KiB L2 core: the packed
-   Kc x Nc block of B (<= 384 KiB) stays in L2 while Mc x Kc of A streams
-   through it, a Kc x NR panel of B sits in L1, and the MR x NR
+   Kc x Nc block of B stays in L2 (with the Mc x Kc block of A and the
+   Mc x Nc block of C, panelsNc) while Mc x Kc of A streams through it, a Kc x NR panel of B sits in L1, and the MR x NR
    accumulators live in vector registers. Kc = 384 rather than 256 where K
    allows (BERT's 768 and 3072) measured 1-3% faster: fewer passes over the
    accumulators and fewer packing calls outweigh the L2 spill of A. */
@@ -74,6 +74,17 @@ static int64_t maxKc(const DlcCpuTarget *t) { return t->l1Bytes * 3 / 4 / (2 * t
 static int64_t maxNc(const DlcCpuTarget *t, int64_t kc) { return t->l2Bytes * 3 / 4 / (kc * 4); }
 static int64_t maxMc(const DlcCpuTarget *t, int64_t kc) { return t->l2Bytes * 3 / 8 / (kc * 4); }
 
+/* Nc for the packed-panel GEMM: each Mc block's pass over the tile's
+   panels touches the Kc x Nc block of B, its Mc x Kc block of A and an
+   Mc x Nc block of C, and B must still be in L2 when the next Mc block
+   comes back to it, so all three share the 3/4 of L2. Counting B alone
+   (Nc 512 at 2048^3, Kc = Mc = 256: 1.25 MiB with A and C in a 1 MiB L2)
+   ran 5-8% slower on Zen 5 than Nc 256, which fits. */
+static int64_t panelsNc(const DlcCpuTarget *t, int64_t kc, int64_t mc) {
+  int64_t budget = t->l2Bytes * 3 / 4 / 4 - mc * kc; /* in floats */
+  return budget > 0 ? budget / (kc + mc) : 0;
+}
+
 /* Cycles per k step of an MR x NR register tile, in half cycles, on a
    core with two FMA and two load pipes and an FMA latency of kFmaLatency:
    the FMAs (one per accumulator), the loads (MR broadcasts of A and NR/vw
@@ -85,13 +96,16 @@ static int64_t halfCyclesPerStep(int64_t acc, int64_t loads) {
   return t > 2 * kFmaLatency ? t : 2 * kFmaLatency;
 }
 
-void dlcGemmRegisterTile(int64_t m, int64_t n, int64_t vw, int64_t out[2]) {
-  dlcGemmRegisterTileRows(m, n, vw, m, out);
-}
-
-void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vw, int64_t maxRows, int64_t out[2]) {
+/* `whole`: among tiles of equal throughput, prefer an MR that divides m.
+   The rows left over otherwise run a register tile of their own, with its
+   own loop and C loads and stores per Kc block; measured on Zen 5 at 2048^3
+   (Mc 256), 8 x 32 tiles ran 5-10% faster than 10 x 32 ones, which leave
+   a 6-row tile in every Mc block. */
+static void registerTile(int64_t m, int64_t n, int64_t vw, int64_t maxRows, bool preferWhole,
+                         int64_t out[2]) {
   int64_t regs = vw >= 16 ? 32 : 16;
   int64_t bestAcc = 0, bestLoads = 1, bestTime = 1;
+  bool bestWhole = false;
   out[0] = 1;
   out[1] = n % vw == 0 ? vw : dlcLargestDivisor(n, vw);
   for (int64_t nv = 1; nv <= 4; nv *= 2) { /* whole vectors: <3 x 8 x f32> legalises badly */
@@ -99,21 +113,34 @@ void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vw, int64_t maxRows, 
       continue;
     for (int64_t mr = 1; mr <= 16 && mr <= m && mr <= maxRows && mr * nv + nv + 1 <= regs; ++mr) {
       int64_t acc = mr * nv, loads = mr + nv, time = halfCyclesPerStep(acc, loads);
-      /* the best FMA throughput (acc / time), then the larger tile, then fewer loads */
+      bool whole = preferWhole && m % mr == 0;
+      /* the best FMA throughput (acc / time), then a tile that divides m,
+         then the larger tile, then fewer loads */
       int64_t lhs = acc * bestTime, rhs = bestAcc * time;
-      if (lhs > rhs || (lhs == rhs && (acc > bestAcc ||
-                                       (acc == bestAcc && loads < bestLoads)))) {
-        bestAcc = acc, bestLoads = loads, bestTime = time;
+      if (lhs > rhs ||
+          (lhs == rhs && (whole > bestWhole ||
+                          (whole == bestWhole && (acc > bestAcc ||
+                                                  (acc == bestAcc && loads < bestLoads)))))) {
+        bestAcc = acc, bestLoads = loads, bestTime = time, bestWhole = whole;
         out[0] = mr, out[1] = nv * vw;
       }
     }
   }
 }
 
+void dlcGemmRegisterTile(int64_t m, int64_t n, int64_t vw, int64_t out[2]) {
+  registerTile(m, n, vw, m, true, out);
+}
+
+void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vw, int64_t maxRows, int64_t out[2]) {
+  registerTile(m, n, vw, maxRows, true, out);
+}
+
+/* The panel width is the widest register tile's NR, whatever M is. */
 int64_t dlcGemmPanelWidth(int64_t vw, int64_t n) {
   enum { kAvx2Panel = 16 };
   int64_t reg[2];
-  dlcGemmRegisterTile(128, n, vw, reg);
+  registerTile(128, n, vw, 128, false, reg);
   if (reg[1] >= kAvx2Panel && n > reg[1])
     return reg[1];
   return n % kAvx2Panel == 0 && n > kAvx2Panel ? kAvx2Panel : 0;
@@ -168,12 +195,12 @@ static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, const Dlc
       batch = dlcMulSaturate(batch, l->extent[d]);
   }
   int64_t kc = dlcLargestDivisor(K, maxKc(t));
-  int64_t ncMax = maxNc(t, maxKc(t));
+  int64_t mc = dlcLargestDivisor(M, maxMc(t, maxKc(t)));
+  int64_t ncMax = panelsNc(t, kc, mc);
   int64_t panelTile = dlcLargestDivisor(panels, ncMax / N > 1 ? ncMax / N : 1);
   while (dlcMulSaturate(batch, panels / panelTile) < kMinTiles && panelTile % 2 == 0)
     panelTile /= 2;
   s->tiles[panelLoop] = panelTile;
-  int64_t mc = dlcLargestDivisor(M, maxMc(t, maxKc(t)));
   bool splitM = dlcMulSaturate(batch, panels / panelTile) < kMinTiles && mc < M;
   dlcGemmRegisterTileRows(mc, N, vw, dlcGemmMaxRows(t, l->aRowBytes), s->registerTile);
   s->tiles[p - 2] = mc == M ? 0 : mc;
@@ -256,6 +283,24 @@ void dlcScheduleLoops(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
     s->parallel[s->numParallel++] = d;
     return;
   }
+}
+
+void dlcScheduleRowsInL1(const DlcLoopNest *l, const DlcCpuTarget *t, int64_t elementBytes,
+                         DlcSchedule *s) {
+  if (s->numParallel != 1 || elementBytes <= 0)
+    return;
+  int d = s->parallel[0], n = l->numLoops;
+  if (d >= n - 1 || s->tiles[d] <= 1)
+    return;
+  int64_t rowBytes = elementBytes;
+  for (int i = d + 1; i < n; ++i) {
+    if (l->extent[i] <= 0)
+      return;
+    rowBytes = dlcMulSaturate(rowBytes, l->extent[i]);
+  }
+  int64_t rows = t->l1Bytes / 2 / rowBytes;
+  if (rows < s->tiles[d])
+    s->tiles[d] = dlcLargestDivisor(l->extent[d], rows > 1 ? rows : 1);
 }
 
 /* Direct conv (conv_direct.h), loops (image, panel, oh, ow, n | c, kh, kw):

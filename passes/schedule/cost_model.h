@@ -60,6 +60,13 @@ int64_t dlcVectorTile(int64_t extent, int64_t vectorWidth);
 
 void dlcScheduleGemm(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
 void dlcScheduleLoops(const DlcLoopNest *sink, int64_t vectorWidth, DlcSchedule *out);
+/* For a loops kernel that reads its input rows twice (a norm or softmax: a
+   row reduction, then the row again scaled by its result), the parallel
+   tile along the rows shrunk so that its rows fit half of L1, so the second
+   read hits L1 instead of L2: RMSNorm [32, 4096] on Zen 5 (16 KiB rows)
+   ran 10.1 -> 8.7 us with one row per tile rather than four. */
+void dlcScheduleRowsInL1(const DlcLoopNest *sink, const DlcCpuTarget *t, int64_t elementBytes,
+                         DlcSchedule *s);
 
 /* The width NR of the column panels dlk-to-linalg packs B into for a GEMM
    with N columns: the register tile's width for large M, so each k step
@@ -76,7 +83,8 @@ int64_t dlcGemmMaxRows(const DlcCpuTarget *t, int64_t rowBytes);
    or four whole vectors dividing n) whose accumulators, NR/vw vectors of
    B and one broadcast of A fit the vector registers (16 with AVX2, 32
    with AVX-512) and keep the FMA pipes busiest: enough accumulators to
-   cover the FMA latency, no more loads than FMAs per k step. When MR does not divide m the schedule
+   cover the FMA latency, no more loads than FMAs per k step; of tiles as
+   fast, one whose MR divides m. When MR does not divide m the schedule
    splits off the remaining rows, which get a register tile of their own. */
 void dlcGemmRegisterTile(int64_t m, int64_t n, int64_t vectorWidth, int64_t out[2]);
 /* The same with MR at most `maxRows` (dlcGemmMaxRows). */

@@ -163,6 +163,11 @@ void dlcScriptVectorTile(DlcScript *s, int h, const DlcLinalgInfo *o, const int6
     emitTypes(s, 4);
     for (int i = 0; i < 3; ++i) /* the partial sums' fill, the partial op, the merge */
       dlcScriptVectorize(s, r + i);
+    /* the vector of partial sums is the loop's accumulator: hoisted out of
+       it (dlcScriptVectorLowering), it stays in registers rather than make
+       a load-add-store round trip through memory every step */
+    if (s->hoistPartials)
+      dlcScriptMarkReductionLoop(s, r + 3);
     return;
   }
   sizes[n - 1] = v == ext[n - 1] ? 0 : v;

@@ -21,6 +21,10 @@ typedef struct DlcScript {
   DlcText text;
   int next;    /* the next fresh handle number */
   bool failed; /* a line did not fit the formatting buffer */
+  /* mark a tiled reduction's loop as a reduction loop, so the vector
+     lowering hoists its partial sums into registers (the CPU's; the GPU's
+     row pass expects the loop as it is) */
+  bool hoistPartials;
 } DlcScript;
 
 void dlcScriptEmit(DlcScript *s, const char *fmt, ...)

@@ -104,7 +104,8 @@ class Module:
             pipeline = b"builtin.module(lower-to-nvvm)"
         elif target:
             pipeline = (f"builtin.module(lower-to-llvm{{target={target}"
-                        f"{' profile=true' if _profile else ''}}})").encode()
+                        f"{' profile=true' if _profile else ''}"
+                        f"{' parallel=false' if threads == 1 else ''}}})").encode()
         opts = _Options(entry.encode() if entry else None, pipeline, threads or 0, 3, _profile)
         err = ctypes.c_void_p()
         self._p = lib.dlcProgramCompile(data, len(data), name.encode(), ctypes.byref(opts),
@@ -199,6 +200,23 @@ class Module:
     def run(self, *arrays, out=None):
         """Runs the model; `out` optionally gives preallocated, C-contiguous,
         writable result arrays (one per result), which are filled and returned."""
+        # A loop over the same arrays (bench loops, serving with preallocated
+        # buffers): the very arrays of the last call, whose shapes, dtypes and
+        # layout are checked again (they can change in place), skip building
+        # lists and descriptors; a small kernel runs in a few microseconds.
+        fast = getattr(self._tls, "fast", None)
+        if fast is not None and out is not None:
+            bound, specs, call = fast
+            now = arrays + tuple(out)
+            if len(now) == len(bound):
+                for a, b, (shape, dtype, output) in zip(now, bound, specs):
+                    if (a is not b or a.shape != shape or a.dtype != dtype or
+                            not a.flags.c_contiguous or (output and not a.flags.writeable)):
+                        break
+                else:
+                    if not call[0](*call[1:]):
+                        raise ValueError(call[4].value.decode())
+                    return list(out)
         ins = [a if a.flags.c_contiguous else np.ascontiguousarray(a)  # keeps 0-d
                for a in _check_inputs(arrays, self.inputs)]
         out_specs = self._raw
@@ -232,12 +250,18 @@ class Module:
             last = getattr(tls, "bound", None)
             if (last is None or len(last) != len(bound) or
                     any(a is not b for a, b in zip(bound, last))):
-                tls.bound = None
+                tls.bound = tls.fast = None
                 for t, a in zip(c_in, ins):
                     t.data = a.ctypes.data
                 for t, a in zip(c_out, outs):
                     t.data = a.ctypes.data
                 tls.bound = bound
+                if out is not None:
+                    specs = tuple((s, d, False) for s, d in self.inputs) + \
+                        tuple((s, d, True) for s, d in self.outputs)
+                    tls.fast = (tuple(bound), specs,
+                                (_lib().dlcProgramRun, self._p, c_in, c_out, tls.msg,
+                                 len(tls.msg)))
         msg = tls.msg
         if not _lib().dlcProgramRun(self._p, c_in, c_out, msg, len(msg)):
             raise ValueError(msg.value.decode())

@@ -14,15 +14,17 @@
 // Two zmm wide register tiles; Kc = 3/4 of L1 over a 32-float row of the
 // panel (192 -> 128 for K = 512), Mc = 3/8 of L2 over Kc x 4 bytes (512,
 // all of M). A's rows, 2 KiB apart, fall into two L1 sets of 8 ways, so
-// 12 rows (6 per set) rather than the 14 the registers allow:
+// at most 12 rows (6 per set) rather than the 14 the registers allow; of
+// the tiles that keep the FMA pipes as busy (5 to 12 rows), 8 divides the
+// 512 rows, so no 8-row remainder tile (which 12 x 32 left):
 // CHECK-LABEL: func.func private @square_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [4, 0, 0, 128], vector = 16, register = [12, 32], parallel = [0]>
+// CHECK-SAME: #dlk.schedule<tile = [4, 0, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
 // CHECK: tensor.empty() : tensor<16x512x32xf32>
 // CHECK: scf.forall (%{{.*}}) in (4)
-// CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<12x32xf32>)
-// CHECK-COUNT-4: vector.outerproduct {{.*}} : vector<12xf32>, vector<32xf32>
-// and the 8 rows left over, 8 x 32:
-// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<8x32xf32>)
+// CHECK-COUNT-4: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
+// CHECK-NOT: vector.outerproduct {{.*}} : vector<{{[0-9]+}}xf32>, vector<32xf32>
+// CHECK-LABEL: func.func private @strided_kernel0
 // AVX2-LABEL: func.func private @square_kernel0
 // AVX2-SAME: #dlk.schedule<tile = [8, 128, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
 // AVX2: tensor.empty() : tensor<32x512x16xf32>
@@ -32,8 +34,8 @@ func.func @square(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<51
 }
 
 // A's rows 4 KiB apart all fall into one L1 set: at most 8 - 2 of them per
-// register tile, or they evict each other every k step:
-// CHECK-LABEL: func.func private @strided_kernel0
+// register tile, or they evict each other every k step (neither 5 nor 6
+// divides 256, so the larger):
 // CHECK-SAME: #dlk.schedule<tile = [2, 0, 0, 128], vector = 16, register = [6, 32], parallel = [0]>
 // CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<32xf32>
 func.func @strided(%a: tensor<256x1024xf32>, %b: tensor<1024x256xf32>) -> tensor<256x256xf32> {
@@ -48,4 +50,17 @@ func.func @strided(%a: tensor<256x1024xf32>, %b: tensor<1024x256xf32>) -> tensor
 func.func @narrow(%a: tensor<64x256xf32>, %b: tensor<256x48xf32>) -> tensor<64x48xf32> {
   %0 = dlg.matmul %a, %b : tensor<64x256xf32>, tensor<256x48xf32> -> tensor<64x48xf32>
   return %0 : tensor<64x48xf32>
+}
+
+// Nc: the Kc x Nc block of B, the Mc x Kc block of A and the Mc x Nc block
+// of C share 3/4 of L2 (Kc 128, Mc 512: 4 panels, 128 columns; counting B
+// alone gave 16 panels, whose block and C's evict each other):
+// CHECK-LABEL: func.func private @big_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [4, 512, 0, 128], vector = 16, register = [6, 32], parallel = [0]>
+// CHECK: scf.forall (%{{.*}}) in (16)
+// AVX2-LABEL: func.func private @big_kernel0
+// AVX2-SAME: #dlk.schedule<tile = [8, 128, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
+func.func @big(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
+  %0 = dlg.matmul %a, %b : tensor<2048x2048xf32>, tensor<2048x2048xf32> -> tensor<2048x2048xf32>
+  return %0 : tensor<2048x2048xf32>
 }

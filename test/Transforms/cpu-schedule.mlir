@@ -42,13 +42,15 @@ func.func @mlp(%x: tensor<32x784xf32>, %w: tensor<784x512xf32>, %b: tensor<512xf
   return %2 : tensor<32x512xf32>
 }
 
-// A row reduction keeps vector-wide partial sums (tile_reduction_using_for):
+// A row reduction keeps vector-wide partial sums (tile_reduction_using_for),
+// in registers across the loop (unrolled by four), summed by a reassociating
+// horizontal reduction:
 // CHECK-LABEL: func.func private @rows_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [8, 0], vector = 32, parallel = [0]>
 // CHECK: scf.forall
-// CHECK: scf.for {{.*}} -> (tensor<1x32xf32>)
+// CHECK: scf.for {{.*}} step %c128 iter_args({{.*}}) -> (vector<32xf32>)
 // CHECK: arith.addf {{.*}} : vector<32xf32>
-// CHECK: vector.reduction <add>
+// CHECK: vector.reduction <add>, {{.*}} fastmath<reassoc>
 func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
   %0 = dlg.reduce_sum %x {axes = array<i64: 1>} : tensor<64x4096xf32> -> tensor<64xf32>
   return %0 : tensor<64xf32>

@@ -38,3 +38,24 @@ try:  # a kept array cannot be resized (moved) in place behind the pointer
 except ValueError:
     print("resize: refused")
 print("after", np.array_equal(o, x * y))
+m.run(x, y, out=[o])  # bound again: the fast path below re-checks in place changes
+x.dtype = np.int32  # same buffer viewed as another dtype: refused
+try:
+    m.run(x, y, out=[o])
+    print("retyped: ran")
+except ValueError as e:
+    print("retyped:", e)
+x.dtype = np.float32
+m.run(x, y, out=[o])
+o.flags.writeable = False  # a read-only output: refused, not written
+try:
+    m.run(x, y, out=[o])
+    print("read-only: ran")
+except ValueError as e:
+    print("read-only:", e)
+o.flags.writeable = True
+r = m.run(x, y, out=[o])
+print("returns", type(r).__name__, len(r), r[0] is o, np.array_equal(o, x * y))
+x[...] = -2.0
+r = m.run(x, y, out=(o,))  # a tuple of outputs: the same buffers, a list back
+print("tuple", type(r).__name__, r[0] is o, np.array_equal(o, x * y))
