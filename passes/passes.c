@@ -30,6 +30,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGpuMmaPass,
     &dlcGpuAlignArgsPass,
     &dlcGpuRowsPass,
+    &dlcExternalWeightsPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;
