@@ -19,6 +19,8 @@
                       identical nests sharing one (C)
      parallel         scf-forall-to-parallel, convert-scf-to-openmp
      vector to cf     (shared), then math, vector, memref -> LLVM
+     weights          dlc-external-weights: large constant globals become
+                      declarations the JIT/AOT bind to the data (C)
 
    The target (avx2, avx512 or host) sets the vector width the schedule
    tiles for; the JIT and llc then pick the matching instructions. */
@@ -133,6 +135,9 @@ static void addLLVMStage(DlcPipeline *p) {
                     "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,"
                     "lower-affine,finalize-memref-to-llvm,convert-to-llvm,"
                     "reconcile-unrealized-casts");
+  /* Weights out of the module, bound at load time (external_weights.c):
+     LLVM would otherwise spend minutes on a 100 MB initializer. */
+  dlcPipelineAdd(p, "dlc-external-weights");
 }
 
 static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {

@@ -187,6 +187,9 @@ static void addHostStage(DlcPipeline *p, const Gpu *g) {
   dlcPipelineAdd(p, "gpu-module-to-binary{format=%.*s toolkit=%s}", (int)g->format.length,
                  g->format.data, g->toolkit);
   dlcPipelineAdd(p, "canonicalize,cse,reconcile-unrealized-casts");
+  /* The host's weights are bound at load time, as on the CPU (the runtime
+     uploads them once, keyed by that host address). */
+  dlcPipelineAdd(p, "dlc-external-weights");
 }
 
 /* The stages after the shared graph and kernel ones, in order; those with

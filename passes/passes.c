@@ -31,6 +31,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGpuConvPass,
     &dlcGpuAlignArgsPass,
     &dlcGpuRowsPass,
+    &dlcExternalWeightsPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;
@@ -62,7 +63,13 @@ MlirLogicalResult dlcRunPipeline(MlirOperation op, const char *pipeline) {
   if (mlirLogicalResultIsFailure(r)) {
     mlirEmitError(mlirOperationGetLocation(op), dlcTextGet(&msg));
   } else {
+    /* Verified once, after the whole pipeline, not after every pass: on
+       DenseNet-121 per-pass verification was a third of the MLIR time.
+       dlc-opt (the lit tests) still verifies after each pass. */
+    mlirPassManagerEnableVerifier(pm, false);
     r = mlirPassManagerRunOnOp(pm, op);
+    if (mlirLogicalResultIsSuccess(r) && !mlirOperationVerify(op))
+      r = mlirLogicalResultFailure();
   }
   mlirPassManagerDestroy(pm);
   dlcTextFree(&msg);

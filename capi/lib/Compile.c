@@ -50,6 +50,8 @@ typedef struct Variant {
                 is destroyed by its last user) */
   DlcProfile *profile; /* compiled with profile: its kernels' times */
   DlcCudaConstants *constants; /* target cuda: device copies of its constants */
+  void **weightCopies; /* weights whose bytes were less aligned than declared */
+  intptr_t numWeightCopies;
 } Variant;
 
 /* Specializations kept per dynamic program; the least recently used goes. */
@@ -156,6 +158,9 @@ static void destroyVariant(Variant *v) {
     mlirExecutionEngineDestroy(v->engine);
   if (v->module.ptr)
     mlirModuleDestroy(v->module);
+  for (intptr_t i = 0; i < v->numWeightCopies; ++i)
+    free(v->weightCopies[i]);
+  free(v->weightCopies);
   free(v->types);
   for (Workspace *w = v->pool, *next; w; w = next) {
     next = w->next;
@@ -253,6 +258,57 @@ static char *readProfile(Variant *v) {
   return NULL;
 }
 
+/* The alignment the module declares for global `sym` (0: none). */
+static int64_t declaredAlignment(MlirModule m, MlirStringRef sym) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute name = mlirOperationGetAttributeByName(op, str("sym_name"));
+    if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name) ||
+        !mlirStringRefEqual(mlirStringAttrGetValue(name), sym))
+      continue;
+    MlirAttribute a = mlirOperationGetAttributeByName(op, str("alignment"));
+    return !mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a) ? mlirIntegerAttrGetValueInt(a)
+                                                                 : 0;
+  }
+  return 0;
+}
+
+/* The weights --dlc-external-weights took out of the module (its
+   dlc.weights dictionary, symbol -> elements attribute) are bound where
+   the MLIR context keeps their bytes, which outlive the engine; bytes
+   less aligned than the declaration says are copied once. The GPU path
+   uploads them by this host address, once per program. */
+static char *bindWeights(Variant *v) {
+  MlirAttribute w = mlirOperationGetDiscardableAttributeByName(mlirModuleGetOperation(v->module),
+                                                               str("dlc.weights"));
+  if (mlirAttributeIsNull(w) || !mlirAttributeIsADictionary(w))
+    return NULL;
+  intptr_t n = mlirDictionaryAttrGetNumElements(w);
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirNamedAttribute e = mlirDictionaryAttrGetElement(w, i);
+    MlirStringRef sym = mlirIdentifierStr(e.name);
+    const void *data;
+    size_t bytes;
+    bool splat;
+    if (!dlcElementsAttrGetRawData(e.attribute, &data, &bytes, &splat) || splat)
+      return dlcFormat("weight '%.*s' has no data to bind", (int)sym.length, sym.data);
+    int64_t align = declaredAlignment(v->module, sym);
+    if (align > 1 && (uintptr_t)data % (uintptr_t)align) {
+      void *copy = aligned_alloc((size_t)align, (bytes + (size_t)align - 1) / (size_t)align *
+                                                    (size_t)align);
+      if (!copy)
+        return dlcFormat("out of memory copying weight '%.*s'", (int)sym.length, sym.data);
+      memcpy(copy, data, bytes);
+      v->weightCopies = dlcXrealloc(v->weightCopies, sizeof *v->weightCopies *
+                                                         (size_t)(v->numWeightCopies + 1));
+      v->weightCopies[v->numWeightCopies++] = copy;
+      data = copy;
+    }
+    mlirExecutionEngineRegisterSymbol(v->engine, sym, (void *)(uintptr_t)data);
+  }
+  return NULL;
+}
+
 /* Lowers `v->module` through the pipeline and JIT-compiles it. */
 static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
   /* Pipeline syntax errors and pass failures both arrive as diagnostics. */
@@ -270,6 +326,8 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
   v->engine = mlirExecutionEngineCreate(v->module, p->optLevel, nLibs, libs, false, false);
   if (mlirExecutionEngineIsNull(v->engine))
     return diagnosticsOr(diags, "JIT compilation failed");
+  if ((err = bindWeights(v)))
+    return err;
   if (p->profile) {
     mlirExecutionEngineRegisterSymbol(v->engine, str("dlcProfileEnter"), (void *)dlcProfileEnter);
     mlirExecutionEngineRegisterSymbol(v->engine, str("dlcProfileExit"), (void *)dlcProfileExit);

@@ -23,6 +23,7 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuSchedulePass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcExpandExpPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCopyToLinalgPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcStaticBuffersPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcExternalWeightsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcMemoryPlanPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcMemoryOrderPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcProfilePass;
