@@ -3,19 +3,24 @@
 #include "schedule/gemm_packing.h"
 #include "schedule/cost_model.h"
 
-/* Packing pays for itself from this many rows of A on. */
-enum { kPackMinRows = 16 };
+/* Packing pays for itself from this many rows of A on: 16 for a conv as
+   a GEMM, whose im2col columns are gathered anyway; 64 for a matmul, whose
+   B rows the unpacked tile streams in place. Matmuls with 16-32 rows ran
+   1.08-1.5x faster unpacked (32x784x512, 32x768x3072, 32x3072x768,
+   16x768x768, AVX-512), tied at 64 rows, lost from 128 (0.73x at
+   128x768x3072). */
+enum { kPackMinRows = 16, kMatmulPackMinRows = 64 };
 /* Batches of up to this many images become one GEMM. */
 enum { kMaxImagesAsGemm = 64 };
 
 DlcGemmPacking dlcGemmPackingCpu(int64_t vectorWidth) {
-  return (DlcGemmPacking){true, vectorWidth, kPackMinRows, kMaxImagesAsGemm};
+  return (DlcGemmPacking){true, vectorWidth, kPackMinRows, kMatmulPackMinRows, kMaxImagesAsGemm};
 }
 
-DlcGemmPacking dlcGemmPackingNone(void) { return (DlcGemmPacking){false, 0, 0, 0}; }
+DlcGemmPacking dlcGemmPackingNone(void) { return (DlcGemmPacking){false, 0, 0, 0, 0}; }
 
-int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *sa, const DlcShape *sb,
-                           const DlcShape *so, bool tb) {
+static int64_t packedPanel(const DlcGemmPacking *p, const DlcShape *sa, const DlcShape *sb,
+                           const DlcShape *so, bool tb, int64_t minRows) {
   if (!p->pack)
     return 0;
   if (sa->rank != 2 || sb->rank != 2 || so->rank != 2)
@@ -25,7 +30,12 @@ int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *sa, const Dl
       return 0;
   int64_t k = tb ? sb->dims[1] : sb->dims[0], n = tb ? sb->dims[0] : sb->dims[1];
   int64_t panel = dlcGemmPanelWidth(p->vectorWidth, n);
-  return so->dims[0] >= p->minRows && panel > 0 && k >= panel ? panel : 0;
+  return so->dims[0] >= minRows && panel > 0 && k >= panel ? panel : 0;
+}
+
+int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *sa, const DlcShape *sb,
+                           const DlcShape *so, bool tb) {
+  return packedPanel(p, sa, sb, so, tb, p->matmulMinRows);
 }
 
 int64_t dlcConvAsGemm(const DlcGemmPacking *p, const DlcShape *sx, const DlcShape *sw,
@@ -39,7 +49,7 @@ int64_t dlcConvAsGemm(const DlcGemmPacking *p, const DlcShape *sx, const DlcShap
   DlcShape sa = {2, {sw->dims[0], sw->dims[1] * sw->dims[2] * sw->dims[3]}};
   DlcShape sb = {2, {sa.dims[1], so->dims[2] * so->dims[3]}};
   DlcShape sc = {2, {sw->dims[0], sb.dims[1]}};
-  int64_t panel = dlcGemmPackedPanel(p, &sa, &sb, &sc, false);
+  int64_t panel = packedPanel(p, &sa, &sb, &sc, false, p->minRows);
   *mode = DLC_CONV_PIXEL_PANELS;
   if (panel > 0 || sx->dims[0] != 1)
     return panel;
@@ -48,5 +58,5 @@ int64_t dlcConvAsGemm(const DlcGemmPacking *p, const DlcShape *sx, const DlcShap
   DlcShape ta = {2, {sb.dims[1], sa.dims[1]}}, tb = {2, {sa.dims[0], sa.dims[1]}};
   DlcShape tc = {2, {sb.dims[1], sa.dims[0]}};
   *mode = DLC_CONV_CHANNEL_PANELS;
-  return dlcGemmPackedPanel(p, &ta, &tb, &tc, true);
+  return packedPanel(p, &ta, &tb, &tc, true, p->minRows);
 }

@@ -23,7 +23,8 @@
 typedef struct DlcGemmPacking {
   bool pack;               /* pack at all */
   int64_t vectorWidth;     /* f32 lanes; the panel width follows the cost model */
-  int64_t minRows;         /* fewest output rows M worth the packing */
+  int64_t minRows;         /* fewest output rows M of a conv-as-GEMM worth the packing */
+  int64_t matmulMinRows;   /* the same for a matmul */
   int64_t maxImagesAsGemm; /* largest batch of a conv2d lowered as one GEMM */
 } DlcGemmPacking;
 

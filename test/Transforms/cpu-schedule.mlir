@@ -16,30 +16,30 @@
 // CHECK: scf.for %{{.*}} = %c0 to %c196 step %c1 {{.*}} -> (tensor<8x196x16xf32>)
 // CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1 {{.*}} -> (tensor<8x196x16xf32>)
 // CHECK: vector.transfer_read {{.*}} : tensor<1x1x16xf32>, vector<16xf32>
-// Then per panel, 6-row register tiles over 30 rows; the 6x16 accumulator
+// Then per panel, 6-row register tiles over 60 rows; the 6x16 accumulator
 // is read once ...
 // CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1
-// CHECK: scf.for %{{.*}} = %c0 to %c30 step %c6
+// CHECK: scf.for %{{.*}} = %c0 to %c60 step %c6
 // CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} vector<6x16xf32>
 // ... carried in registers through the reduction loop, unrolled by four ...
 // CHECK: scf.for %{{.*}} step %c4 iter_args(%{{.*}} = %[[ACC]]) -> (vector<6x16xf32>)
 // CHECK-COUNT-4: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
-// ... and written once after it; the last 2 rows get a 2x16 tile.
+// ... and written once after it; the last 4 rows get a 4x16 tile.
 // CHECK: vector.transfer_write {{.*}} : vector<6x16xf32>
-// CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<2x16xf32>)
-// CHECK: vector.outerproduct {{.*}} : vector<2xf32>, vector<16xf32>
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<4x16xf32>)
+// CHECK: vector.outerproduct {{.*}} : vector<4xf32>, vector<16xf32>
 // The bias + relu epilogue, fused into the copy from panels back to rows,
 // in the same parallel tile while its panels are in cache:
 // CHECK-NOT: scf.forall
 // CHECK: arith.maximumf {{.*}} : vector<16xf32>
 // CHECK: scf.forall.in_parallel
-// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<32x32x16xf32> into tensor<32x512xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<64x32x16xf32> into tensor<64x512xf32>
 // CHECK-NOT: linalg.generic
-func.func @mlp(%x: tensor<32x784xf32>, %w: tensor<784x512xf32>, %b: tensor<512xf32>) -> tensor<32x512xf32> {
-  %0 = dlg.matmul %x, %w : tensor<32x784xf32>, tensor<784x512xf32> -> tensor<32x512xf32>
-  %1 = dlg.add %0, %b : tensor<32x512xf32>, tensor<512xf32> -> tensor<32x512xf32>
-  %2 = dlg.relu %1 : tensor<32x512xf32>
-  return %2 : tensor<32x512xf32>
+func.func @mlp(%x: tensor<64x784xf32>, %w: tensor<784x512xf32>, %b: tensor<512xf32>) -> tensor<64x512xf32> {
+  %0 = dlg.matmul %x, %w : tensor<64x784xf32>, tensor<784x512xf32> -> tensor<64x512xf32>
+  %1 = dlg.add %0, %b : tensor<64x512xf32>, tensor<512xf32> -> tensor<64x512xf32>
+  %2 = dlg.relu %1 : tensor<64x512xf32>
+  return %2 : tensor<64x512xf32>
 }
 
 // A row reduction keeps vector-wide partial sums (tile_reduction_using_for),
@@ -76,13 +76,13 @@ func.func @given(%a: tensor<32x16xf32>, %b: tensor<16x128xf32>) -> tensor<32x128
 // CHECK: scf.forall (%{{.*}}) in (4)
 // CHECK: scf.for %{{.*}} = %c0 to %c64 step %c32
 // CHECK: vector.outerproduct {{.*}} : vector<4xf32>, vector<16xf32>
-func.func @given_packed(%a: tensor<32x64xf32>, %b: tensor<64x128xf32>) -> tensor<32x128xf32> {
-  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [2, 0, 0, 32], vector = 8, register = [4, 16], parallel = [0]> (%a, %b) : (tensor<32x64xf32>, tensor<64x128xf32>) -> tensor<32x128xf32> {
-  ^bb0(%x: tensor<32x64xf32>, %y: tensor<64x128xf32>):
-    %m = dlg.matmul %x, %y : tensor<32x64xf32>, tensor<64x128xf32> -> tensor<32x128xf32>
-    dlk.yield %m : tensor<32x128xf32>
+func.func @given_packed(%a: tensor<64x64xf32>, %b: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [2, 0, 0, 32], vector = 8, register = [4, 16], parallel = [0]> (%a, %b) : (tensor<64x64xf32>, tensor<64x128xf32>) -> tensor<64x128xf32> {
+  ^bb0(%x: tensor<64x64xf32>, %y: tensor<64x128xf32>):
+    %m = dlg.matmul %x, %y : tensor<64x64xf32>, tensor<64x128xf32> -> tensor<64x128xf32>
+    dlk.yield %m : tensor<64x128xf32>
   }
-  return %0 : tensor<32x128xf32>
+  return %0 : tensor<64x128xf32>
 }
 
 // Attention's output projection, reshape(transpose(ctx)) x W: the reshape
@@ -92,19 +92,19 @@ func.func @given_packed(%a: tensor<32x64xf32>, %b: tensor<64x128xf32>) -> tensor
 // lower to scalar code):
 // CHECK-LABEL: func.func private @heads_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [1, 0, 0, 64], vector = 8, register = [6, 16], parallel = [0]>
-// CHECK: tensor.insert_slice {{.*}} : tensor<1x1x16xf32> into tensor<32x4x16xf32>
-// CHECK: %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<32x4x16xf32> into tensor<32x64xf32>
+// CHECK: tensor.insert_slice {{.*}} : tensor<1x1x16xf32> into tensor<64x4x16xf32>
+// CHECK: %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<64x4x16xf32> into tensor<64x64xf32>
 // CHECK: scf.forall
 // CHECK: tensor.extract_slice %[[A]]
 // CHECK: scf.for %{{.*}} = %c0 to %c64 step %c4 iter_args(%{{.*}}) -> (vector<6x16xf32>)
 // CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
 // CHECK-NOT: vector.extract {{.*}} : f32 from vector<6x16xf32>
 // CHECK: scf.forall.in_parallel
-func.func @heads(%c: tensor<4x32x16xf32>, %w: tensor<64x64xf32>) -> tensor<32x64xf32> {
-  %t = dlg.transpose %c perm = [1, 0, 2] : tensor<4x32x16xf32> -> tensor<32x4x16xf32>
-  %r = dlg.reshape %t : tensor<32x4x16xf32> -> tensor<32x64xf32>
-  %m = dlg.matmul %r, %w : tensor<32x64xf32>, tensor<64x64xf32> -> tensor<32x64xf32>
-  return %m : tensor<32x64xf32>
+func.func @heads(%c: tensor<4x64x16xf32>, %w: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %t = dlg.transpose %c perm = [1, 0, 2] : tensor<4x64x16xf32> -> tensor<64x4x16xf32>
+  %r = dlg.reshape %t : tensor<64x4x16xf32> -> tensor<64x64xf32>
+  %m = dlg.matmul %r, %w : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
 }
 
 // Attention scores q x k^T with both transposes absorbed: q is read by
