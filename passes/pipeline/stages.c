@@ -53,8 +53,9 @@ void dlcAddKernelStage(DlcPipeline *p, const char *dlkToLinalg) {
 
 void dlcAddBufferizeStage(DlcPipeline *p) {
   /* Kernels are inlined so bufferisation sees whole lifetimes; public
-     arguments are the caller's and are never written. */
-  dlcPipelineAdd(p, "inline,symbol-dce,func.func(dlc-readonly-args)");
+     arguments are the caller's and are never written; a tensor returned
+     twice gets a copy per extra result, one caller buffer each. */
+  dlcPipelineAdd(p, "inline,symbol-dce,func.func(dlc-readonly-args,dlc-distinct-results)");
   /* Results become caller-provided buffers (the runtime's calling
      convention), with explicit deallocation of temporaries. A dlg.while
      (scf.while) yields a new tensor each trip, not its argument's buffer:

@@ -23,7 +23,7 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32>
 
 // -----
 
-// 32 rows: B [64, 32] packed into 16-column panels [2, 64, 16] by a named
+// 64 rows (matmuls pack from 64): B [64, 32] packed into 16-column panels [2, 64, 16] by a named
 // transpose, the GEMM over (panel, m, n, k), then the copy back.
 // CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
 // CHECK-DAG: #[[BP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
@@ -31,16 +31,16 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32>
 // CHECK-LABEL: func.func @matmul_packed
 // CHECK: %[[S:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [64, 2, 16]
 // CHECK: %[[PANELS:.*]] = linalg.transpose ins(%[[S]] : tensor<64x2x16xf32>) outs(%{{.*}} : tensor<2x64x16xf32>) permutation = [1, 0, 2]
-// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[A]], #[[BP]], #[[C3]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %[[PANELS]] : tensor<32x64xf32>, tensor<2x64x16xf32>) outs(%{{.*}} : tensor<2x32x16xf32>)
-// CHECK: %[[U:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[R]] : tensor<2x32x16xf32>) outs(%{{.*}} : tensor<32x2x16xf32>)
-// CHECK: tensor.collapse_shape %[[U]] {{\[}}[0], [1, 2]] : tensor<32x2x16xf32> into tensor<32x32xf32>
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[A]], #[[BP]], #[[C3]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %[[PANELS]] : tensor<64x64xf32>, tensor<2x64x16xf32>) outs(%{{.*}} : tensor<2x64x16xf32>)
+// CHECK: %[[U:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[R]] : tensor<2x64x16xf32>) outs(%{{.*}} : tensor<64x2x16xf32>)
+// CHECK: tensor.collapse_shape %[[U]] {{\[}}[0], [1, 2]] : tensor<64x2x16xf32> into tensor<64x32xf32>
 // NOPACK-LABEL: func.func @matmul_packed
 // NOPACK-NOT: linalg.transpose
-// NOPACK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<32x64xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<32x32xf32>)
+// NOPACK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<64x64xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<64x32xf32>)
 // NOPACK-NOT: linalg.transpose
-func.func @matmul_packed(%a: tensor<32x64xf32>, %b: tensor<64x32xf32>) -> tensor<32x32xf32> {
-  %0 = dlg.matmul %a, %b : tensor<32x64xf32>, tensor<64x32xf32> -> tensor<32x32xf32>
-  return %0 : tensor<32x32xf32>
+func.func @matmul_packed(%a: tensor<64x64xf32>, %b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %0 = dlg.matmul %a, %b : tensor<64x64xf32>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
 }
 
 // -----
