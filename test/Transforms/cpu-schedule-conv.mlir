@@ -47,13 +47,22 @@ func.func @given(%x: tensor<1x64x16x16xf32>, %w: tensor<64x64x3x3xf32>) -> tenso
 }
 
 // Depthwise (MobileNet's 3x3, 96 channels at 28x28): 8 chunks of 12
-// channels in parallel; each output row one 28-lane vector, accumulated
-// over the taps with the weight broadcast.
+// channels in parallel; each output row in whole vectors (16 lanes) and
+// power-of-two pieces of what is left (8, then 4: 28 = 16 + 8 + 4), each
+// accumulated over the taps with the weight broadcast. Never one 28-lane
+// vector, which LLVM legalises lane by lane as a loop's accumulator
+// (the zero fill, which no loop carries, may store 28 lanes at once).
 // CHECK-LABEL: func.func private @depthwise_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [1, 12, 0, 0, 0, 0], vector = 16, parallel = [0, 1]>
 // CHECK: scf.forall (%{{.*}}) in (8)
-// CHECK: scf.for {{.*}} -> (vector<28xf32>)
-// CHECK: arith.mulf {{.*}} : vector<28xf32>
+// CHECK-NOT: -> (vector<28xf32>)
+// CHECK: scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: arith.mulf {{.*}} : vector<16xf32>
+// CHECK: scf.for {{.*}} -> (vector<8xf32>)
+// CHECK: arith.mulf {{.*}} : vector<8xf32>
+// CHECK: scf.for {{.*}} -> (vector<4xf32>)
+// CHECK: arith.mulf {{.*}} : vector<4xf32>
+// CHECK-NOT: -> (vector<28xf32>)
 func.func @depthwise(%x: tensor<1x96x28x28xf32>, %w: tensor<96x1x3x3xf32>) -> tensor<1x96x28x28xf32> {
   %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, groups = 96} : (tensor<1x96x28x28xf32>, tensor<96x1x3x3xf32>) -> tensor<1x96x28x28xf32>
   return %0 : tensor<1x96x28x28xf32>
