@@ -49,7 +49,8 @@ func.func @given(%x: tensor<1x64x16x16xf32>, %w: tensor<64x64x3x3xf32>) -> tenso
 // Depthwise (MobileNet's 3x3, 96 channels at 28x28): 8 chunks of 12
 // channels in parallel; each output row in whole vectors (16 lanes) and
 // power-of-two pieces of what is left (8, then 4: 28 = 16 + 8 + 4), each
-// accumulated over the taps with the weight broadcast. Never one 28-lane
+// accumulated over the taps with the weight broadcast, the multiply-add
+// marked contractible so that LLVM emits one FMA. Never one 28-lane
 // vector, which LLVM legalises lane by lane as a loop's accumulator
 // (the zero fill, which no loop carries, may store 28 lanes at once).
 // CHECK-LABEL: func.func private @depthwise_kernel0
@@ -57,7 +58,8 @@ func.func @given(%x: tensor<1x64x16x16xf32>, %w: tensor<64x64x3x3xf32>) -> tenso
 // CHECK: scf.forall (%{{.*}}) in (8)
 // CHECK-NOT: -> (vector<28xf32>)
 // CHECK: scf.for {{.*}} -> (vector<16xf32>)
-// CHECK: arith.mulf {{.*}} : vector<16xf32>
+// CHECK: arith.mulf {{.*}} fastmath<contract> : vector<16xf32>
+// CHECK: arith.addf {{.*}} fastmath<contract> : vector<16xf32>
 // CHECK: scf.for {{.*}} -> (vector<8xf32>)
 // CHECK: arith.mulf {{.*}} : vector<8xf32>
 // CHECK: scf.for {{.*}} -> (vector<4xf32>)
