@@ -23,6 +23,30 @@ static bool macBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
   return true;
 }
 
+/* The depthwise conv's multiply-add on f32, marked contractible: its
+   vectorised rows are elementwise multiplies and adds (no vector.contract
+   to become FMAs), which LLVM fuses into one vfmadd only with `contract`
+   on both. */
+static bool fusedMacBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
+  MlirType t = mlirValueGetType(a[2]);
+  if (!mlirTypeIsAF32(t) || !mlirTypeIsAF32(mlirValueGetType(a[0])) ||
+      !mlirTypeIsAF32(mlirValueGetType(a[1])))
+    return macBody(b, a, y, u);
+  MlirNamedAttribute fm = mlirNamedAttributeGet(
+      mlirIdentifierGet(b->context, mlirStringRefCreateFromCString("fastmath")),
+      mlirAttributeParseGet(b->context,
+                            mlirStringRefCreateFromCString("#arith.fastmath<contract>")));
+  MlirOperation m = dlcBuildOpTyped(b, "arith.mulf", DLC_VALUES(a[0], a[1]), 1, &t, DLC_ATTRS(fm));
+  if (mlirOperationIsNull(m))
+    return false;
+  MlirOperation r = dlcBuildOpTyped(b, "arith.addf", DLC_VALUES(a[2], mlirOperationGetResult(m, 0)),
+                                    1, &t, DLC_ATTRS(fm));
+  if (mlirOperationIsNull(r))
+    return false;
+  y[0] = mlirOperationGetResult(r, 0);
+  return true;
+}
+
 /* A kernel whose given #dlk.schedule names the plain GEMM's loops
    [M, N, K] keeps them. */
 static bool scheduledPlain(MlirOperation op, intptr_t rank) {
@@ -355,7 +379,7 @@ static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy
   }
   if (mlirValueIsNull(g.outs[0]) || so.rank != 4)
     return dlcLowerFail(op, "cannot lower conv2d with dynamic spatial or channel dimensions");
-  return dlcLowerOut(dlcEmitGeneric(b, &g, macBody, NULL));
+  return dlcLowerOut(dlcEmitGeneric(b, &g, depthwise ? fusedMacBody : macBody, NULL));
 }
 
 DLC_LOWERINGS(Contraction, {"dlg.matmul", lowerMatmul}, {"dlg.conv2d", lowerConv});

@@ -51,9 +51,10 @@ bool dlcIsDirectConvRoot(const DlcLinalgInfo *info);
 void dlcScheduleDirectConv(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
 
 /* Depthwise conv2d (groups = C = O), loops (image, c, oh, ow | kh, kw):
-   each output row is one vector of Wo lanes (a row of x read in place, as
-   the horizontal stride is 1, times the broadcast tap weight), its
-   accumulators kept in registers across the taps. */
+   each output row in whole vectors (up to four of them per accumulator)
+   and power-of-two pieces of what is left, each a row of x read in place
+   (the horizontal stride is 1) times the broadcast tap weight, one FMA per
+   tap, the taps unrolled with the accumulators in registers. */
 enum { DLC_DW_IMAGE, DLC_DW_C, DLC_DW_OH, DLC_DW_OW, DLC_DW_KH, DLC_DW_KW, DLC_DW_LOOPS };
 
 /* Whether a conv2d takes the depthwise path: static f32 NCHW, one channel
@@ -67,7 +68,7 @@ bool dlcConvDepthwise(const DlcGemmPacking *p, const DlcShape *x, const DlcShape
 bool dlcIsDepthwiseConvRoot(const DlcLinalgInfo *info);
 
 /* The cost model's schedule for a depthwise root: parallel tiles over
-   (image, c), whole rows inside. */
+   (image, c), each as many whole output planes as fit half of L1. */
 void dlcScheduleDepthwiseConv(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
 
 #endif

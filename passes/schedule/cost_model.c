@@ -342,14 +342,19 @@ void dlcScheduleDirectConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSched
     s->parallel[d] = d;
 }
 
-/* Depthwise conv: (image, c) chunks across threads, each a few channels'
-   whole planes (kLoopChunks chunks, as for elementwise kernels). */
+/* Depthwise conv: (image, c) chunks across threads, each as many channels'
+   whole output planes as fit half of L1 (at least one, and at least
+   kLoopChunks chunks): the fill, the conv and the fused epilogue each pass
+   over the chunk in turn, so a chunk that spills L1 (18 planes of 56x56,
+   225 KiB) makes every pass a trip to L2. */
 void dlcScheduleDepthwiseConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
   memset(s, 0, sizeof *s);
   s->numTiles = l->numLoops;
   s->vectorWidth = t->vectorWidth;
-  int64_t c = l->extent[1], chunks = dlcLargestDivisor(c, kLoopChunks);
-  s->tiles[0] = 1, s->tiles[1] = c / chunks;
+  int64_t c = l->extent[1], plane = dlcMulSaturate(l->extent[2], l->extent[3]) * 4;
+  int64_t fit = t->l1Bytes / 2 / (plane > 0 ? plane : 1);
+  int64_t most = c >= kLoopChunks ? c / kLoopChunks : c;
+  s->tiles[0] = 1, s->tiles[1] = dlcLargestDivisor(c, fit < most ? (fit > 0 ? fit : 1) : most);
   s->numParallel = 2;
   s->parallel[0] = 0, s->parallel[1] = 1;
 }

@@ -267,7 +267,15 @@ for xs, ws, st, pd, dl, g, with_bias in [
         ((1, 16, 7, 7), (24, 16, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, True),
         # depthwise (vectorised rows): dilated, vertical stride 2, two images
         ((2, 32, 9, 12), (32, 1, 3, 3), (2, 1), (2, 2, 2, 2), (2, 2), 32, True),
-        ((1, 16, 14, 14), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 16, False)]:
+        ((1, 16, 14, 14), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 16, False),
+        # depthwise rows in whole vectors plus power-of-two pieces:
+        # 37 = 32 + 4 + 1 (AVX-512), 23 = 16 + 4 + 2 + 1, 5 wide
+        ((1, 8, 5, 37), (8, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 8, True),
+        ((1, 5, 6, 21), (5, 1, 3, 3), (1, 1), (1, 0, 1, 0), (1, 1), 5, False),
+        ((1, 3, 4, 5), (3, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 3, True),
+        # 100 = 2 x 48 (3-vector accumulators) + 4; 5x5 taps, all unrolled
+        ((1, 4, 3, 100), (4, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 4, False),
+        ((1, 6, 9, 20), (6, 1, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 6, True)]:
     x, w = randn(*xs), randn(*ws)
     bias = randn(ws[0]) if with_bias else None
     want = conv_ref(x, w, bias, st, pd, dl, g)
