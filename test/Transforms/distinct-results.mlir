@@ -4,16 +4,16 @@
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlc-distinct-results))' | FileCheck %s
 // The whole CPU pipeline compiles it, and both results hold the value:
 // RUN: dlc-opt %s --lower-to-llvm -o /dev/null
-// RUN: dlc-run %s --entry twice --random-inputs | FileCheck %s --check-prefix=RUN
+// RUN: dlc-run %s --entry twice --random-inputs | FileCheck %s --check-prefix=EXEC
 
 // CHECK-LABEL: func.func @twice
 // CHECK: %[[R:.*]] = dlg.relu
 // CHECK: %[[C1:.*]] = bufferization.alloc_tensor() copy(%[[R]]) : tensor<4xf32>
 // CHECK: %[[C2:.*]] = bufferization.alloc_tensor() copy(%[[R]]) : tensor<4xf32>
 // CHECK: return %[[R]], %[[C1]], %[[C2]]
-// RUN: result 0: f32[4] [[V:\[.*\]]]
-// RUN-NEXT: result 1: f32[4] [[V]]
-// RUN-NEXT: result 2: f32[4] [[V]]
+// EXEC: result 0: f32[4] [[V:\[.*\]]]
+// EXEC-NEXT: result 1: f32[4] [[V]]
+// EXEC-NEXT: result 2: f32[4] [[V]]
 func.func @twice(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %0 = dlg.relu %a : tensor<4xf32>
   return %0, %0, %0 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
