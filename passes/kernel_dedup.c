@@ -278,12 +278,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
     fprintf(stderr, "dlc-kernel-dedup: the LLVM dialect is not loaded\n");
     return (MlirLogicalResult){0};
   }
-  MlirBlock top = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  DlcOpList funcs = {0};
-  for (MlirOperation op = mlirBlockGetFirstOperation(top); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
-    if (dlcOpIs(op, "func.func"))
-      dlcOpListPush(&funcs, op);
+  DlcOpList funcs = dlcOpListOfModule(module, "func.func");
   for (intptr_t f = 0; f < funcs.n; ++f) {
     MlirRegion r = mlirOperationGetRegion(funcs.ops[f], 0);
     if (mlirBlockIsNull(mlirRegionGetFirstBlock(r)))

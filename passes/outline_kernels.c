@@ -99,12 +99,7 @@ static MlirWalkResult collectKernel(MlirOperation op, void *user) {
 }
 
 void dlcOutlineKernels(MlirOperation module) {
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  DlcOpList funcs = {0};
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op))
-    if (dlcOpIs(op, "func.func"))
-      dlcOpListPush(&funcs, op);
+  DlcOpList funcs = dlcOpListOfModule(module, "func.func");
   for (intptr_t f = 0; f < funcs.n; ++f) {
     DlcOpList kernels = {0};
     mlirOperationWalk(funcs.ops[f], collectKernel, &kernels, MlirWalkPostOrder);

@@ -4,6 +4,7 @@
 #ifndef DLC_PASSES_SUPPORT_OP_LIST_H
 #define DLC_PASSES_SUPPORT_OP_LIST_H
 
+#include "dlc-c/Builder.h"
 #include "mlir-c/IR.h"
 #include "shape/Checked.h"
 
@@ -26,6 +27,18 @@ static inline void dlcOpListPush(DlcOpList *l, MlirOperation op) {
 static inline void dlcOpListFree(DlcOpList *l) {
   free(l->ops);
   *l = (DlcOpList){NULL, 0, 0};
+}
+
+/* The ops named `name` directly in `module`'s body, collected first, so
+   the caller may add ops there (outlined functions) while visiting them. */
+static inline DlcOpList dlcOpListOfModule(MlirOperation module, const char *name) {
+  DlcOpList l = {0};
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (dlcOpIs(op, name))
+      dlcOpListPush(&l, op);
+  return l;
 }
 
 #endif
