@@ -235,8 +235,11 @@ static bool windowDim(int64_t in, int64_t padSum, int64_t kernelExtent,
                 "with padding %lld",
                 what, (long long)kernelExtent, (long long)dimIndex,
                 (long long)in, (long long)padSum);
-  /* ceil(span / stride) without span + stride - 1, which can overflow */
-  *out = span / stride + (ceilMode && span % stride != 0) + 1;
+  /* ceil(span / stride) without span + stride - 1, which can overflow;
+     the + 1 overflows too when span is the largest size and stride 1 */
+  if (dlcAddOverflow(span / stride + (ceilMode && span % stride != 0), 1, out))
+    return fail(err, "%s: dim %lld (%lld) gives an output larger than the largest size (%lld)",
+                what, (long long)dimIndex, (long long)in, (long long)INT64_MAX);
   return true;
 }
 
