@@ -66,6 +66,9 @@ void dlcAddBufferizeStage(DlcPipeline *p) {
                     "allow-return-allocs-from-loops},"
                     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
                     "buffer-deallocation-pipeline,convert-bufferization-to-memref");
+  /* Bufferization creates its constant globals in an order that changes
+     from run to run: first-use order and names, for reproducible output. */
+  dlcPipelineAdd(p, "dlc-order-globals");
 }
 
 void dlcAddVectorToCfStage(DlcPipeline *p) {
