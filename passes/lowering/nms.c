@@ -298,7 +298,74 @@ static MlirOperation moduleOf(MlirOperation op) {
   return m;
 }
 
+int dlcLowerToLoopFunction(MlirOperation op, const char *name, const char *marker,
+                           char *(*makeText)(const void *, const char *), const void *args) {
+  MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+  MlirOperation module = moduleOf(op);
+  MlirContext ctx = mlirOperationGetContext(op);
+  MlirSymbolTable table = mlirSymbolTableCreate(module);
+  MlirOperation found = mlirSymbolTableLookup(table, str(name));
+  if (!mlirOperationIsNull(found) &&
+      mlirAttributeIsNull(mlirOperationGetAttributeByName(found, str(marker)))) {
+    mlirSymbolTableDestroy(table);
+    char msg[256];
+    snprintf(msg, sizeof msg, "dlk-to-linalg: the module already has a symbol @%s, the name of "
+             "this op's loops", name);
+    dlcLowerFail(op, msg);
+    return 0;
+  }
+  if (mlirOperationIsNull(found)) {
+    char *text = makeText(args, name);
+    MlirOperation fn = text ? mlirOperationCreateParse(ctx, str(text), str(marker))
+                            : (MlirOperation){NULL};
+    free(text);
+    if (mlirOperationIsNull(fn)) {
+      mlirSymbolTableDestroy(table);
+      char msg[256];
+      snprintf(msg, sizeof msg, "dlk-to-linalg: internal error: the loops of '%.*s' did not "
+               "parse", (int)opName.length, opName.data);
+      dlcLowerFail(op, msg);
+      return 0;
+    }
+    mlirSymbolTableInsert(table, fn);
+  }
+  mlirSymbolTableDestroy(table);
+  DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
+  intptr_t nIn = mlirOperationGetNumOperands(op), nOut = mlirOperationGetNumResults(op);
+  MlirType results[4];
+  MlirValue operands[4];
+  if (nIn > 4 || nOut > 4) {
+    dlcLowerFail(op, "dlk-to-linalg: internal error: a loop function takes at most 4 operands "
+                     "and results");
+    return 0;
+  }
+  for (intptr_t i = 0; i < nOut; ++i)
+    results[i] = mlirValueGetType(mlirOperationGetResult(op, i));
+  for (intptr_t i = 0; i < nIn; ++i)
+    operands[i] = mlirOperationGetOperand(op, i);
+  MlirNamedAttribute callee =
+      dlcNamed(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, str(name)));
+  MlirOperation call = dlcBuildOpTyped(&b, "func.call", nIn, operands, nOut, results, 1, &callee);
+  for (intptr_t i = 0; i < nOut; ++i)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i), mlirOperationGetResult(call, i));
+  mlirOperationDestroy(op);
+  return 1;
+}
+
+typedef struct {
+  int64_t B, C, N, K;
+  bool center, hasScore;
+  uint32_t iou, score;
+} NmsArgs;
+
+static char *nmsText(const void *args, const char *name) {
+  const NmsArgs *a = args;
+  return functionText(name, a->B, a->C, a->N, a->K, a->center, a->iou, a->hasScore, a->score);
+}
+
 int dlcLowerSelection(MlirOperation op, bool hostLoops) {
+  if (dlcOpIs(op, "dlg.non_zero"))
+    return dlcLowerNonZero(op, hostLoops);
   if (!dlcOpIs(op, "dlg.non_max_suppression"))
     return -1;
   if (!hostLoops) {
@@ -313,58 +380,22 @@ int dlcLowerSelection(MlirOperation op, bool hostLoops) {
                      "scores have a dynamic dim)");
     return 0;
   }
-  int64_t B = mlirShapedTypeGetDimSize(bt, 0), N = mlirShapedTypeGetDimSize(bt, 1);
-  int64_t C = mlirShapedTypeGetDimSize(st, 1);
+  NmsArgs a;
+  a.B = mlirShapedTypeGetDimSize(bt, 0), a.N = mlirShapedTypeGetDimSize(bt, 1);
+  a.C = mlirShapedTypeGetDimSize(st, 1);
   int64_t maxOut = dlcGetI64(op, "max_output_boxes_per_class", 0);
-  int64_t K = maxOut < N ? maxOut : N;
-  bool center = dlcGetBool(op, "center_point_box", false);
-  uint32_t iou = f32Bits(dlcGetF64(op, "iou_threshold", 0.0));
+  a.K = maxOut < a.N ? maxOut : a.N;
+  a.center = dlcGetBool(op, "center_point_box", false);
+  a.iou = f32Bits(dlcGetF64(op, "iou_threshold", 0.0));
   MlirAttribute sa = mlirOperationGetAttributeByName(op, str("score_threshold"));
-  bool hasScore = !mlirAttributeIsNull(sa);
-  uint32_t score = hasScore ? f32Bits(mlirFloatAttrGetValueDouble(sa)) : 0;
+  a.hasScore = !mlirAttributeIsNull(sa);
+  a.score = a.hasScore ? f32Bits(mlirFloatAttrGetValueDouble(sa)) : 0;
   /* One function per distinct op: the name says everything it depends on. */
   char name[160];
   char scoreName[32] = "_all";
-  if (hasScore)
-    snprintf(scoreName, sizeof scoreName, "_score%08" PRIX32, score);
+  if (a.hasScore)
+    snprintf(scoreName, sizeof scoreName, "_score%08" PRIX32, a.score);
   snprintf(name, sizeof name, "dlc_nms_%" PRId64 "x%" PRId64 "x%" PRId64 "_k%" PRId64 "_%s_iou%08" PRIX32 "%s",
-           B, C, N, K, center ? "center" : "corner", iou, scoreName);
-  MlirOperation module = moduleOf(op);
-  MlirContext ctx = mlirOperationGetContext(op);
-  MlirSymbolTable table = mlirSymbolTableCreate(module);
-  MlirOperation found = mlirSymbolTableLookup(table, str(name));
-  if (!mlirOperationIsNull(found) &&
-      mlirAttributeIsNull(mlirOperationGetAttributeByName(found, str("dlc.nms_loops")))) {
-    mlirSymbolTableDestroy(table);
-    char msg[256];
-    snprintf(msg, sizeof msg, "dlk-to-linalg: the module already has a symbol @%s, the name of "
-             "this op's loops", name);
-    dlcLowerFail(op, msg);
-    return 0;
-  }
-  if (mlirOperationIsNull(found)) {
-    char *text = functionText(name, B, C, N, K, center, iou, hasScore, score);
-    MlirOperation fn = text ? mlirOperationCreateParse(ctx, str(text), str("dlc-nms"))
-                            : (MlirOperation){NULL};
-    free(text);
-    if (mlirOperationIsNull(fn)) {
-      mlirSymbolTableDestroy(table);
-      dlcLowerFail(op, "dlk-to-linalg: internal error: the loops of 'dlg.non_max_suppression' "
-                       "did not parse");
-      return 0;
-    }
-    mlirSymbolTableInsert(table, fn);
-  }
-  mlirSymbolTableDestroy(table);
-  DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
-  MlirType results[2] = {mlirValueGetType(mlirOperationGetResult(op, 0)),
-                         mlirValueGetType(mlirOperationGetResult(op, 1))};
-  MlirValue operands[2] = {boxes, scores};
-  MlirNamedAttribute callee =
-      dlcNamed(ctx, "callee", mlirFlatSymbolRefAttrGet(ctx, str(name)));
-  MlirOperation call = dlcBuildOpTyped(&b, "func.call", 2, operands, 2, results, 1, &callee);
-  for (int i = 0; i < 2; ++i)
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i), mlirOperationGetResult(call, i));
-  mlirOperationDestroy(op);
-  return 1;
+           a.B, a.C, a.N, a.K, a.center ? "center" : "corner", a.iou, scoreName);
+  return dlcLowerToLoopFunction(op, name, "dlc.nms_loops", nmsText, &a);
 }
