@@ -168,9 +168,10 @@ class _Importer:
         self.materialized = {}
         self.deps = {}      # name -> graph inputs it is computed from
         self.producer = {}  # name -> the node that computed it
-        # name -> the 0-d i64 Value counting its valid rows: a padded result
-        # computed at run time (NonMaxSuppression's selected indices) and
-        # what keeps its rows (_counted_rows); sliced by dlc.Module.run
+        # name -> (the 0-d i64 Value counting its valid entries, the dim it
+        # counts): a padded result computed at run time (NonMaxSuppression's
+        # selected indices, rows; NonZero's indices, dim 1) and what keeps
+        # its padding past the count (_counted_rows); sliced by dlc.Module.run
         self.counted = {}
         self.value_inputs = set()  # graph inputs dlc may specialise on (small, shape-like)
         self.wide = {}      # name -> ONNX element type dlg lacks, held widened (_WIDE)
@@ -259,11 +260,11 @@ class _Importer:
         counts, at = {}, {}  # padded outputs: their counts go after the graph's outputs,
         for i, o in enumerate(graph.output):  # each once
             if o.name in self.counted:
-                c = self.counted[o.name]
+                c, dim = self.counted[o.name]
                 if id(c) not in at:
                     at[id(c)] = len(outs)
                     outs.append(c)
-                counts[i] = at[id(c)]
+                counts[i] = (at[id(c)], dim) if dim else at[id(c)]
         self.g.output(*outs, counts=counts)
         return self.g
 
@@ -2040,7 +2041,7 @@ class _Importer:
                                 "depends on its values)")
         raise UnsupportedError(node, f"{node.op_type} was not folded")  # pragma: no cover
 
-    op_Unique = op_NonZero = _value_op
+    op_Unique = _value_op
 
     def op_NonMaxSuppression(self, node, a):
         """At run time (boxes or scores computed by the model, or graph
@@ -2075,45 +2076,76 @@ class _Importer:
             raise UnsupportedError(node, "score_threshold is NaN")
         sel, count = self.g.non_max_suppression(boxes, scores, name=node.name,
                                                 center_point_box=bool(center), **attrs)
-        self.counted[node.output[0]] = count
+        self.counted[node.output[0]] = (count, 0)
         return sel
 
+    def op_NonZero(self, node, a):
+        """At run time (an input the model computes, or a graph input):
+        dlg.non_zero, whose padded [rank, elements] indices dlc.Module cuts
+        to their count along dim 1. A constant input is folded (_nonzero)."""
+        x = self._x(node)
+        if len(x.shape) == 0:
+            raise UnsupportedError(node, "a 0-d input (ONNX leaves the index rank of a scalar "
+                                   "unsaid)")
+        _static(node, x.shape, "NonZero")
+        idx, count = self.g.non_zero(x, name=node.name)
+        self.counted[node.output[0]] = (count, 1)
+        return idx
+
     def _counted_rows(self, node):
-        """The count of the node's outputs' valid rows where it reads a
-        padded, run-time counted value (self.counted) and maps row r of it
-        to row r of its outputs, so the padding stays past the count;
-        NonMaxSuppression's own count; None for other nodes. Any other use
-        of a counted value is an UnsupportedError: its padding rows would
-        reach the result. (NonMaxSuppression's handler counts its own.)"""
+        """(count, dim) for the node's outputs where it reads a padded,
+        run-time counted value (self.counted: counted along `dim`) and maps
+        entry r of that dim to entry r of one dim of its outputs, so the
+        padding stays past the count; None for other nodes. Any other use
+        of a counted value is an UnsupportedError naming node and op: its
+        padding would reach the result, and dlc cannot give a size known
+        only at run time to the ops downstream. (NonMaxSuppression's and
+        NonZero's handlers count their own outputs.)"""
         hit = [(k, i) for k, i in enumerate(node.input) if i and i in self.counted]
         if not hit:
             return None
         k, name = hit[0]
+        count, d = self.counted[name]
         a, t = _attrs(node), node.op_type
-        ok = False
+        rank = len(self.shape(name))
+        out = None  # the counted dim of the outputs, where the node keeps it
         if len(hit) == 1:
             if t in ("Identity", "Cast") and k == 0:
-                ok = True
+                out = d
+            elif t == "Transpose" and k == 0:
+                perm = [int(p) for p in a.get("perm", range(rank - 1, -1, -1))]
+                out = perm.index(d) if sorted(perm) == list(range(rank)) else None
             elif t == "Gather":
-                rank = len(self.shape(node.input[0]))
-                axis = a.get("axis", 0) % max(rank, 1)
-                # data counted: any axis but the rows; indices counted:
-                # gathering rows of data, one per index row
-                ok = axis != 0 if k == 0 else (axis == 0 and len(self.shape(name)) >= 1)
+                drank = len(self.shape(node.input[0]))
+                axis = a.get("axis", 0) % max(drank, 1)
+                if k == 0 and axis != d:  # data counted: gathering along another dim
+                    out = d if d < axis else d - 1 + len(self.shape(node.input[1]))
+                elif k == 1 and rank >= 1:  # indices counted: one slice of data per index
+                    out = axis + d
+            elif t == "GatherND" and k == 1:  # rows of indices, one slice of data each
+                b = int(a.get("batch_dims", 0))
+                out = d if b <= d < rank - 1 else None
             elif t in ("Squeeze", "Unsqueeze") and k == 0:
                 axes = a.get("axes")
                 if axes is None and self._has(node, 1):
                     c = self.const(node.input[1])
                     axes = None if c is None else [int(x) for x in np.reshape(c, -1)]
-                rank = len(self.shape(name)) + (len(axes) if t == "Unsqueeze" and axes else 0)
-                ok = bool(axes) and all(x % rank != 0 for x in axes)
-        if not ok:
-            raise UnsupportedError(node, f"input '{name}' has a number of rows known only at "
-                                   "run time (NonMaxSuppression's selected indices, padded): "
-                                   "dlc returns it as a graph output, through Identity, Cast, "
-                                   "Gather, Squeeze or Unsqueeze that keep its rows, not into "
-                                   f"{t}")
-        return self.counted[name]
+                if axes:
+                    if t == "Squeeze":
+                        axes = [x % rank for x in axes]
+                        out = None if d in axes else d - sum(x < d for x in axes)
+                    else:
+                        n = rank + len(axes)
+                        axes = {x % n for x in axes}
+                        out = [p for p in range(n) if p not in axes][d]
+        if out is None:
+            what = "rows" if d == 0 else f"entries along dim {d}"
+            raise UnsupportedError(node, f"input '{name}' has a number of {what} known only at "
+                                   "run time (indices from NonMaxSuppression or NonZero, "
+                                   "padded): dlc returns it as a graph output, through "
+                                   "Identity, Cast, Transpose, Gather, GatherND, Squeeze or "
+                                   f"Unsqueeze that keep that dim, not into {t}")
+        return count, out
 
     def op_Compress(self, node, a):
         """A gather of the positions where the condition (a constant, or a
@@ -2986,9 +3018,9 @@ class _Importer:
                     self.node(n)
             for o in graph.output:
                 if o.name in self.counted:
-                    raise UnsupportedError(self.producer[o.name], f"'{o.name}' has a number of "
-                                           "rows known only at run time (NonMaxSuppression's "
-                                           "selected indices): it may not leave an If, Loop or "
+                    raise UnsupportedError(self.producer[o.name], f"'{o.name}' has a size known "
+                                           "only at run time (NonMaxSuppression's or NonZero's "
+                                           "indices, padded): it may not leave an If, Loop or "
                                            "Scan body, only be a graph output")
             return [(self.vals[o.name], self.deps.get(o.name, set())) for o in graph.output]
         finally:
@@ -3566,7 +3598,7 @@ _FOLD = {
 # is a graph input (of any size), dlc imports the graph per its value
 # (ValueDependentError, as for shape-like inputs) and folds the op with NumPy.
 # NonMaxSuppression: only its limits (boxes and scores run at run time).
-_VALUE_OPS = {"NonMaxSuppression": range(2, 5), "Unique": range(1), "NonZero": range(1),
+_VALUE_OPS = {"NonMaxSuppression": range(2, 5), "Unique": range(1),
               # not folded: its indices, checked to lie in the output per value
               "MaxUnpool": range(1, 2)}
 
@@ -3630,7 +3662,7 @@ def _nms(imp, node, c, a):
 _FOLD["NonMaxSuppression"] = _nms
 # Folders that return None for an empty result: the node is imported as a
 # run-time op instead, whose padded result dlc.Module slices to nothing.
-_RUNTIME_IF_EMPTY = {"NonMaxSuppression"}
+_RUNTIME_IF_EMPTY = {"NonMaxSuppression", "NonZero"}
 
 
 def _unique(imp, node, c, a):
@@ -3650,10 +3682,12 @@ def _unique(imp, node, c, a):
 
 
 def _nonzero(imp, node, c, a):
+    """np.nonzero; None where nothing is nonzero (or the input is 0-d):
+    the run-time op gives those (_RUNTIME_IF_EMPTY)."""
+    if np.ndim(c[0]) == 0:
+        return None
     nz = np.array(np.nonzero(c[0]), np.int64)
-    if not nz.size:
-        raise UnsupportedError(node, "no element is nonzero (a zero-size output)")
-    return nz
+    return nz if nz.size else None
 
 
 _FOLD["Unique"], _FOLD["NonZero"] = _unique, _nonzero
