@@ -3144,23 +3144,28 @@ class _Importer:
         return self._flow_outputs(node, [(v, out_deps[0]) for v in res])
 
     def _runtime_loop(self, node, body, n_carried, n_scan):
-        """Loop as dlg.while: the carried state is (i, cond, v...), the
-        before region tests cond (and i < M), the do region runs the body."""
-        if n_scan:
-            raise UnsupportedError(node, f"{n_scan} scan output(s) of a Loop whose trip count "
-                                   "or condition is decided at run time (their length is known "
-                                   "only at run time; dlc needs static shapes)")
+        """Loop as dlg.while: the carried state is (i, cond, v..., scan
+        buffers...), the before region tests cond (and i < M), the do region
+        runs the body. A scan output is a buffer of M rows (M, the trip
+        count, must be known at import: a constant or a graph input dlc
+        specialises on) whose row i the body's value replaces; the loop's
+        final i counts the rows written, so the output is padded and
+        counted (self.counted, dim 0) like NonMaxSuppression's."""
         deps = set()
         for k in range(len(node.input)):
             if self._has(node, k):
                 deps |= self.deps.get(node.input[k], set())
+        bound = self._scan_bound(node, n_scan)
         limit = self._scalar_flag(node, self.vals[node.input[0]], "the trip count M",
                                   np.int64) if self._has(node, 0) else None
         cond0 = self._scalar_flag(node, self.vals[node.input[1]], "the initial condition",
-                                  np.bool_) if self._has(node, 1) else             self.g.constant(np.array(True))
+                                  np.bool_) if self._has(node, 1) else \
+            self.g.constant(np.array(True))
         inits = [self._region_value(node, self.vals[node.input[2 + k]], f"carried value {k}")
                  for k in range(n_carried)]
         i0 = self.g.constant(np.array(0, np.int64))
+        scans = self._scan_types(node, body, n_carried, n_scan, i0, cond0, inits, deps)
+        bufs = [self.g.constant(np.zeros((bound,) + shape, dt)) for shape, dt in scans]
 
         def before(i, c, *vs):
             go = c if limit is None else self.g.where(c, self.g.less(i, limit),
@@ -3169,23 +3174,75 @@ class _Importer:
 
         def after(i, c, *vs):
             def build():
+                carried, old = vs[:n_carried], vs[n_carried:]
                 outs = self._subgraph(body, [(i, deps), (c, deps)] +
-                                      [(v, deps) for v in vs])
+                                      [(v, deps) for v in carried])
                 nxt_c = self._scalar_flag(node, outs[0][0], "the body's cond output", np.bool_)
                 nxt = [self._region_value(node, v, f"carried value {k}")
                        for k, (v, _) in enumerate(outs[1:1 + n_carried])]
-                for k, (v, w) in enumerate(zip(nxt, vs)):
+                for k, (v, w) in enumerate(zip(nxt, carried)):
                     if v.type != w.type:
                         raise UnsupportedError(node, f"carried value {k} changes type from "
                                                f"{w.type} to {v.type} in the body (runtime "
                                                "loops keep their types)")
+                rows = []
+                for k, ((v, _), buf, (shape, dt)) in enumerate(
+                        zip(outs[1 + n_carried:], old, scans)):
+                    v = self._region_value(node, v, f"scan output {k}")
+                    if tuple(v.shape) != shape or _elt_np(v) != dt:
+                        raise UnsupportedError(node, f"scan output {k} changes from {list(shape)} "
+                                               f"{dt} to {list(v.shape)} {_elt_np(v)} between "
+                                               "iterations (runtime loops keep their types)")
+                    # row i of the buffer := v (a select: dlg has no in-place update)
+                    hit = self.g.equal(self._arange_on(bound, 0, len(shape) + 1, np.int64), i)
+                    rows.append(self.g.where(hit, self.g.reshape(v, (1,) + shape), buf))
                 for _, d in outs:
                     deps.update(d)
                 one = self.g.constant(np.array(1, np.int64))
-                return [self.g.add(i, one), nxt_c] + nxt
+                return [self.g.add(i, one), nxt_c] + nxt + rows
             return self._in_region(build)
-        res = self.g.while_([i0, cond0] + inits, before, after, name=node.name)
+        res = self.g.while_([i0, cond0] + inits + bufs, before, after, name=node.name)
+        for k in range(n_scan):
+            name = node.output[n_carried + k] if n_carried + k < len(node.output) else ""
+            if name:
+                self.counted[name] = (res[0], 0)
         return self._flow_outputs(node, [(v, deps) for v in res[2:]])
+
+    def _scan_bound(self, node, n_scan):
+        """The padded length of a runtime Loop's scan outputs: its trip count
+        M, which must be known at import (None without scan outputs)."""
+        if not n_scan:
+            return None
+        if not self._has(node, 0):
+            raise UnsupportedError(node, f"{n_scan} scan output(s) of a Loop with no trip count "
+                                   "M whose condition is decided at run time (dlc pads scan "
+                                   "outputs to M rows: no bound)")
+        m = int(self._known(node, *self._bound(node, 0), "the trip count M of a Loop with scan "
+                            "outputs decided at run time (dlc pads them to M rows)"))
+        if m <= 0:
+            raise UnsupportedError(node, "zero iterations: empty scan outputs (zero-size tensors)")
+        return m
+
+    def _scan_types(self, node, body, n_carried, n_scan, i0, cond0, inits, deps):
+        """The (shape, dtype) of each scan output of a runtime Loop, from the
+        body imported once on the initial values outside the loop (its ops
+        are unused and erased as dead code): the buffers carried by the
+        loop need them before the loop's own body is built."""
+        if not n_scan:
+            return []
+
+        def probe():
+            outs = self._subgraph(body, [(i0, deps), (cond0, deps)] +
+                                  [(v, deps) for v in inits])
+            types = []
+            for k, (v, _) in enumerate(outs[1 + n_carried:]):
+                v = self._region_value(node, v, f"scan output {k}")
+                if any(d < 0 for d in v.shape):
+                    raise UnsupportedError(node, f"scan output {k} has a dynamic shape "
+                                           f"{list(v.shape)}")
+                types.append((tuple(v.shape), _elt_np(v)))
+            return types
+        return self._in_region(probe)
 
     # An unrolled Loop with no trip count stops on its cond output; past
     # this many iterations dlc gives up rather than unroll without end.
