@@ -13,6 +13,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
 #include "fold/nms.h"
+#include "fold/nonzero.h"
 #include "fold/reference.h"
 #include "support/op_list.h"
 
@@ -34,18 +35,49 @@ static bool allOperandsConstant(MlirOperation op) {
   return n > 0;
 }
 
+/* The ops of two results (a padded result and its count) and their
+   kernels (fold/nms.h, fold/nonzero.h); every other op has one result and
+   goes through dlcReferenceEvaluate. */
+typedef bool (*TwoResultKernel)(MlirOperation op, const DlcHostTensor *in, int64_t maxElements,
+                                DlcHostTensor out[2]);
+
+static bool nms(MlirOperation op, const DlcHostTensor *in, int64_t maxElements,
+                DlcHostTensor out[2]) {
+  return dlcReferenceNonMaxSuppression(op, &in[0], &in[1], maxElements, out);
+}
+
+static bool nonZero(MlirOperation op, const DlcHostTensor *in, int64_t maxElements,
+                    DlcHostTensor out[2]) {
+  return dlcReferenceNonZero(op, &in[0], maxElements, out);
+}
+
+static const struct {
+  const char *name;
+  TwoResultKernel kernel;
+} kTwoResults[] = {
+    {"dlg.non_max_suppression", nms},
+    {"dlg.non_zero", nonZero},
+};
+
+static TwoResultKernel twoResultKernel(MlirOperation op) {
+  for (size_t i = 0; i < sizeof kTwoResults / sizeof kTwoResults[0]; ++i)
+    if (dlcOpIs(op, kTwoResults[i].name))
+      return kTwoResults[i].kernel;
+  return NULL;
+}
+
 /* Folds `op` into new constants; false when `op` stays. */
 static bool foldOne(MlirOperation op, int64_t maxElements, int64_t resourceBytes) {
   intptr_t n = mlirOperationGetNumOperands(op);
   DlcHostTensor *in = dlcXcalloc((size_t)n, sizeof *in), out[2];
-  bool nms = dlcOpIs(op, "dlg.non_max_suppression"); /* two results (fold/nms.h) */
+  TwoResultKernel two = twoResultKernel(op);
   bool ok = true;
   intptr_t read = 0;
   for (; read < n && ok; ++read)
     ok = dlcHostTensorReadConstant(mlirOperationGetOperand(op, read), maxElements, &in[read]);
   if (!ok)
     --read; /* the failed read freed itself */
-  ok = ok && (nms ? dlcReferenceNonMaxSuppression(op, &in[0], &in[1], maxElements, out)
+  ok = ok && (two ? two(op, in, maxElements, out)
                   : dlcReferenceEvaluate(op, in, n, maxElements, &out[0]));
   for (intptr_t i = 0; i < read; ++i)
     dlcHostTensorFree(&in[i]);
@@ -72,8 +104,8 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
   mlirOperationWalk(func, collect, &ops, MlirWalkPreOrder);
   uint64_t folded = 0;
   for (intptr_t i = 0; i < ops.n; ++i)
-    folded += (dlcReferenceSupports(ops.ops[i]) ||
-               dlcOpIs(ops.ops[i], "dlg.non_max_suppression")) && allOperandsConstant(ops.ops[i]) &&
+    folded += (dlcReferenceSupports(ops.ops[i]) || twoResultKernel(ops.ops[i])) &&
+              allOperandsConstant(ops.ops[i]) &&
               foldOne(ops.ops[i], maxElements, resourceBytes);
   dlcOpListFree(&ops);
   dlcPassAddStatistic(pass, "folded", folded);

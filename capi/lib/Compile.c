@@ -66,6 +66,7 @@ struct DlcProgram {
   intptr_t numInputs, numOutputs;
   DlcTensorType *types; /* declared: inputs then outputs, DLC_DYNAMIC_DIM */
   intptr_t *countedBy;  /* per output: the output counting its rows, or -1 */
+  intptr_t *countedDim; /* per output: the dim counted (dlc.count_dim, 0) */
   bool dynamic;
   bool cuda; /* compiled by lower-to-nvvm: buffers live on the device */
   int threads;
@@ -409,6 +410,7 @@ static char *specialize(DlcProgram *p, const DlcTensorType *inputs, Variant *v) 
    checked so the host can slice with them. */
 static char *readCounts(MlirOperation entry, DlcProgram *p) {
   p->countedBy = dlcXmalloc(sizeof *p->countedBy * (size_t)(p->numOutputs + 1));
+  p->countedDim = dlcXcalloc((size_t)(p->numOutputs + 1), sizeof *p->countedDim);
   MlirAttribute all = mlirOperationGetAttributeByName(entry, str("res_attrs"));
   for (intptr_t i = 0; i < p->numOutputs; ++i) {
     p->countedBy[i] = -1;
@@ -436,6 +438,17 @@ static char *readCounts(MlirOperation entry, DlcProgram *p) {
     if (t->rank < 1)
       return dlcFormat("result %ld: dlc.count on a 0-d result (it counts rows of dim 0)",
                        (long)i);
+    MlirAttribute d = mlirDictionaryAttrGetElementByName(dict, str("dlc.count_dim"));
+    if (!mlirAttributeIsNull(d)) {
+      if (!mlirAttributeIsAInteger(d))
+        return dlcFormat("result %ld: dlc.count_dim must be an integer (a dim of the result)",
+                         (long)i);
+      int64_t dim = mlirIntegerAttrGetValueInt(d);
+      if (dim < 0 || dim >= t->rank)
+        return dlcFormat("result %ld: dlc.count_dim = %lld is not a dim of a rank-%lld result",
+                         (long)i, (long long)dim, (long long)t->rank);
+      p->countedDim[i] = (intptr_t)dim;
+    }
     p->countedBy[i] = (intptr_t)j;
   }
   return NULL;
@@ -553,6 +566,7 @@ void dlcProgramDestroy(DlcProgram *p) {
   pthread_mutex_destroy(&p->profileLock);
   free(p->types);
   free(p->countedBy);
+  free(p->countedDim);
   free(p->pipeline);
   free(p);
 }
@@ -565,6 +579,9 @@ DlcTensorType dlcProgramOutput(const DlcProgram *p, intptr_t i) {
 }
 intptr_t dlcProgramOutputCountedBy(const DlcProgram *p, intptr_t i) {
   return p->countedBy[i];
+}
+intptr_t dlcProgramOutputCountedDim(const DlcProgram *p, intptr_t i) {
+  return p->countedDim[i];
 }
 
 static bool sameType(const DlcTensorType *a, const DlcTensorType *b) {

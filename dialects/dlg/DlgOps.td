@@ -798,4 +798,28 @@ def Dlg_NonMaxSuppressionOp : Dlg_InferOp<"non_max_suppression", Dlg_SelectionFa
   let hasVerifier = 1;
 }
 
+def Dlg_NonZeroOp : Dlg_InferOp<"non_zero", Dlg_SelectionFamily> {
+  let summary = "indices of the nonzero elements (ONNX NonZero)";
+  let description = [{
+    `indices` is `[rank(input), num_elements(input)]` i64: its first `count`
+    columns are the indices of the elements that are not zero, in row-major
+    order of the elements (column j holds one element's index, one row per
+    dim); the rest are -1. A float is nonzero when it compares unequal to
+    0.0 (NaN is nonzero, -0.0 is not); a boolean when true. `count` (0-d
+    i64) is the number of nonzero elements. A host that returns `indices`
+    slices its dim 1 to `count` (the entry function's result attributes
+    `dlc.count` and `dlc.count_dim = 1`, see dlc.Module). The input has rank
+    1 or more.
+
+    ```mlir
+    %idx, %n = dlg.non_zero %x : tensor<2x3xf32> -> tensor<2x6xi64>, tensor<i64>
+    ```
+  }];
+  let arguments = (ins Dlg_Tensor:$input);
+  let results = (outs RankedTensorOf<[I64]>:$indices, RankedTensorOf<[I64]>:$count);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($indices) `,` type($count)
+  }];
+}
+
 #endif // DLG_OPS

@@ -4,21 +4,11 @@
 
 #include "dlc-c/Shape.h"
 #include "shape/Checked.h"
+#include "fail.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 
 #define IS_DYN(d) ((d) == DLC_DYNAMIC)
-
-static bool fail(DlcShapeError *err, const char *fmt, ...) {
-  if (err) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-  }
-  return false;
-}
 
 /* Two dims that must agree: fine when either is dynamic. */
 static bool agree(int64_t a, int64_t b) { return IS_DYN(a) || IS_DYN(b) || a == b; }

@@ -2,6 +2,7 @@
 
 #include "dlc-c/Shape.h"
 #include "shape/Checked.h"
+#include "fail.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@
 
 #define IS_DYN(d) ((d) == DLC_DYNAMIC)
 
-static bool fail(DlcShapeError *err, const char *fmt, ...) {
+bool dlcShapeFail(DlcShapeError *err, const char *fmt, ...) {
   if (err) {
     va_list ap;
     va_start(ap, fmt);

@@ -123,11 +123,24 @@ double dlcReducedCount(MlirType xt, const bool *reduced, intptr_t rank);
    parent replaces them), 0 failed (error emitted), -1 not a control op. */
 int dlcLowerControl(MlirOperation op);
 
-/*--- Selection (nms.c) -------------------------------------------------------*/
+/*--- Selection (nms.c, nonzero.c) -----------------------------------------*/
 
-/* Lowers dlg.non_max_suppression to host loops on tensors (a private
-   function, called in its place) and erases op: 1 done, 0 failed (error
-   emitted; also when `hostLoops` is false), -1 not a selection op. */
+/* Lowers dlg.non_max_suppression and dlg.non_zero to host loops on
+   tensors (a private function, called in its place) and erases op: 1 done,
+   0 failed (error emitted; also when `hostLoops` is false), -1 not a
+   selection op. */
 int dlcLowerSelection(MlirOperation op, bool hostLoops);
+
+/* dlg.non_zero's part of dlcLowerSelection (nonzero.c). */
+int dlcLowerNonZero(MlirOperation op, bool hostLoops);
+
+/* Replaces op by a call of the private function @name, made from
+   makeText(args, name) unless the module has it already (functions are
+   shared by ops of one shape and attribute set; `marker` is the unit
+   attribute the text gives the function, checked so a user symbol of that
+   name is an error, not a call). Returns as dlcLowerSelection. */
+int dlcLowerToLoopFunction(MlirOperation op, const char *name, const char *marker,
+                           char *(*makeText)(const void *args, const char *name),
+                           const void *args);
 
 #endif /* DLC_PASSES_LOWERING_LOWER_H */

@@ -90,6 +90,7 @@ _SIGNATURES = {
     "dlcProgramInput": ([_P, _S], _TensorType),
     "dlcProgramOutput": ([_P, _S], _TensorType),
     "dlcProgramOutputCountedBy": ([_P, _S], _S),
+    "dlcProgramOutputCountedDim": ([_P, _S], _S),
     "dlcProgramResolve": ([_P, ctypes.POINTER(_TensorType), ctypes.POINTER(_TensorType),
                            ctypes.c_char_p, ctypes.c_size_t], ctypes.c_bool),
     "dlcProgramRun": ([_P, ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor),

@@ -329,11 +329,22 @@ class Graph:
         owner = self._lib.mlirOpResultGetOwner(sel.handle)
         return sel, Value(self, self._lib.mlirOperationGetResult(owner, 1))
 
+    def non_zero(self, x, name=None):
+        """dlg.non_zero: (indices, count), the padded [rank, elements] i64
+        indices of x's nonzero elements and the 0-d i64 count of its valid
+        columns. Return both with output(..., counts={indices' index:
+        (count's index, 1)}) and run() slices `indices` to `count` columns."""
+        idx = self.op("dlg.non_zero", x, name_hint=name)
+        owner = self._lib.mlirOpResultGetOwner(idx.handle)
+        return idx, Value(self, self._lib.mlirOperationGetResult(owner, 1))
+
     def output(self, *values, counts=None):
         """Sets the function's results (call once, after the last op).
         `counts` ({result index: index of a 0-d i64 result}) marks padded
         results whose valid rows that result counts (result attribute
-        dlc.count): dlc.Module.run returns them sliced, without the counts."""
+        dlc.count): dlc.Module.run returns them sliced, without the counts.
+        A value (count index, dim) counts along that dim instead of dim 0
+        (dlc.count_dim; non_zero's indices: dim 1)."""
         lib = self._lib
         vals = [v.handle for v in values]
         b = lib.dlcBuilderBefore(self._ret, self._unknown)
@@ -349,8 +360,12 @@ class Graph:
         lib.mlirOperationSetAttributeByName(self._func, _ref("function_type"),
                                             lib.mlirTypeAttrGet(ftype))
         if counts:
-            text = "[" + ", ".join(f"{{dlc.count = {int(counts[i])} : i64}}" if i in counts
-                                   else "{}" for i in range(len(vals))) + "]"
+            def attrs(c):
+                j, d = c if isinstance(c, tuple) else (c, 0)
+                return f"{{dlc.count = {int(j)} : i64" + (
+                    f", dlc.count_dim = {int(d)} : i64}}" if d else "}")
+            text = "[" + ", ".join(attrs(counts[i]) if i in counts else "{}"
+                                   for i in range(len(vals))) + "]"
             lib.mlirOperationSetAttributeByName(self._func, _ref("res_attrs"),
                                                 lib.mlirAttributeParseGet(self._ctx, _ref(text)))
         self._outputs = values

@@ -124,6 +124,9 @@ class Module:
         # the counts; `outputs` describes what run() returns.
         self._counted = {i: j for i in range(n_out)
                          if (j := lib.dlcProgramOutputCountedBy(self._p, i)) >= 0}
+        # the dim each counts (dlc.count_dim: dlg.non_zero's indices count
+        # their columns, dim 1)
+        self._counted_dim = {i: lib.dlcProgramOutputCountedDim(self._p, i) for i in self._counted}
         self._shown = [i for i in range(n_out) if i not in set(self._counted.values())]
         self.outputs = [self._shown_spec(i, self._raw[i]) for i in self._shown]
         # Dynamic input dims (None): compiled per input shapes at first use.
@@ -137,16 +140,27 @@ class Module:
 
     def _shown_spec(self, i, spec):
         """Result i's (shape, dtype) as run() returns it: a padded result's
-        dim 0 is known only after the run (None)."""
-        return ((None,) + spec[0][1:], spec[1]) if i in self._counted else spec
+        counted dim is known only after the run (None)."""
+        if i not in self._counted:
+            return spec
+        d = self._counted_dim[i]
+        return (spec[0][:d] + (None,) + spec[0][d + 1:], spec[1])
 
     def _trim(self, outs):
         """The results run() returns: padded ones sliced to their counts,
         the counts themselves left out."""
         if not self._counted:
             return outs
-        return [outs[i][:int(outs[self._counted[i]])] if i in self._counted else outs[i]
-                for i in self._shown]
+        return [self._slice(outs[i], i, int(outs[self._counted[i]])) if i in self._counted
+                else outs[i] for i in self._shown]
+
+    def _slice(self, array, i, count):
+        """Padded result i cut to its count along its counted dim (a copy,
+        contiguous, where that dim is not the first)."""
+        d = self._counted_dim[i]
+        if d == 0:
+            return array[:count]
+        return np.ascontiguousarray(array[(slice(None),) * d + (slice(0, count),)])
 
     @classmethod
     def _descriptors(cls, specs):

@@ -168,9 +168,10 @@ class _Importer:
         self.materialized = {}
         self.deps = {}      # name -> graph inputs it is computed from
         self.producer = {}  # name -> the node that computed it
-        # name -> the 0-d i64 Value counting its valid rows: a padded result
-        # computed at run time (NonMaxSuppression's selected indices) and
-        # what keeps its rows (_counted_rows); sliced by dlc.Module.run
+        # name -> (the 0-d i64 Value counting its valid entries, the dim it
+        # counts): a padded result computed at run time (NonMaxSuppression's
+        # selected indices, rows; NonZero's indices, dim 1) and what keeps
+        # its padding past the count (_counted_rows); sliced by dlc.Module.run
         self.counted = {}
         self.value_inputs = set()  # graph inputs dlc may specialise on (small, shape-like)
         self.wide = {}      # name -> ONNX element type dlg lacks, held widened (_WIDE)
@@ -259,11 +260,11 @@ class _Importer:
         counts, at = {}, {}  # padded outputs: their counts go after the graph's outputs,
         for i, o in enumerate(graph.output):  # each once
             if o.name in self.counted:
-                c = self.counted[o.name]
+                c, dim = self.counted[o.name]
                 if id(c) not in at:
                     at[id(c)] = len(outs)
                     outs.append(c)
-                counts[i] = at[id(c)]
+                counts[i] = (at[id(c)], dim) if dim else at[id(c)]
         self.g.output(*outs, counts=counts)
         return self.g
 
@@ -2040,7 +2041,7 @@ class _Importer:
                                 "depends on its values)")
         raise UnsupportedError(node, f"{node.op_type} was not folded")  # pragma: no cover
 
-    op_Unique = op_NonZero = _value_op
+    op_Unique = _value_op
 
     def op_NonMaxSuppression(self, node, a):
         """At run time (boxes or scores computed by the model, or graph
@@ -2075,45 +2076,76 @@ class _Importer:
             raise UnsupportedError(node, "score_threshold is NaN")
         sel, count = self.g.non_max_suppression(boxes, scores, name=node.name,
                                                 center_point_box=bool(center), **attrs)
-        self.counted[node.output[0]] = count
+        self.counted[node.output[0]] = (count, 0)
         return sel
 
+    def op_NonZero(self, node, a):
+        """At run time (an input the model computes, or a graph input):
+        dlg.non_zero, whose padded [rank, elements] indices dlc.Module cuts
+        to their count along dim 1. A constant input is folded (_nonzero)."""
+        x = self._x(node)
+        if len(x.shape) == 0:
+            raise UnsupportedError(node, "a 0-d input (ONNX leaves the index rank of a scalar "
+                                   "unsaid)")
+        _static(node, x.shape, "NonZero")
+        idx, count = self.g.non_zero(x, name=node.name)
+        self.counted[node.output[0]] = (count, 1)
+        return idx
+
     def _counted_rows(self, node):
-        """The count of the node's outputs' valid rows where it reads a
-        padded, run-time counted value (self.counted) and maps row r of it
-        to row r of its outputs, so the padding stays past the count;
-        NonMaxSuppression's own count; None for other nodes. Any other use
-        of a counted value is an UnsupportedError: its padding rows would
-        reach the result. (NonMaxSuppression's handler counts its own.)"""
+        """(count, dim) for the node's outputs where it reads a padded,
+        run-time counted value (self.counted: counted along `dim`) and maps
+        entry r of that dim to entry r of one dim of its outputs, so the
+        padding stays past the count; None for other nodes. Any other use
+        of a counted value is an UnsupportedError naming node and op: its
+        padding would reach the result, and dlc cannot give a size known
+        only at run time to the ops downstream. (NonMaxSuppression's and
+        NonZero's handlers count their own outputs.)"""
         hit = [(k, i) for k, i in enumerate(node.input) if i and i in self.counted]
         if not hit:
             return None
         k, name = hit[0]
+        count, d = self.counted[name]
         a, t = _attrs(node), node.op_type
-        ok = False
+        rank = len(self.shape(name))
+        out = None  # the counted dim of the outputs, where the node keeps it
         if len(hit) == 1:
             if t in ("Identity", "Cast") and k == 0:
-                ok = True
+                out = d
+            elif t == "Transpose" and k == 0:
+                perm = [int(p) for p in a.get("perm", range(rank - 1, -1, -1))]
+                out = perm.index(d) if sorted(perm) == list(range(rank)) else None
             elif t == "Gather":
-                rank = len(self.shape(node.input[0]))
-                axis = a.get("axis", 0) % max(rank, 1)
-                # data counted: any axis but the rows; indices counted:
-                # gathering rows of data, one per index row
-                ok = axis != 0 if k == 0 else (axis == 0 and len(self.shape(name)) >= 1)
+                drank = len(self.shape(node.input[0]))
+                axis = a.get("axis", 0) % max(drank, 1)
+                if k == 0 and axis != d:  # data counted: gathering along another dim
+                    out = d if d < axis else d - 1 + len(self.shape(node.input[1]))
+                elif k == 1 and rank >= 1:  # indices counted: one slice of data per index
+                    out = axis + d
+            elif t == "GatherND" and k == 1:  # rows of indices, one slice of data each
+                b = int(a.get("batch_dims", 0))
+                out = d if b <= d < rank - 1 else None
             elif t in ("Squeeze", "Unsqueeze") and k == 0:
                 axes = a.get("axes")
                 if axes is None and self._has(node, 1):
                     c = self.const(node.input[1])
                     axes = None if c is None else [int(x) for x in np.reshape(c, -1)]
-                rank = len(self.shape(name)) + (len(axes) if t == "Unsqueeze" and axes else 0)
-                ok = bool(axes) and all(x % rank != 0 for x in axes)
-        if not ok:
-            raise UnsupportedError(node, f"input '{name}' has a number of rows known only at "
-                                   "run time (NonMaxSuppression's selected indices, padded): "
-                                   "dlc returns it as a graph output, through Identity, Cast, "
-                                   "Gather, Squeeze or Unsqueeze that keep its rows, not into "
-                                   f"{t}")
-        return self.counted[name]
+                if axes:
+                    if t == "Squeeze":
+                        axes = [x % rank for x in axes]
+                        out = None if d in axes else d - sum(x < d for x in axes)
+                    else:
+                        n = rank + len(axes)
+                        axes = {x % n for x in axes}
+                        out = [p for p in range(n) if p not in axes][d]
+        if out is None:
+            what = "rows" if d == 0 else f"entries along dim {d}"
+            raise UnsupportedError(node, f"input '{name}' has a number of {what} known only at "
+                                   "run time (indices from NonMaxSuppression or NonZero, "
+                                   "padded): dlc returns it as a graph output, through "
+                                   "Identity, Cast, Transpose, Gather, GatherND, Squeeze or "
+                                   f"Unsqueeze that keep that dim, not into {t}")
+        return count, out
 
     def op_Compress(self, node, a):
         """A gather of the positions where the condition (a constant, or a
@@ -2986,9 +3018,9 @@ class _Importer:
                     self.node(n)
             for o in graph.output:
                 if o.name in self.counted:
-                    raise UnsupportedError(self.producer[o.name], f"'{o.name}' has a number of "
-                                           "rows known only at run time (NonMaxSuppression's "
-                                           "selected indices): it may not leave an If, Loop or "
+                    raise UnsupportedError(self.producer[o.name], f"'{o.name}' has a size known "
+                                           "only at run time (NonMaxSuppression's or NonZero's "
+                                           "indices, padded): it may not leave an If, Loop or "
                                            "Scan body, only be a graph output")
             return [(self.vals[o.name], self.deps.get(o.name, set())) for o in graph.output]
         finally:
@@ -3112,23 +3144,28 @@ class _Importer:
         return self._flow_outputs(node, [(v, out_deps[0]) for v in res])
 
     def _runtime_loop(self, node, body, n_carried, n_scan):
-        """Loop as dlg.while: the carried state is (i, cond, v...), the
-        before region tests cond (and i < M), the do region runs the body."""
-        if n_scan:
-            raise UnsupportedError(node, f"{n_scan} scan output(s) of a Loop whose trip count "
-                                   "or condition is decided at run time (their length is known "
-                                   "only at run time; dlc needs static shapes)")
+        """Loop as dlg.while: the carried state is (i, cond, v..., scan
+        buffers...), the before region tests cond (and i < M), the do region
+        runs the body. A scan output is a buffer of M rows (M, the trip
+        count, must be known at import: a constant or a graph input dlc
+        specialises on) whose row i the body's value replaces; the loop's
+        final i counts the rows written, so the output is padded and
+        counted (self.counted, dim 0) like NonMaxSuppression's."""
         deps = set()
         for k in range(len(node.input)):
             if self._has(node, k):
                 deps |= self.deps.get(node.input[k], set())
+        bound = self._scan_bound(node, n_scan)
         limit = self._scalar_flag(node, self.vals[node.input[0]], "the trip count M",
                                   np.int64) if self._has(node, 0) else None
         cond0 = self._scalar_flag(node, self.vals[node.input[1]], "the initial condition",
-                                  np.bool_) if self._has(node, 1) else             self.g.constant(np.array(True))
+                                  np.bool_) if self._has(node, 1) else \
+            self.g.constant(np.array(True))
         inits = [self._region_value(node, self.vals[node.input[2 + k]], f"carried value {k}")
                  for k in range(n_carried)]
         i0 = self.g.constant(np.array(0, np.int64))
+        scans = self._scan_types(node, body, n_carried, n_scan, i0, cond0, inits, deps)
+        bufs = [self.g.constant(np.zeros((bound,) + shape, dt)) for shape, dt in scans]
 
         def before(i, c, *vs):
             go = c if limit is None else self.g.where(c, self.g.less(i, limit),
@@ -3137,23 +3174,75 @@ class _Importer:
 
         def after(i, c, *vs):
             def build():
+                carried, old = vs[:n_carried], vs[n_carried:]
                 outs = self._subgraph(body, [(i, deps), (c, deps)] +
-                                      [(v, deps) for v in vs])
+                                      [(v, deps) for v in carried])
                 nxt_c = self._scalar_flag(node, outs[0][0], "the body's cond output", np.bool_)
                 nxt = [self._region_value(node, v, f"carried value {k}")
                        for k, (v, _) in enumerate(outs[1:1 + n_carried])]
-                for k, (v, w) in enumerate(zip(nxt, vs)):
+                for k, (v, w) in enumerate(zip(nxt, carried)):
                     if v.type != w.type:
                         raise UnsupportedError(node, f"carried value {k} changes type from "
                                                f"{w.type} to {v.type} in the body (runtime "
                                                "loops keep their types)")
+                rows = []
+                for k, ((v, _), buf, (shape, dt)) in enumerate(
+                        zip(outs[1 + n_carried:], old, scans)):
+                    v = self._region_value(node, v, f"scan output {k}")
+                    if tuple(v.shape) != shape or _elt_np(v) != dt:
+                        raise UnsupportedError(node, f"scan output {k} changes from {list(shape)} "
+                                               f"{dt} to {list(v.shape)} {_elt_np(v)} between "
+                                               "iterations (runtime loops keep their types)")
+                    # row i of the buffer := v (a select: dlg has no in-place update)
+                    hit = self.g.equal(self._arange_on(bound, 0, len(shape) + 1, np.int64), i)
+                    rows.append(self.g.where(hit, self.g.reshape(v, (1,) + shape), buf))
                 for _, d in outs:
                     deps.update(d)
                 one = self.g.constant(np.array(1, np.int64))
-                return [self.g.add(i, one), nxt_c] + nxt
+                return [self.g.add(i, one), nxt_c] + nxt + rows
             return self._in_region(build)
-        res = self.g.while_([i0, cond0] + inits, before, after, name=node.name)
+        res = self.g.while_([i0, cond0] + inits + bufs, before, after, name=node.name)
+        for k in range(n_scan):
+            name = node.output[n_carried + k] if n_carried + k < len(node.output) else ""
+            if name:
+                self.counted[name] = (res[0], 0)
         return self._flow_outputs(node, [(v, deps) for v in res[2:]])
+
+    def _scan_bound(self, node, n_scan):
+        """The padded length of a runtime Loop's scan outputs: its trip count
+        M, which must be known at import (None without scan outputs)."""
+        if not n_scan:
+            return None
+        if not self._has(node, 0):
+            raise UnsupportedError(node, f"{n_scan} scan output(s) of a Loop with no trip count "
+                                   "M whose condition is decided at run time (dlc pads scan "
+                                   "outputs to M rows: no bound)")
+        m = int(self._known(node, *self._bound(node, 0), "the trip count M of a Loop with scan "
+                            "outputs decided at run time (dlc pads them to M rows)"))
+        if m <= 0:
+            raise UnsupportedError(node, "zero iterations: empty scan outputs (zero-size tensors)")
+        return m
+
+    def _scan_types(self, node, body, n_carried, n_scan, i0, cond0, inits, deps):
+        """The (shape, dtype) of each scan output of a runtime Loop, from the
+        body imported once on the initial values outside the loop (its ops
+        are unused and erased as dead code): the buffers carried by the
+        loop need them before the loop's own body is built."""
+        if not n_scan:
+            return []
+
+        def probe():
+            outs = self._subgraph(body, [(i0, deps), (cond0, deps)] +
+                                  [(v, deps) for v in inits])
+            types = []
+            for k, (v, _) in enumerate(outs[1 + n_carried:]):
+                v = self._region_value(node, v, f"scan output {k}")
+                if any(d < 0 for d in v.shape):
+                    raise UnsupportedError(node, f"scan output {k} has a dynamic shape "
+                                           f"{list(v.shape)}")
+                types.append((tuple(v.shape), _elt_np(v)))
+            return types
+        return self._in_region(probe)
 
     # An unrolled Loop with no trip count stops on its cond output; past
     # this many iterations dlc gives up rather than unroll without end.
@@ -3566,7 +3655,7 @@ _FOLD = {
 # is a graph input (of any size), dlc imports the graph per its value
 # (ValueDependentError, as for shape-like inputs) and folds the op with NumPy.
 # NonMaxSuppression: only its limits (boxes and scores run at run time).
-_VALUE_OPS = {"NonMaxSuppression": range(2, 5), "Unique": range(1), "NonZero": range(1),
+_VALUE_OPS = {"NonMaxSuppression": range(2, 5), "Unique": range(1),
               # not folded: its indices, checked to lie in the output per value
               "MaxUnpool": range(1, 2)}
 
@@ -3630,7 +3719,7 @@ def _nms(imp, node, c, a):
 _FOLD["NonMaxSuppression"] = _nms
 # Folders that return None for an empty result: the node is imported as a
 # run-time op instead, whose padded result dlc.Module slices to nothing.
-_RUNTIME_IF_EMPTY = {"NonMaxSuppression"}
+_RUNTIME_IF_EMPTY = {"NonMaxSuppression", "NonZero"}
 
 
 def _unique(imp, node, c, a):
@@ -3650,10 +3739,12 @@ def _unique(imp, node, c, a):
 
 
 def _nonzero(imp, node, c, a):
+    """np.nonzero; None where nothing is nonzero (or the input is 0-d):
+    the run-time op gives those (_RUNTIME_IF_EMPTY)."""
+    if np.ndim(c[0]) == 0:
+        return None
     nz = np.array(np.nonzero(c[0]), np.int64)
-    if not nz.size:
-        raise UnsupportedError(node, "no element is nonzero (a zero-size output)")
-    return nz
+    return nz if nz.size else None
 
 
 _FOLD["Unique"], _FOLD["NonZero"] = _unique, _nonzero

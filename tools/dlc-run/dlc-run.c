@@ -384,21 +384,43 @@ int main(int argc, char **argv) {
     }
   }
   for (intptr_t i = 0; i < no; ++i) {
-    /* A padded result (dlc.count: dlg.non_max_suppression's selection)
-       is written up to its count of rows, the prefix that is data. */
+    /* A padded result (dlc.count: dlg.non_max_suppression's selection,
+       dlg.non_zero's indices) is written up to its count along the dim
+       counted: the prefix that is data; past dim 0, a compacted copy. */
     DlcTensor shown = out[i];
+    void *compact = NULL;
     intptr_t by = dlcProgramOutputCountedBy(p, i);
     if (by >= 0) {
-      int64_t rows = *(const int64_t *)out[by].data;
-      shown.type.dims[0] = rows < 0 ? 0 : rows < shown.type.dims[0] ? rows : shown.type.dims[0];
-    }
-    if (a.numOutputs) {
-      if (!dlcNpyWrite(a.outputs[i], &shown, msg, sizeof msg)) {
-        fprintf(stderr, "dlc-run: output %ld: %s\n", (long)i, msg);
-        goto done;
+      intptr_t d = dlcProgramOutputCountedDim(p, i);
+      int64_t n = *(const int64_t *)out[by].data, full = shown.type.dims[d];
+      n = n < 0 ? 0 : n < full ? n : full;
+      shown.type.dims[d] = n;
+      if (d > 0 && n < full) {
+        int64_t outer = 1, inner = (int64_t)dlcDTypeSize(shown.type.dtype);
+        for (intptr_t k = 0; k < d; ++k)
+          outer *= shown.type.dims[k];
+        for (intptr_t k = d + 1; k < shown.type.rank; ++k)
+          inner *= shown.type.dims[k];
+        compact = malloc((size_t)(outer * n * inner) + 1);
+        if (!compact) {
+          fprintf(stderr, "dlc-run: output %ld: out of memory\n", (long)i);
+          goto done;
+        }
+        for (int64_t o = 0; o < outer; ++o)
+          memcpy((char *)compact + o * n * inner, (const char *)out[i].data + o * full * inner,
+                 (size_t)(n * inner));
+        shown.data = compact;
       }
-    } else if (!a.bench && !a.profile) {
+    }
+    bool written = true;
+    if (a.numOutputs)
+      written = dlcNpyWrite(a.outputs[i], &shown, msg, sizeof msg);
+    else if (!a.bench && !a.profile)
       printSummary(i, &shown);
+    free(compact);
+    if (!written) {
+      fprintf(stderr, "dlc-run: output %ld: %s\n", (long)i, msg);
+      goto done;
     }
   }
   if (a.memory) {

@@ -76,6 +76,10 @@ MLIR_CAPI_EXPORTED DlcTensorType dlcProgramOutput(const DlcProgram *p, intptr_t 
    result has): only the first `count` rows along dim 0 of output i are
    data, the rest is padding. -1 when output i is all data. */
 MLIR_CAPI_EXPORTED intptr_t dlcProgramOutputCountedBy(const DlcProgram *p, intptr_t i);
+/* The dim of output i that its count counts: 0 unless the entry's result
+   attribute `dlc.count_dim` says otherwise (dlg.non_zero's indices are
+   counted along dim 1); meaningful where dlcProgramOutputCountedBy >= 0. */
+MLIR_CAPI_EXPORTED intptr_t dlcProgramOutputCountedDim(const DlcProgram *p, intptr_t i);
 
 /* The output types for inputs of types `inputs` (static), compiling the
    variant for those shapes if needed. False with a message when an input

@@ -41,7 +41,7 @@ typedef enum DlcOpFamily {
   DLC_OP_FAMILY_DATA_MOVEMENT,  /* slice, concat, pad */
   DLC_OP_FAMILY_GATHER,         /* indexing by another tensor's values */
   DLC_OP_FAMILY_CONTROL,        /* if, while and their terminators: hold regions */
-  DLC_OP_FAMILY_SELECTION,      /* non_max_suppression: a padded result and its count */
+  DLC_OP_FAMILY_SELECTION,      /* non_max_suppression, non_zero: a padded result and its count */
   DLC_OP_FAMILY_COUNT
 } DlcOpFamily;
 

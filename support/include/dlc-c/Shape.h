@@ -129,6 +129,12 @@ bool dlcShapeNonMaxSuppression(const DlcShape *boxes, const DlcShape *scores,
                                int64_t maxPerClass, DlcShape *selected,
                                DlcShape *count, DlcShapeError *err);
 
+/* non_zero (dialects/shape/nonzero.c): x of rank >= 1; `indices` is
+   [rank, number of elements of x] (its padded size; the valid columns are
+   counted at run time), `count` is 0-d. */
+bool dlcShapeNonZero(const DlcShape *x, DlcShape *indices, DlcShape *count,
+                     DlcShapeError *err);
+
 /* Normalizes one slice axis (ONNX clamping) for a static dim: writes the
    first index, the step and the element count. */
 void dlcSliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step,

@@ -144,6 +144,7 @@ int main(void) {
 // CHECK-NEXT: dlg.mul binary
 // CHECK-NEXT: dlg.neg unary
 // CHECK-NEXT: dlg.non_max_suppression selection center_point_box iou_threshold max_output_boxes_per_class score_threshold
+// CHECK-NEXT: dlg.non_zero selection
 // CHECK-NEXT: dlg.not_equal compare
 // CHECK-NEXT: dlg.pad data_movement pads value
 // CHECK-NEXT: dlg.pow binary
@@ -169,7 +170,7 @@ int main(void) {
 // CHECK-NEXT: dlg.where select
 // CHECK-NEXT: dlg.while control typed
 // CHECK-NEXT: dlg.yield control typed
-// CHECK-NEXT: ops: 65
+// CHECK-NEXT: ops: 66
 // CHECK-NEXT: past the end: null
 // CHECK-NEXT: func.func: none
 // CHECK-NEXT: parsed dlg.matmul: contraction

@@ -102,6 +102,51 @@ def test_nothing_kept():
     assert m(boxes, scores).shape == (0, 3)
 
 
+def test_ties_keep_the_lower_index_first():
+    """Equal scores are taken in index order (ONNX and onnxruntime: a stable
+    descending sort), before and after a higher score and below a score
+    threshold that drops some of the tied boxes. The boxes are disjoint, so
+    every box is kept and the rows are exactly the sort order; a sort that
+    is not stable or that breaks ties the other way changes them."""
+    n = 11
+    boxes = np.array([[[0, 2 * i, 1, 2 * i + 1] for i in range(n)]], np.float32)
+    scores = np.array([[[0.5, 0.5, 0.9, 0.5, 0.2, 0.9, 0.5, 0.2, 0.5, 0.9, 0.2]]], np.float32)
+    m = graph_module((1, n, 4), (1, 1, n), max_output_boxes_per_class=n, iou_threshold=0.5)
+    order = [2, 5, 9, 0, 1, 3, 6, 8, 4, 7, 10]
+    assert m(boxes, scores)[:, 2].tolist() == order
+    m = graph_module((1, n, 4), (1, 1, n), max_output_boxes_per_class=4, iou_threshold=0.5,
+                     score_threshold=0.3)
+    assert m(boxes, scores).tolist() == [[0, 0, i] for i in order[:4]]
+    m = graph_module((1, n, 4), (1, 1, n), max_output_boxes_per_class=n, iou_threshold=0.5,
+                     score_threshold=0.5)  # strictly above: the 0.5 ties drop out
+    assert m(boxes, scores)[:, 2].tolist() == [2, 5, 9]
+
+
+def test_tied_overlapping_boxes():
+    """Two equal boxes with equal scores: the lower index is kept and
+    suppresses the other, whichever comes first in memory."""
+    box = [0, 0, 2, 2]
+    boxes = np.array([[box, [5, 5, 6, 6], box]], np.float32)
+    scores = np.array([[[0.7, 0.1, 0.7], [0.1, 0.1, 0.1]]], np.float32)
+    m = graph_module((1, 3, 4), (1, 2, 3), max_output_boxes_per_class=3, iou_threshold=0.5)
+    assert m(boxes, scores).tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1]]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 64, 65, 300, 1000])
+def test_sizes_against_reference(n):
+    """Sizes around the merge sort's powers of two, up to a thousand boxes
+    with many tied scores, with and without a score threshold that drops
+    about half the candidates."""
+    rng = np.random.default_rng(n)
+    boxes, scores = random_case(rng, 1, 2, n, 0)
+    for score in (None, 0.5):
+        attrs = dict(max_output_boxes_per_class=n, iou_threshold=0.3)
+        if score is not None:
+            attrs["score_threshold"] = score
+        m = graph_module((1, n, 4), (1, 2, n), **attrs)
+        assert np.array_equal(m(boxes, scores), reference(boxes, scores, n, 0.3, score)), score
+
+
 def test_out_refused():
     m = graph_module((1, 4, 4), (1, 1, 4), max_output_boxes_per_class=2)
     with pytest.raises(ValueError, match="out= cannot take a result whose size is known only"):
