@@ -89,8 +89,8 @@ bool dlcGpuAttentionPlan(DlcGpuAttention *a) {
   for (int64_t k = target; !a->bk && k >= target / 2; --k)
     if (divides(k, a->sk))
       a->bk = k;
-  if (!a->bk)
-    a->bk = target / 2;
+  if (!a->bk) /* measured by ptxas: d = 64 with a clamped step of 8 and a mask spills */
+    a->bk = a->d + a->dv > kGpuAttentionMaxD ? target / 4 : target / 2;
   if (a->bk > a->sk)
     a->bk = a->sk;
   return true;
@@ -114,8 +114,19 @@ bool dlcGpuAttentionCheck(const DlcGpuAttention *a, char *why, size_t n) {
 
 /*--- Matching ------------------------------------------------------------------------*/
 
+/* How the kernel reads an operand: as a flat tensor `src` of n elements,
+   element [batch.., row, e] at sum(batch_i * stride_i) + row * stride[r-2]
+   + e (the row's elements contiguous). `src` is the operand itself or
+   what its dlg.transpose reads, so a head-split transpose of Q, K or V is
+   read in place instead of copied. */
+typedef struct {
+  MlirValue src;
+  int64_t n, stride[DLC_MAX_RANK];
+} View;
+
 typedef struct {
   MlirOperation mm1, scaleOp, scaleConst, addOp, softmax, mm2;
+  View qv, kv, vv;
   MlirValue q, b, v, mask;
   bool transB, divide;
   double scale;
@@ -167,6 +178,46 @@ static bool maskOk(Match *m) {
                             : m->ms.dims[t] != 1 && m->ms.dims[t] != want)
       return false;
   }
+  return true;
+}
+
+static void rowMajor(const DlcShape *s, int64_t *stride, int64_t *n) {
+  *n = 1;
+  for (int64_t i = s->rank - 1; i >= 0; --i) {
+    stride[i] = *n;
+    *n *= s->dims[i];
+  }
+}
+
+/* The view of operand `o` (rank r) whose dim `dDim` is the contiguous one
+   and `rowDim` the row: through a dlg.transpose when its input has that
+   dim innermost, else `o` itself when it does; false otherwise. */
+static bool viewOf(MlirValue o, int64_t r, int64_t dDim, int64_t rowDim, View *v) {
+  int64_t ys[DLC_MAX_RANK], perm[DLC_MAX_RANK], os[DLC_MAX_RANK], n;
+  DlcShape sh;
+  MlirOperation t = dlcDefiningOp(o, "dlg.transpose");
+  if (!mlirOperationIsNull(t) && f32Shape(arg(t, 0), &sh) && sh.rank == r &&
+      dlcGetI64Array(t, "perm", perm, DLC_MAX_RANK) == r) {
+    rowMajor(&sh, ys, &n);
+    for (int64_t i = 0; i < r; ++i)
+      os[i] = ys[perm[i]];
+    if (os[dDim] == 1) {
+      *v = (View){.src = arg(t, 0), .n = n};
+      for (int64_t i = 0; i + 2 < r; ++i)
+        v->stride[i] = os[i];
+      v->stride[r - 2] = os[rowDim];
+      return true;
+    }
+  }
+  if (!f32Shape(o, &sh))
+    return false;
+  rowMajor(&sh, os, &n);
+  if (os[dDim] != 1)
+    return false;
+  *v = (View){.src = o, .n = n};
+  for (int64_t i = 0; i + 2 < r; ++i)
+    v->stride[i] = os[i];
+  v->stride[r - 2] = os[rowDim];
   return true;
 }
 
@@ -310,6 +361,30 @@ static void maskIndices(Buf *b, const Match *m) {
   }
 }
 
+/* %<name>base: where operand view `v` starts for block %b (the flattened
+   batch*head index split into the scores' batch dims), and %<name>rs its
+   row stride. */
+static void viewBase(Buf *b, const Match *m, const char *name, const View *v) {
+  int64_t nb = m->scores.rank - 2;
+  put(b, "      %%%srs = arith.constant %lld : index\n", name, (long long)v->stride[nb]);
+  put(b, "      %%%sb0 = arith.constant 0 : index\n", name);
+  for (int64_t i = 0; i < nb; ++i) {
+    int64_t div = 1;
+    for (int64_t j = i + 1; j < nb; ++j)
+      div *= m->scores.dims[j];
+    long long ii = (long long)i;
+    const char *c = name;
+    put(b, "      %%%sd%lld = arith.constant %lld : index\n", c, ii, (long long)div);
+    put(b, "      %%%se%lld = arith.constant %lld : index\n", c, ii, (long long)m->scores.dims[i]);
+    put(b, "      %%%ss%lld = arith.constant %lld : index\n", c, ii, (long long)v->stride[i]);
+    put(b, "      %%%sq%lld = arith.divui %%b, %%%sd%lld : index\n", c, ii, c, ii);
+    put(b, "      %%%si%lld = arith.remui %%%sq%lld, %%%se%lld : index\n", c, ii, c, ii, c, ii);
+    put(b, "      %%%so%lld = arith.muli %%%si%lld, %%%ss%lld : index\n", c, ii, c, ii, c, ii);
+    put(b, "      %%%sb%lld = arith.addi %%%sb%lld, %%%so%lld : index\n", c, ii + 1, c, ii, c, ii);
+  }
+  put(b, "      %%%sbase = arith.addi %%%sb%lld, %%c0 : index\n", name, name, (long long)nb);
+}
+
 /* One step over n keys from index %<kb>, state %<m>, %<l>, %<acc> in;
    the new state is %<p>x<n-1> (max), %<p>l<n> (sum), %<p>a<n> (accumulator).
    With `clamp` (n does not divide sk) the last step's keys past the end
@@ -317,7 +392,7 @@ static void maskIndices(Buf *b, const Match *m) {
 static void keyBlock(Buf *b, const Match *m, int64_t n, bool clamp, const char *p, const char *kb,
                      const char *mi, const char *li, const char *acc) {
   const DlcGpuAttention *k = &m->k;
-  long long d = k->d, dv = k->dv, bh = k->bh, sk = k->sk;
+  long long d = k->d, dv = k->dv;
   const char *in = "        ";
   for (int64_t j = 0; j < n; ++j) {
     long long jj = (long long)j;
@@ -330,9 +405,11 @@ static void keyBlock(Buf *b, const Match *m, int64_t n, bool clamp, const char *
           "%s%%%sok%lld = arith.cmpi ult, %%%sr%lld, %%csk : index\n",
           in, p, jj, p, jj, in, p, jj, p, jj);
     put(b,
-        "%s%%%skv%lld = vector.transfer_read %%k[%%b, %%%sk%lld, %%c0], %%pad {in_bounds = [true]} "
-        ": tensor<%lldx%lldx%lldxf32>, vector<%lldxf32>\n",
-        in, p, jj, p, jj, bh, sk, d, d);
+        "%s%%%sko%lld = arith.muli %%%sk%lld, %%krs : index\n"
+        "%s%%%skq%lld = arith.addi %%kbase, %%%sko%lld : index\n"
+        "%s%%%skv%lld = vector.transfer_read %%k[%%%skq%lld], %%pad {in_bounds = [true]} "
+        ": tensor<%lldxf32>, vector<%lldxf32>\n",
+        in, p, jj, p, jj, in, p, jj, p, jj, in, p, jj, p, jj, (long long)m->kv.n, d);
     put(b, "%s%%%spr%lld = arith.mulf %%qv, %%%skv%lld fastmath<contract> : vector<%lldxf32>\n", in,
         p, jj, p, jj, d);
     put(b,
@@ -394,9 +471,11 @@ static void keyBlock(Buf *b, const Match *m, int64_t n, bool clamp, const char *
     put(b, "%s%%%sp%lld = math.exp %%%se%lld : f32\n", in, p, jj, p, jj);
     put(b, "%s%%%sl%lld = arith.addf %%%sl%lld, %%%sp%lld : f32\n", in, p, jj + 1, p, jj, p, jj);
     put(b,
-        "%s%%%svv%lld = vector.transfer_read %%v[%%b, %%%sk%lld, %%c0], %%pad {in_bounds = [true]} "
-        ": tensor<%lldx%lldx%lldxf32>, vector<%lldxf32>\n",
-        in, p, jj, p, jj, bh, sk, dv, dv);
+        "%s%%%svo%lld = arith.muli %%%sk%lld, %%vrs : index\n"
+        "%s%%%svq%lld = arith.addi %%vbase, %%%svo%lld : index\n"
+        "%s%%%svv%lld = vector.transfer_read %%v[%%%svq%lld], %%pad {in_bounds = [true]} "
+        ": tensor<%lldxf32>, vector<%lldxf32>\n",
+        in, p, jj, p, jj, in, p, jj, p, jj, in, p, jj, p, jj, (long long)m->vv.n, dv);
     put(b, "%s%%%spv%lld = vector.broadcast %%%sp%lld : f32 to vector<%lldxf32>\n", in, p, jj, p,
         jj, dv);
     put(b, "%s%%%sa%lld = vector.fma %%%spv%lld, %%%svv%lld, %%%sa%lld : vector<%lldxf32>\n", in,
@@ -411,9 +490,8 @@ static char *kernelText(const Match *m, const char *name) {
   long long end = (long long)((k->sk + k->bk - 1) / k->bk) * bkk; /* whole steps */
   Buf b = {0};
   put(&b,
-      "func.func private @%s(%%q: tensor<%lldx%lldx%lldxf32>, %%k: tensor<%lldx%lldx%lldxf32>, "
-      "%%v: tensor<%lldx%lldx%lldxf32>",
-      name, bh, s, d, bh, sk, d, bh, sk, dv);
+      "func.func private @%s(%%q: tensor<%lldxf32>, %%k: tensor<%lldxf32>, %%v: tensor<%lldxf32>",
+      name, (long long)m->qv.n, (long long)m->kv.n, (long long)m->vv.n);
   if (!mlirValueIsNull(m->mask)) {
     put(&b, ", %%mask: ");
     tensorType(&b, &m->ms);
@@ -443,10 +521,17 @@ static char *kernelText(const Match *m, const char *name) {
       "    %%tile = tensor.extract_slice %%o[%%b, %%row0, 0] [1, %lld, %lld] [1, 1, 1] : "
       "tensor<%lldx%lldx%lldxf32> to tensor<1x%lldx%lldxf32>\n"
       "    %%t = scf.forall (%%i) in (%lld) shared_outs(%%ot = %%tile) -> (tensor<1x%lldx%lldxf32>) {\n"
-      "      %%row = arith.addi %%row0, %%i : index\n"
-      "      %%qv = vector.transfer_read %%q[%%b, %%row, %%c0], %%pad {in_bounds = [true]} : "
-      "tensor<%lldx%lldx%lldxf32>, vector<%lldxf32>\n",
-      bh, s / bq, bh, s, dv, bq, dv, bh, s, dv, bq, dv, bq, bq, dv, bh, s, d, d);
+      "      %%row = arith.addi %%row0, %%i : index\n",
+      bh, s / bq, bh, s, dv, bq, dv, bh, s, dv, bq, dv, bq, bq, dv);
+  viewBase(&b, m, "q", &m->qv);
+  viewBase(&b, m, "k", &m->kv);
+  viewBase(&b, m, "v", &m->vv);
+  put(&b,
+      "      %%qro = arith.muli %%row, %%qrs : index\n"
+      "      %%qoff = arith.addi %%qbase, %%qro : index\n"
+      "      %%qv = vector.transfer_read %%q[%%qoff], %%pad {in_bounds = [true]} : "
+      "tensor<%lldxf32>, vector<%lldxf32>\n",
+      (long long)m->qv.n, d);
   if (!mlirValueIsNull(m->mask))
     maskIndices(&b, m);
   put(&b,
@@ -482,14 +567,6 @@ static char *kernelText(const Match *m, const char *name) {
 
 /*--- The rewrite ---------------------------------------------------------------------------*/
 
-static MlirValue reshape(DlcBuilder *b, MlirValue v, int64_t n0, int64_t n1, int64_t n2) {
-  DlcShape s = {.rank = 3, .dims = {n0, n1, n2}};
-  MlirType t = dlcTypeFromShape(&s, mlirF32TypeGet(b->context));
-  if (mlirTypeEqual(t, mlirValueGetType(v)))
-    return v;
-  return res(dlcBuildOpTyped(b, "dlg.reshape", DLC_VALUES(v), 1, &t, DLC_NO_ATTRS));
-}
-
 /* A symbol name no op of the module has yet. */
 static void freshName(MlirOperation module, char *out, size_t n) {
   static const char *const kBase = "dlc_attention";
@@ -508,8 +585,47 @@ static void freshName(MlirOperation module, char *out, size_t n) {
   }
 }
 
+/* A flat [n] view of `v` for the kernel (free: dlg-simplify folds it into
+   the reshape that split the heads). */
+static MlirValue flat(DlcBuilder *b, MlirValue v, int64_t n) {
+  DlcShape s = {.rank = 1, .dims = {n}};
+  MlirType t = dlcTypeFromShape(&s, mlirF32TypeGet(b->context));
+  if (mlirTypeEqual(t, mlirValueGetType(v)))
+    return v;
+  return res(dlcBuildOpTyped(b, "dlg.reshape", DLC_VALUES(v), 1, &t, DLC_NO_ATTRS));
+}
+
+static void eraseIfDead(MlirValue v) {
+  if (mlirValueIsAOpResult(v) && mlirOpOperandIsNull(mlirValueGetFirstUse(v)) &&
+      mlirOperationGetNumResults(mlirOpResultGetOwner(v)) == 1)
+    mlirOperationDestroy(mlirOpResultGetOwner(v));
+}
+
 static bool rewrite(MlirOperation module, Match *m) {
   MlirContext ctx = mlirOperationGetContext(module);
+  const DlcGpuAttention *k = &m->k;
+  int64_t r = m->scores.rank;
+  DlcBuilder b = dlcBuilderBefore(m->mm2, mlirOperationGetLocation(m->softmax));
+  /* Q, K, V read in place (through a head-split transpose) where the row's
+     elements are contiguous; K^T whose d is not contiguous anywhere is
+     transposed to [.., sk, d] first */
+  bool qOk = viewOf(m->q, r, r - 1, r - 2, &m->qv), vOk = viewOf(m->v, r, r - 1, r - 2, &m->vv);
+  bool kOk = m->transB ? viewOf(m->b, r, r - 1, r - 2, &m->kv) : viewOf(m->b, r, r - 2, r - 1, &m->kv);
+  if (!kOk) {
+    int64_t perm[DLC_MAX_RANK];
+    for (int64_t i = 0; i < r; ++i)
+      perm[i] = i;
+    perm[r - 2] = r - 1;
+    perm[r - 1] = r - 2;
+    MlirValue kt = dlcBuildValue(&b, "dlg.transpose", DLC_VALUES(m->b),
+                                 DLC_ATTRS(dlcNamedI64Array(ctx, "perm", r, perm)));
+    kOk = !mlirValueIsNull(kt) && viewOf(kt, r, r - 1, r - 2, &m->kv);
+  }
+  if (!qOk || !kOk || !vOk) { /* row-major operands always have a view */
+    mlirEmitError(mlirOperationGetLocation(m->softmax),
+                  "dlc-gpu-attention: internal error: no contiguous view of Q, K or V");
+    return false;
+  }
   char name[64];
   freshName(module, name, sizeof name);
   char *text = kernelText(m, name);
@@ -523,23 +639,8 @@ static bool rewrite(MlirOperation module, Match *m) {
   MlirBlock mb = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   mlirBlockAppendOwnedOperation(mb, fn);
 
-  const DlcGpuAttention *k = &m->k;
-  int64_t r = m->scores.rank;
-  DlcBuilder b = dlcBuilderBefore(m->mm2, mlirOperationGetLocation(m->softmax));
-  MlirValue kv = m->b;
-  if (!m->transB) { /* K^T [.., d, sk] to K [.., sk, d]: fused with its producer later */
-    int64_t perm[DLC_MAX_RANK];
-    for (int64_t i = 0; i < r; ++i)
-      perm[i] = i;
-    perm[r - 2] = r - 1;
-    perm[r - 1] = r - 2;
-    kv = dlcBuildValue(&b, "dlg.transpose", DLC_VALUES(kv),
-                       DLC_ATTRS(dlcNamedI64Array(ctx, "perm", r, perm)));
-    if (mlirValueIsNull(kv))
-      return false;
-  }
-  MlirValue ops[4] = {reshape(&b, m->q, k->bh, k->s, k->d), reshape(&b, kv, k->bh, k->sk, k->d),
-                      reshape(&b, m->v, k->bh, k->sk, k->dv), m->mask};
+  MlirValue ops[4] = {flat(&b, m->qv.src, m->qv.n), flat(&b, m->kv.src, m->kv.n),
+                      flat(&b, m->vv.src, m->vv.n), m->mask};
   intptr_t nOps = mlirValueIsNull(m->mask) ? 3 : 4;
   DlcShape os = {.rank = 3, .dims = {k->bh, k->s, k->dv}};
   MlirType ot = dlcTypeFromShape(&os, mlirF32TypeGet(ctx));
@@ -555,10 +656,14 @@ static bool rewrite(MlirOperation module, Match *m) {
   for (size_t i = 0; i < sizeof dead / sizeof dead[0]; ++i)
     if (!mlirOperationIsNull(dead[i]))
       mlirOperationDestroy(dead[i]);
-  /* the scale constant, when nothing else reads it */
-  if (!mlirOperationIsNull(m->scaleConst) &&
-      mlirOpOperandIsNull(mlirValueGetFirstUse(res(m->scaleConst))))
-    mlirOperationDestroy(m->scaleConst);
+  /* the scale constant and the transposes read around, when nothing else
+     reads them (they would be kernels computing nothing used) */
+  if (!mlirOperationIsNull(m->scaleConst))
+    eraseIfDead(res(m->scaleConst));
+  MlirValue around[] = {m->q, m->b, m->v};
+  for (size_t i = 0; i < 3; ++i)
+    if (!mlirOperationIsNull(dlcDefiningOp(around[i], "dlg.transpose")))
+      eraseIfDead(around[i]);
   return true;
 }
 

@@ -44,8 +44,8 @@ enum { kGpuAttentionMaxD = 64, kGpuAttentionMaxBK = 64, kGpuAttentionSMs = 132 }
    divisor of s from 32 up to 1024, else s itself (s < 32: one block a
    batch*head); BK from a target of 32 keys (16 when d + dv > 64: register
    budget): the largest divisor of sk from half the target to the target,
-   else half the target (the last step clamped), at most sk.
-   False when no BQ exists (s a prime over 1024). */
+   else half the target (a quarter when d + dv > 64), the last step
+   clamped; at most sk. False when no BQ exists (s a prime over 1024). */
 bool dlcGpuAttentionPlan(DlcGpuAttention *a);
 
 /* Checks a given tiling; on failure writes why to `why` (false). */

@@ -159,6 +159,7 @@ CASES = [
     Case(1, 2, 8),
     Case(7, 2, 16, "input"),
     Case(37, 3, 40, "causal"),
+    Case(37, 2, 64, "input"),                   # d = 64, the last key step clamped
     Case(64, 2, 32),
     Case(100, 2, 64, "input"),
     Case(128, 12, 64),                          # BERT-base's shape
