@@ -483,6 +483,15 @@ static void keyBlock(Buf *b, const Match *m, int64_t n, bool clamp, const char *
   }
 }
 
+/* The bits of the f32 nearest `x` (the scale as the model's f32 constant,
+   printed exactly, whatever its value). */
+static unsigned f32Bits(double x) {
+  float f = (float)x;
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
 /* The whole function @name(q, k, v[, mask]) -> [bh, s, dv]. */
 static char *kernelText(const Match *m, const char *name) {
   const DlcGpuAttention *k = &m->k;
@@ -510,10 +519,10 @@ static char *kernelText(const Match *m, const char *name) {
       "  %%pad = arith.constant 0.0 : f32\n"
       "  %%czero = arith.constant 0.0 : f32\n"
       "  %%ninf = arith.constant 0xFF800000 : f32\n"
-      "  %%scale = arith.constant %.17g : f32\n"
+      "  %%scale = arith.constant 0x%08X : f32\n"
       "  %%zacc = arith.constant dense<0.0> : vector<%lldxf32>\n"
       "  %%e = tensor.empty() : tensor<%lldx%lldx%lldxf32>\n",
-      bq, bkk, end, sk, sk - 1, m->scale, dv, bh, s, dv);
+      bq, bkk, end, sk, sk - 1, f32Bits(m->scale), dv, bh, s, dv);
   put(&b,
       "  %%r = scf.forall (%%b, %%qb) in (%lld, %lld) shared_outs(%%o = %%e) -> "
       "(tensor<%lldx%lldx%lldxf32>) {\n"
