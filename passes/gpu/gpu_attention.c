@@ -9,9 +9,9 @@
      %p  = dlg.softmax %s2 {axis = -1}
      %o  = dlg.matmul %p, %v
 
-   becomes Q, K, V brought to [batch*head, rows, width] (dlg reshapes and
-   one transpose of K^T, fused later into layout kernels), a call of a
-   private function holding the fused kernel, and a reshape back. The
+   becomes a call of a private function holding the fused kernel, on flat
+   views of Q, K and V (read in place through the head-split transposes
+   where a row is contiguous there; see View), and a reshape back. The
    function is written here, already tiled the way dlc-gpu-schedule tiles
    other kernels: an scf.forall mapped to blocks (batch*head, query block)
    around one mapped to threads (a query row each), on tensors. A thread
@@ -19,9 +19,10 @@
    accumulator (a vector of dv) in registers and walks the keys BK at a
    time: BK scores (q . k_j * scale + mask), their max m', alpha =
    exp(m - m'), p_j = exp(s_j - m'), l = l * alpha + sum p_j, acc = acc *
-   alpha + sum p_j v_j (FFMA); the last partial key block is the same code
-   with fewer keys. At the end acc / l is the row. A block's threads read
-   the same key row at the same time (one L1 line, broadcast to the warp).
+   alpha + sum p_j v_j (FFMA); when BK does not divide sk the last step's
+   keys past the end score -inf. At the end acc / l is the row. A block's
+   threads read the same key row at the same time (one L1 line, broadcast
+   to the warp).
 
    Because the function is ordinary tiled IR, the rest of the pipeline
    needs nothing new: dlc-gpu-schedule finds no top-level linalg op in it
@@ -30,7 +31,7 @@
    stop-after=schedule program, foralls as loops) runs this very code.
 
    Anything the kernel does not take (f16 / bf16, broadcast batch dims, d
-   over 128, a mask that is not [.., sk], a non-constant scale) is left
+   over 64, a mask that is not [.., sk], a non-constant scale) is left
    to the three-kernel path; a given schedule that does not fit is an
    error at the dlk.kernel that gave it. */
 
@@ -65,6 +66,8 @@ static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(
 static bool divides(int64_t a, int64_t b) { return a > 0 && b % a == 0; }
 
 bool dlcGpuAttentionPlan(DlcGpuAttention *a) {
+  if (a->bh > kGpuAttentionMaxGridY)
+    return false; /* batch*head is the grid's y */
   int64_t best = 0, fewest = 0;
   for (int64_t q = 32; q <= 128; ++q)
     if (divides(q, a->s)) {

@@ -38,6 +38,8 @@ typedef struct {
    flight, under ptxas's 255 (d = dv = 64, BK = 16: 196 registers, no
    spills). Wider heads keep the three-kernel path. */
 enum { kGpuAttentionMaxD = 64, kGpuAttentionMaxBK = 64, kGpuAttentionSMs = 132 };
+/* batch*head is the grid's y dimension (query blocks its x). */
+enum { kGpuAttentionMaxGridY = 65535 };
 
 /* The cost model: BQ the largest divisor of s in [32, 128] giving a block
    per SM, else the smallest such divisor (most blocks), else the smallest
@@ -45,7 +47,8 @@ enum { kGpuAttentionMaxD = 64, kGpuAttentionMaxBK = 64, kGpuAttentionSMs = 132 }
    batch*head); BK from a target of 32 keys (16 when d + dv > 64: register
    budget): the largest divisor of sk from half the target to the target,
    else half the target (a quarter when d + dv > 64), the last step
-   clamped; at most sk. False when no BQ exists (s a prime over 1024). */
+   clamped; at most sk. False when no BQ exists (s a prime over 1024) or
+   batch*head exceeds the grid's y (65535). */
 bool dlcGpuAttentionPlan(DlcGpuAttention *a);
 
 /* Checks a given tiling; on failure writes why to `why` (false). */

@@ -57,13 +57,15 @@ class Case:
     [b, heads, d, sk], or [b, heads, sk, d] with transpose_b)."""
 
     def __init__(self, s, heads, d, mask=None, b=1, sk=None, dv=None, transpose_b=False,
-                 divide=False, schedule=None):
+                 divide=False, schedule=None, scale=True):
         self.s, self.heads, self.d, self.mask, self.b = s, heads, d, mask, b
         self.sk, self.dv = sk or s, dv or d
         self.transpose_b, self.divide, self.schedule = transpose_b, divide, schedule
+        self.scale = scale
         self.name = (f"s={s} sk={self.sk} b={b} heads={heads} d={d} dv={self.dv} "
                      f"mask={mask or 'none'}" + (" transpose_b" if transpose_b else "") +
-                     (" div" if divide else "") + (" given-schedule" if schedule else ""))
+                     (" div" if divide else "") + (" given-schedule" if schedule else "") +
+                     ("" if scale else " unscaled"))
 
     def inputs(self):
         s, sk, h, d, dv, b = self.s, self.sk, self.heads, self.d, self.dv, self.b
@@ -111,6 +113,11 @@ class Case:
         body = [f"  %s0 = dlg.matmul %qt, %kt{tb} : {T((b, h, s, d))}, {T(kshape)} -> {T(sc)}",
                 f"  %s1 = dlg.{'div' if self.divide else 'mul'} %s0, %scale : {T(sc)}, tensor<f32> "
                 f"-> {T(sc)}"]
+        if not self.scale:
+            body[1] = body[1].replace("%s1 = ", "%s1u = ")
+            body.pop(1)
+            body[0] = body[0].replace("%s0 = ", "%s1 = ")
+            lines.pop(0)
         last = "%s1"
         if self.mask:
             mt = (b, 1, 1, sk) if self.mask == "padding" else (s, sk)
@@ -147,7 +154,7 @@ class Case:
         qh = q.reshape(b, s, h, d).transpose(0, 2, 1, 3).astype(np.float64)
         kh = k.reshape(b, sk, h, d).transpose(0, 2, 3, 1).astype(np.float64)
         vh = v.reshape(b, sk, h, dv).transpose(0, 2, 1, 3).astype(np.float64)
-        sc = qh @ kh / math.sqrt(d)
+        sc = qh @ kh / (math.sqrt(d) if self.scale else 1.0)
         if self.mask_value is not None:
             sc = sc + self.mask_value
         p = np.exp(sc - sc.max(-1, keepdims=True))
@@ -171,6 +178,7 @@ CASES = [
     Case(50, 2, 32, None, sk=77, dv=16),        # cross attention: sk != s, dv != d
     Case(96, 2, 32, "input", transpose_b=True),
     Case(45, 2, 8, None, divide=True),
+    Case(20, 2, 16, "input", scale=False),      # no scale at all
     Case(96, 2, 64, "causal", schedule="#dlk.schedule<workgroup = [1, 48, 8, 0], thread = [1, 1, 0, 0]>"),
 ]
 

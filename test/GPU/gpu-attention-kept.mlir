@@ -105,3 +105,16 @@ func.func @fused(%q: tensor<2x16x8xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x16
   %o = dlg.matmul %p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32> -> tensor<2x16x8xf32>
   return %o : tensor<2x16x8xf32>
 }
+
+// -----
+
+// 65536 batch*heads: more than the grid's y dimension takes.
+// CHECK-LABEL: func.func @grid_y
+// CHECK: dlg.softmax
+// CHECK-NOT: call @dlc_attention
+func.func @grid_y(%q: tensor<65536x1x8xf32>, %k: tensor<65536x8x1xf32>, %v: tensor<65536x1x8xf32>) -> tensor<65536x1x8xf32> {
+  %s = dlg.matmul %q, %k : tensor<65536x1x8xf32>, tensor<65536x8x1xf32> -> tensor<65536x1x1xf32>
+  %p = dlg.softmax %s {axis = -1 : i64} : tensor<65536x1x1xf32>
+  %o = dlg.matmul %p, %v : tensor<65536x1x1xf32>, tensor<65536x1x8xf32> -> tensor<65536x1x8xf32>
+  return %o : tensor<65536x1x8xf32>
+}
