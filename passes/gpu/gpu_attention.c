@@ -53,7 +53,6 @@
 #include "mlir-c/Dialect/Tensor.h"
 #include "mlir-c/Dialect/Vector.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
