@@ -248,6 +248,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
     }
   }
   DlcPipeline p = {.pm = pm, .name = "lower-to-nvvm"};
+  dlcPipelineAdd(&p, "dlc-gpu-attention"); /* one fused kernel per attention (gpu_attention.c) */
   dlcAddGraphStage(&p, dlcOptionsGetBool(o, "fuse"));
   dlcAddKernelStage(&p, "dlk-to-linalg{pack=false control-flow=false}");
   for (size_t i = 0; i <= last; ++i)

@@ -31,6 +31,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGpuMapPass,
     &dlcGpuMmaPass,
     &dlcGpuConvPass,
+    &dlcGpuAttentionPass,
     &dlcGpuAlignArgsPass,
     &dlcGpuRowsPass,
     &dlcExternalWeightsPass,

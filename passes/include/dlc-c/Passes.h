@@ -33,6 +33,7 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuSchedulePass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuMapPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuMmaPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuConvPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuAttentionPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuAlignArgsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuRowsPass;
 MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcLowerToLLVMPipeline;
