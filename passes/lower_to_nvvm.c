@@ -249,7 +249,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   }
   DlcPipeline p = {.pm = pm, .name = "lower-to-nvvm"};
   dlcAddGraphStage(&p, dlcOptionsGetBool(o, "fuse"));
-  dlcAddKernelStage(&p, "dlk-to-linalg{pack=false control-flow=false}");
+  dlcAddKernelStage(&p, "dlk-to-linalg{pack=false host-loops=false}");
   for (size_t i = 0; i <= last; ++i)
     kStages[i].add(&p, &g);
   return (MlirLogicalResult){!p.failed};

@@ -121,7 +121,10 @@ static bool onHost(MlirOperation op) {
 static MlirWalkResult collect(MlirOperation op, void *u) {
   Found *f = u;
   MlirOperation parent = mlirOperationGetParentOperation(op);
-  if (startsWith(op, "linalg.") && !mlirOperationIsNull(parent) && dlcOpIs(parent, "func.func"))
+  /* host linalg ops, also those in the regions of host control flow
+     (scf.if / scf.while of dlg.if / dlg.while), not a linalg.yield */
+  if (startsWith(op, "linalg.") && !mlirOperationIsNull(parent) && !startsWith(parent, "linalg.") &&
+      onHost(op))
     dlcOpListPush(&f->wrap, op);
   else if (dlcOpIs(op, "memref.copy") && onHost(op))
     dlcOpListPush(&f->copies, op);
@@ -148,12 +151,21 @@ typedef struct {
   bool failed;
 } Check;
 
+/* A load from a host alloca (readBackScalars' buffer). */
+static bool readsHostBuffer(MlirOperation load) {
+  MlirValue m = mlirOperationGetOperand(load, 0);
+  return mlirValueIsAOpResult(m) && dlcOpIs(mlirOpResultGetOwner(m), "memref.alloca") &&
+         onHost(mlirOpResultGetOwner(m));
+}
+
 /* Ops that touch memory contents: on the host they would read or write
    device memory. */
 static MlirWalkResult checkHost(MlirOperation op, void *u) {
   Check *c = u;
   if (insideAny(op, "gpu.launch") || insideAny(op, "gpu.module") || dlcOpIs(op, "gpu.launch"))
     return MlirWalkResultAdvance;
+  if (dlcOpIs(op, "memref.load") && readsHostBuffer(op))
+    return MlirWalkResultAdvance; /* a condition read back (readBackScalars) */
   if (startsWith(op, "linalg.") || startsWith(op, "vector.") || dlcOpIs(op, "memref.load") ||
       dlcOpIs(op, "memref.store") || dlcOpIs(op, "memref.copy") || dlcOpIs(op, "scf.forall")) {
     MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
@@ -402,6 +414,59 @@ static void rewriteMemory(MlirOperation module) {
   freeFound(&f);
 }
 
+/*--- Scalars the host reads: the conditions of control flow ---------------------------*/
+
+/* dlg.if / dlg.while become scf.if / scf.while on the host, deciding on an
+   i1 that a kernel wrote to device memory (bufferised: a memref.load of a
+   one-element buffer). The host cannot load it there: it is copied into a
+   host buffer first (gpu.memcpy; gpu-async-region makes the host wait for
+   the stream before the load) and read from that. The host buffer is an
+   alloca in the function's entry block, so a loop reuses one slot rather
+   than growing the stack per trip. Any other host load stays an error
+   (checkHost). */
+static MlirWalkResult collectHostLoads(MlirOperation op, void *u) {
+  if (dlcOpIs(op, "memref.load") && onHost(op) && !insideAny(op, "gpu.launch"))
+    dlcOpListPush(u, op);
+  return MlirWalkResultAdvance;
+}
+
+static bool isOneElement(MlirType t) {
+  if (!mlirShapedTypeHasStaticShape(t) || !isIdentityLayout(t) ||
+      !mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t)))
+    return false;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(t); ++d)
+    if (mlirShapedTypeGetDimSize(t, d) != 1)
+      return false;
+  return true;
+}
+
+static int readBackScalars(MlirOperation module) {
+  DlcOpList loads = {0};
+  mlirOperationWalk(module, collectHostLoads, &loads, MlirWalkPreOrder);
+  int n = 0;
+  for (intptr_t i = 0; i < loads.n; ++i) {
+    MlirOperation load = loads.ops[i];
+    MlirValue src = mlirOperationGetOperand(load, 0);
+    MlirType t = mlirValueGetType(src);
+    MlirOperation fn = mlirOperationGetParentOperation(load);
+    while (!mlirOperationIsNull(fn) && !dlcOpIs(fn, "func.func"))
+      fn = mlirOperationGetParentOperation(fn);
+    if (!isOneElement(t) || mlirOperationIsNull(fn))
+      continue; /* left for checkHost's error */
+    MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
+    MlirNamedAttribute seg =
+        segments(mlirOperationGetContext(load), 2, (int32_t[]){0, 0});
+    MlirOperation host =
+        createOp(mlirOperationGetLocation(load), "memref.alloca", 0, NULL, 1, &t, 1, &seg);
+    mlirBlockInsertOwnedOperationBefore(entry, mlirBlockGetFirstOperation(entry), host);
+    gpuMemcpy(load, mlirOperationGetResult(host, 0), src);
+    mlirOperationSetOperand(load, 0, mlirOperationGetResult(host, 0));
+    ++n;
+  }
+  dlcOpListFree(&loads);
+  return n;
+}
+
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
   bool print = dlcOptionsGetBool(dlcPassGetOptions(pass), "print-transform");
@@ -434,6 +499,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   if (mlirLogicalResultIsFailure(r))
     return r;
   rewriteMemory(module);
+  dlcPassAddStatistic(pass, "read-backs", (uint64_t)readBackScalars(module));
   Check c = {false};
   mlirOperationWalk(module, checkHost, &c, MlirWalkPreOrder);
   return (MlirLogicalResult){!c.failed};
@@ -450,7 +516,9 @@ static const DlcOptionDesc kOptions[] = {
     {"print-transform", "print the generated mapping script to stderr", DLC_OPTION_BOOL, "false"},
 };
 
-static const DlcStatisticDesc kStats[] = {{"launches", "gpu.launch ops formed"}};
+static const DlcStatisticDesc kStats[] = {
+    {"launches", "gpu.launch ops formed"},
+    {"read-backs", "one-element device buffers copied to the host for a host load (conditions)"}};
 
 const DlcPassDescriptor dlcGpuMapPass = {
     .argument = "dlc-gpu-map",
@@ -460,7 +528,7 @@ const DlcPassDescriptor dlcGpuMapPass = {
     .options = kOptions,
     .numOptions = sizeof kOptions / sizeof kOptions[0],
     .statistics = kStats,
-    .numStatistics = 1,
+    .numStatistics = sizeof kStats / sizeof kStats[0],
     .getDependentDialects = dependentDialects,
     .run = run,
 };

@@ -35,7 +35,7 @@ import dlc
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The e2e cases and models, and how their results are compared.
 sys.path.insert(0, os.path.join(HERE, "..", "E2E", "Inputs"))
-from ops_numerics import report  # noqa: E402
+from ops_numerics import compare, report  # noqa: E402
 
 
 def find_ptxas():
@@ -129,10 +129,34 @@ def cases(opts):
                 src, args, ref, tol = make()
                 yield name, src, args, ref, tol
         return
+    if opts.control:
+        yield from control_cases()
+        return
     import ops_numerics
     for name, src, inputs, ref, tol in ops_numerics.CASES:
         if opts.k in name:
             yield name, src, inputs, ref, tol
+
+
+def control_cases():
+    """dlg.if and dlg.while (test/E2E/Inputs/control.py): each branch, and
+    loops of none, one, several trips and a data-dependent early exit. On
+    the GPU the control flow stays on the host, which reads the condition
+    back from device memory; the kernels in the regions are launched."""
+    import control
+    rng = np.random.default_rng(5)
+    tol = (1e-4, 1e-4)
+    for sign, branch in ((1, "then"), (-1, "else")):
+        x = rng.standard_normal((8, 16)).astype(np.float32) + sign
+        yield f"if, {branch} branch", control.IF_SRC, [x], control.if_ref, tol
+    w = (rng.standard_normal((64, 64)) * 0.1).astype(np.float32)
+    b = (rng.standard_normal(64) * 0.01).astype(np.float32)
+    h = rng.standard_normal((4, 64)).astype(np.float32)
+    for n, eps in ((0, 0.0), (1, 0.0), (7, 0.0), (200, 0.3), (50, 10.0)):
+        want_trips = control.while_ref(h, w, b, n, eps)[1]
+        yield (f"while n={n} eps={eps} ({want_trips} trips)", control.WHILE_SRC,
+               [h, w, b, np.array(n, np.int64), np.array(eps, np.float32)],
+               lambda h, w, b, n, eps: control.while_ref(h, w, b, int(n), float(eps)), tol)
 
 
 def run_ptxas(opts):
@@ -195,6 +219,13 @@ def driver_missing():
         return str(e)
 
 
+def expected(ref, inputs):
+    """NumPy's answer (f32 inputs widened to f64): an array, or a tuple of
+    them for a program with several results."""
+    want = ref(*[i.astype(np.float64) if i.dtype == np.float32 else i for i in inputs])
+    return tuple(np.asarray(v) for v in want) if isinstance(want, tuple) else np.asarray(want)
+
+
 class _Done(Exception):
     """Carries a device run's (got, want, note) to the shared comparison."""
 
@@ -213,8 +244,7 @@ def run_emulate(opts):
         try:
             if device:
                 got = dlc.compile(src, target="cuda")(*inputs)
-                want = np.asarray(ref(*[i.astype(np.float64) if i.dtype == np.float32 else i
-                                        for i in inputs]))
+                want = expected(ref, inputs)
                 raise _Done(got, want, "")
             tiled = dlc.run_pipeline(src, "builtin.module(lower-to-nvvm{stop-after=schedule})")
             # Without a block forall (data movement done by tensor ops, a
@@ -222,13 +252,20 @@ def run_emulate(opts):
             # code on one thread; the CPU runs the same code here.
             note = "" if "#gpu.block" in tiled else " (no block forall: one-thread launch)"
             got = dlc.compile(tiled)(*inputs)
-            want = np.asarray(ref(*[i.astype(np.float64) if i.dtype == np.float32 else i
-                                    for i in inputs]))
+            want = expected(ref, inputs)
         except _Done as d:
             got, want, note = d.args
         except Exception as e:
             failed += 1
             print(f"FAIL {name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            continue
+        if isinstance(got, (tuple, list)):  # several results, each compared
+            problems = [(k, compare(np.asarray(g), np.asarray(v), atol, rtol)[0])
+                        for k, (g, v) in enumerate(zip(got, want))]
+            problems = [f"result {k}: {p}" for k, p in problems if p]
+            print(f"FAIL {name}: {'; '.join(problems)}" if problems
+                  else f"ok   {name}: {len(got)} results{note}")
+            failed += bool(problems)
             continue
         failed += report(name, got, want, atol, rtol, note)
     print(f"{ran - failed} of {ran} cases passed {'on the GPU' if device else 'emulation'}")
@@ -242,6 +279,8 @@ def main():
     ap.add_argument("--show-ptx-of", default=None)
     ap.add_argument("--models", dest="suite_models", action="store_true",
                     help="the models of test/E2E/Inputs/models.py instead of the op cases")
+    ap.add_argument("--control", action="store_true",
+                    help="the control-flow programs of test/E2E/Inputs/control.py")
     ap.add_argument("models", nargs="*")
     opts = ap.parse_args()
     return run_ptxas(opts) if opts.mode == "ptxas" else run_emulate(opts)
