@@ -130,7 +130,7 @@ def cases(opts):
                 yield name, src, args, ref, tol
         return
     if opts.control:
-        yield from control_cases()
+        yield from (c for c in control_cases() if opts.k in c[0])
         return
     import ops_numerics
     for name, src, inputs, ref, tol in ops_numerics.CASES:
@@ -157,6 +157,66 @@ def control_cases():
         yield (f"while n={n} eps={eps} ({want_trips} trips)", control.WHILE_SRC,
                [h, w, b, np.array(n, np.int64), np.array(eps, np.float32)],
                lambda h, w, b, n, eps: control.while_ref(h, w, b, int(n), float(eps)), tol)
+    yield from onnx_control_cases(rng)
+
+
+def onnx_control_cases(rng):
+    """ONNX If and Loop whose condition / trip count come from tensor data,
+    imported as dlg.if / dlg.while (as in test/Python/Inputs/test_onnx_import.py)."""
+    from onnx import TensorProto, helper, numpy_helper
+    import dlc.onnx
+    F, B, I64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
+
+    def graph(nodes, inputs, outputs, name):
+        return helper.make_graph(nodes, name, [helper.make_tensor_value_info(*i) for i in inputs],
+                                 [helper.make_tensor_value_info(*o) for o in outputs])
+
+    def model(nodes, inputs, outputs, inits):
+        g = graph(nodes, inputs, outputs, "g")
+        g.initializer.extend(numpy_helper.from_array(v, n) for n, v in inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        src = dlc.onnx.import_graph(m).mlir()
+        assert "dlg.if" in src or "dlg.while" in src, "not imported as runtime control flow"
+        return src
+
+    then_g = graph([helper.make_node("Mul", ["x", "two"], ["t"])], [], [("t", F, None)], "then")
+    else_g = graph([helper.make_node("Neg", ["x"], ["e"])], [], [("e", F, None)], "else")
+    src = model([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+                 helper.make_node("Greater", ["s", "zero"], ["c"]),
+                 helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+                [("x", F, [8, 8])], [("y", F, None)],
+                [("two", np.array(2, np.float32)), ("zero", np.array(0, np.float32))])
+    big = np.abs(rng.standard_normal((8, 8))).astype(np.float32)
+    for v, branch in ((big, "then"), (-big, "else")):
+        yield (f"onnx If, {branch} branch", src, [v],
+               lambda x: 2 * x if x.sum() > 0 else -x, (1e-6, 1e-6))
+    # y = y * 2 + i for i < M (M from data) while sum(y) < 100
+    body = graph([helper.make_node("Cast", ["i"], ["fi"], to=F),
+                  helper.make_node("Mul", ["y_in", "two"], ["y2"]),
+                  helper.make_node("Add", ["y2", "fi"], ["y_out"]),
+                  helper.make_node("ReduceSum", ["y_out"], ["y_sum"], keepdims=0),
+                  helper.make_node("Less", ["y_sum", "hundred"], ["c_out"])],
+                 [("i", I64, []), ("c_in", B, []), ("y_in", F, [16])],
+                 [("c_out", B, []), ("y_out", F, [16])], "body")
+    src = model([helper.make_node("ReduceSum", ["n"], ["nsum"], keepdims=0),
+                 helper.make_node("Cast", ["nsum"], ["M"], to=I64),
+                 helper.make_node("Loop", ["M", "", "y"], ["y_f"], body=body)],
+                [("n", F, [2]), ("y", F, [16])], [("y_f", F, None)],
+                [("two", np.array(2, np.float32)), ("hundred", np.array(100, np.float32))])
+
+    def loop_ref(n, y):
+        i, trips = 0, int(n.sum())
+        while i < trips:
+            y = y * 2 + i
+            i += 1
+            if y.sum() >= 100:
+                break
+        return y
+
+    y0 = (rng.standard_normal(16) * 0.1).astype(np.float32)
+    for trips in (0, 1, 3, 40):
+        yield (f"onnx Loop, trip count {trips} from data, exit on sum >= 100", src,
+               [np.array([trips, 0], np.float32), y0], loop_ref, (1e-5, 1e-6))
 
 
 def run_ptxas(opts):
