@@ -152,7 +152,7 @@ static void addBufferizeStage(DlcPipeline *p, const Gpu *g) {
 static void addLaunchStage(DlcPipeline *p, const Gpu *g) {
   (void)g;
   dlcPipelineAdd(p, "dlc-gpu-conv,dlc-copy-to-linalg,dlc-gpu-mma,dlc-gpu-map,canonicalize,cse,"
-                    "func.func(convert-linalg-to-loops),dlc-gpu-rows");
+                    "func.func(convert-linalg-to-loops),dlc-gpu-spread,dlc-gpu-rows");
 }
 
 /* Launch bodies outlined into kernels of a gpu.module, launched

@@ -32,6 +32,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGpuConvPass,
     &dlcGpuAlignArgsPass,
     &dlcGpuRowsPass,
+    &dlcGpuSpreadPass,
     &dlcExternalWeightsPass,
 };
 

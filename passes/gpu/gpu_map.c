@@ -20,6 +20,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "schedule/analysis.h"
 #include "schedule/script.h"
 #include "support/attr_names.h"
 #include "support/op_list.h"
@@ -61,6 +62,37 @@ static bool isIdentityLayout(MlirType t) {
           mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)));
 }
 
+/* What dlc-gpu-spread may do with the one-thread launch of `op`
+   (DLC_ATTR_LEFTOVER), or NULL: "parallel" where every iteration writes
+   its own output elements (a copy, a fill, a generic whose loops are all
+   parallel and whose outputs are indexed by a permutation of them: concat,
+   pad, slice, transposes), "reduce" for a generic reducing every loop into
+   a 0-d output (a reduction to a scalar). */
+static const char *leftoverKind(MlirOperation op) {
+  if (dlcOpIs(op, "linalg.copy") || dlcOpIs(op, "linalg.fill"))
+    return "parallel";
+  if (!dlcOpIs(op, "linalg.generic"))
+    return NULL;
+  MlirAttribute iters = mlirOperationGetAttributeByName(op, str("iterator_types"));
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
+  intptr_t n = mlirArrayAttrGetNumElements(iters), nMaps = mlirArrayAttrGetNumElements(maps);
+  int reductions = 0;
+  for (intptr_t i = 0; i < n; ++i)
+    reductions += dlcIteratorIsReduction(mlirArrayAttrGetElement(iters, i));
+  MlirAttribute seg = mlirOperationGetAttributeByName(op, str("operandSegmentSizes"));
+  intptr_t outs = mlirDenseI32ArrayGetElement(seg, 1);
+  if (outs < 1)
+    return NULL;
+  if (reductions == 0) {
+    for (intptr_t i = nMaps - outs; i < nMaps; ++i)
+      if (!mlirAffineMapIsPermutation(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i))))
+        return NULL;
+    return "parallel";
+  }
+  MlirType out = mlirValueGetType(mlirOperationGetOperand(op, mlirOperationGetNumOperands(op) - 1));
+  return reductions == n && outs == 1 && mlirShapedTypeGetRank(out) == 0 ? "reduce" : NULL;
+}
+
 /* The body of a launch is built by parsing (a forall pair with no values
    from outside) and the work is moved in. */
 static void wrapInOneThread(MlirOperation op) {
@@ -75,6 +107,10 @@ static void wrapInOneThread(MlirOperation op) {
   MlirBlock ob = mlirRegionGetFirstBlock(mlirOperationGetRegion(outer, 0));
   MlirOperation inner = mlirBlockGetFirstOperation(ob);
   MlirBlock ib = mlirRegionGetFirstBlock(mlirOperationGetRegion(inner, 0));
+  const char *kind = leftoverKind(op);
+  if (kind)
+    mlirOperationSetDiscardableAttributeByName(outer, str(DLC_ATTR_LEFTOVER),
+                                               mlirStringAttrGet(ctx, str(kind)));
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, outer);
   mlirOperationMoveBefore(op, mlirBlockGetTerminator(ib));
 }
@@ -191,7 +227,7 @@ static void freeFound(Found *f) {
 /* A ROWS forall's `dlc.row_lanes` moves to the gpu.launch made of it, for
    dlc-gpu-rows (gpu_reduction.c). */
 typedef struct {
-  MlirAttribute *lanes;
+  MlirAttribute *lanes, *leftover;
 } RowLanes;
 
 static MlirWalkResult moveRowLanes(MlirOperation op, void *u) {
@@ -200,23 +236,30 @@ static MlirWalkResult moveRowLanes(MlirOperation op, void *u) {
   if (!dlcOpIs(op, "scf.execute_region") || mlirAttributeIsNull(idx))
     return MlirWalkResultAdvance;
   MlirAttribute lanes = r->lanes[mlirIntegerAttrGetValueInt(idx)];
+  MlirAttribute leftover = r->leftover[mlirIntegerAttrGetValueInt(idx)];
   MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirAttributeIsNull(lanes) &&
-                                                        !mlirOperationIsNull(o);
-       o = mlirOperationGetNextInBlock(o))
-    if (dlcOpIs(o, "gpu.launch"))
+  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o)) {
+    if (!dlcOpIs(o, "gpu.launch"))
+      continue;
+    if (!mlirAttributeIsNull(lanes))
       mlirOperationSetDiscardableAttributeByName(o, str(DLC_ATTR_ROW_LANES), lanes);
+    if (!mlirAttributeIsNull(leftover))
+      mlirOperationSetDiscardableAttributeByName(o, str(DLC_ATTR_LEFTOVER), leftover);
+  }
   return MlirWalkResultSkip;
 }
 
 static MlirLogicalResult mapLaunches(MlirOperation module, const DlcOpList *launches, bool print) {
   MlirContext ctx = mlirOperationGetContext(module);
   DlcScript s = {.text = {NULL, 0, 0}};
-  RowLanes rl = {calloc((size_t)launches->n + 1, sizeof(MlirAttribute))};
+  RowLanes rl = {calloc((size_t)launches->n + 1, sizeof(MlirAttribute)),
+                 calloc((size_t)launches->n + 1, sizeof(MlirAttribute))};
   dlcScriptBegin(&s);
   for (intptr_t i = 0; i < launches->n; ++i) {
     MlirOperation forall = launches->ops[i];
     rl.lanes[i] = mlirOperationGetDiscardableAttributeByName(forall, str(DLC_ATTR_ROW_LANES));
+    rl.leftover[i] = mlirOperationGetDiscardableAttributeByName(forall, str(DLC_ATTR_LEFTOVER));
     MlirOperation region = mlirOperationCreateParse(
         ctx, str("scf.execute_region {\n  scf.yield\n}"), str("dlc-gpu-map"));
     mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(forall), forall, region);
@@ -244,6 +287,7 @@ static MlirLogicalResult mapLaunches(MlirOperation module, const DlcOpList *laun
   if (mlirLogicalResultIsSuccess(r))
     mlirOperationWalk(module, moveRowLanes, &rl, MlirWalkPreOrder);
   free(rl.lanes);
+  free(rl.leftover);
   return r;
 }
 

@@ -129,13 +129,53 @@ def cases(opts):
                 src, args, ref, tol = make()
                 yield name, src, args, ref, tol
         return
-    if opts.control:
-        yield from (c for c in control_cases() if opts.k in c[0])
+    if opts.control or opts.leftover:
+        yield from (c for c in (control_cases() if opts.control else leftover_cases())
+                    if opts.k in c[0])
         return
     import ops_numerics
     for name, src, inputs, ref, tol in ops_numerics.CASES:
         if opts.k in name:
             yield name, src, inputs, ref, tol
+
+
+def leftover_cases():
+    """Work no block forall holds, at sizes where dlc-gpu-spread's launches
+    take several blocks (copies) and a block of 8 warps with several
+    iterations a thread (reductions to a scalar): concat, pad, slice and
+    reshape copies, reductions of f32 and i32 by each combiner kind."""
+    rng = np.random.default_rng(7)
+    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)
+    tol = (1e-5, 1e-5)
+    yield ("concat [(300, 17), (300, 5)] axis=1", """
+func.func @main(%a: tensor<300x17xf32>, %b: tensor<300x5xf32>) -> tensor<300x22xf32> {
+  %r = dlg.concat %a, %b {axis = 1 : i64} : (tensor<300x17xf32>, tensor<300x5xf32>) -> tensor<300x22xf32>
+  return %r : tensor<300x22xf32>
+}""", [f32(300, 17), f32(300, 5)], lambda a, b: np.concatenate([a, b], 1), (0, 0))
+    yield ("pad (33, 40) by (3, 1, 2, 7)", """
+func.func @main(%a: tensor<33x40xf32>) -> tensor<38x48xf32> {
+  %r = dlg.pad %a {pads = array<i64: 3, 1, 2, 7>, value = -2.5 : f64} : tensor<33x40xf32> -> tensor<38x48xf32>
+  return %r : tensor<38x48xf32>
+}""", [f32(33, 40)], lambda a: np.pad(a, ((3, 2), (1, 7)), constant_values=-2.5), (0, 0))
+    yield ("slice (64, 50, 9) step (2, 3, 1)", """
+func.func @main(%a: tensor<64x50x9xf32>) -> tensor<31x16x7xf32> {
+  %r = dlg.slice %a {starts = array<i64: 1, 2, 1>, ends = array<i64: 63, 50, 8>, steps = array<i64: 2, 3, 1>} : tensor<64x50x9xf32> -> tensor<31x16x7xf32>
+  return %r : tensor<31x16x7xf32>
+}""", [f32(64, 50, 9)], lambda a: a[1:63:2, 2:50:3, 1:8], (0, 0))
+    for op, ref, t in (("reduce_sum", np.sum, tol), ("reduce_max", np.max, (0, 0)),
+                       ("reduce_min", np.min, (0, 0)), ("reduce_mean", np.mean, tol)):
+        yield (f"{op} (37, 53) to a scalar", f"""
+func.func @main(%a: tensor<37x53xf32>) -> tensor<f32> {{
+  %r = dlg.{op} %a {{axes = array<i64>, keepdims = false}} : tensor<37x53xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}}""", [f32(37, 53)], ref, (1e-4, 1e-5) if op == "reduce_sum" else t)
+    ints = rng.integers(-1000, 1000, (19, 23)).astype(np.int32)
+    for op, ref in (("reduce_sum", np.sum), ("reduce_max", np.max), ("reduce_min", np.min)):
+        yield (f"{op} i32 (19, 23) to a scalar", f"""
+func.func @main(%a: tensor<19x23xi32>) -> tensor<i32> {{
+  %r = dlg.{op} %a {{axes = array<i64>, keepdims = false}} : tensor<19x23xi32> -> tensor<i32>
+  return %r : tensor<i32>
+}}""", [ints], lambda a, ref=ref: ref(a).astype(np.int32), (0, 0))
 
 
 def control_cases():
@@ -279,6 +319,43 @@ def driver_missing():
         return str(e)
 
 
+# From the schedule stage's program: the GPU pipeline's bufferisation
+# (passes/pipeline/stages.c) and launch stage (passes/lower_to_nvvm.c), with
+# dlc-gpu-spread{emulate=true} running its launches as loops on the host,
+# then the CPU's loop, vector and LLVM lowering (passes/lower_to_llvm.c's
+# last stages). For programs whose only launches are leftover work.
+BUFFERIZE = ("inline,symbol-dce,func.func(dlc-readonly-args),"
+             "one-shot-bufferize{bufferize-function-boundaries "
+             "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops},"
+             "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
+             "buffer-deallocation-pipeline,convert-bufferization-to-memref,")
+CPU_TAIL = ("scf-forall-to-parallel,"
+            "canonicalize,lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},"
+            "convert-scf-to-cf,func.func(math-expand-ops{ops=ctlz,sinh,cosh,tanh,asinh,acosh,"
+            "atanh,tan,fma,ceil,exp2,round,roundeven,rsqrt},dlc-expand-exp),"
+            "convert-math-to-funcs{convert-ctlz=false},"
+            "convert-vector-to-llvm{vector-contract-lowering=outerproduct},convert-math-to-llvm,"
+            "convert-math-to-libm,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+            "convert-to-llvm,reconcile-unrealized-casts)")
+SPREAD_EMULATION = ("builtin.module(" + BUFFERIZE +
+                    "dlc-copy-to-linalg,dlc-gpu-map,canonicalize,cse,"
+                    "func.func(convert-linalg-to-loops),dlc-gpu-spread{emulate=true}," + CPU_TAIL)
+
+
+def compile_with(src, pipeline):
+    """dlc.compile with the given pipeline instead of the CPU's."""
+    import dlc.module as _dlc_module
+    orig = _dlc_module._Options
+
+    def options(entry, _pipeline, *rest):
+        return orig(entry, pipeline.encode(), *rest)
+    _dlc_module._Options = options
+    try:
+        return dlc.compile(src)
+    finally:
+        _dlc_module._Options = orig
+
+
 def expected(ref, inputs):
     """NumPy's answer (f32 inputs widened to f64): an array, or a tuple of
     them for a program with several results."""
@@ -313,6 +390,12 @@ def run_emulate(opts):
             note = "" if "#gpu.block" in tiled else " (no block forall: one-thread launch)"
             got = dlc.compile(tiled)(*inputs)
             want = expected(ref, inputs)
+            if note:  # and the launch stage's spread of that work (dlc-gpu-spread)
+                spread = compile_with(tiled, SPREAD_EMULATION)(*inputs)
+                problem, _ = compare(np.asarray(spread), np.asarray(want), atol, rtol)
+                if problem:
+                    raise RuntimeError(f"dlc-gpu-spread's launches (emulated): {problem}")
+                note = " (leftover work: dlc-gpu-spread's launches emulated too)"
         except _Done as d:
             got, want, note = d.args
         except Exception as e:
@@ -341,6 +424,8 @@ def main():
                     help="the models of test/E2E/Inputs/models.py instead of the op cases")
     ap.add_argument("--control", action="store_true",
                     help="the control-flow programs of test/E2E/Inputs/control.py")
+    ap.add_argument("--leftover", action="store_true",
+                    help="larger cases of work no block forall holds (dlc-gpu-spread)")
     ap.add_argument("models", nargs="*")
     opts = ap.parse_args()
     return run_ptxas(opts) if opts.mode == "ptxas" else run_emulate(opts)
