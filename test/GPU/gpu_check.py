@@ -197,6 +197,18 @@ def control_cases():
         yield (f"while n={n} eps={eps} ({want_trips} trips)", control.WHILE_SRC,
                [h, w, b, np.array(n, np.int64), np.array(eps, np.float32)],
                lambda h, w, b, n, eps: control.while_ref(h, w, b, int(n), float(eps)), tol)
+    nested = open(os.path.join(HERE, "Inputs", "nested_control.mlir")).read()
+
+    def nested_ref(x, n):
+        i = 0
+        while i < n:
+            x = x * 0.5 - 0.5 if x.sum() > 0 else np.exp(x)
+            i += 1
+        return x, np.array(i)
+    x = (rng.standard_normal(64) + 1).astype(np.float32)
+    for n in (0, 3, 12):
+        yield (f"if inside while, {n} trips", nested, [x, np.array(n, np.int64)],
+               lambda x, n: nested_ref(x, int(n)), tol)
     yield from onnx_control_cases(rng)
 
 
