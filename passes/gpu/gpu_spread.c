@@ -96,8 +96,8 @@ static bool readNest(MlirOperation launch, Nest *n) {
     if (n->depth == kMaxDepth || mlirOperationGetNumResults(loop) != 0 ||
         !constantIndex(mlirOperationGetOperand(loop, 0), &lb) ||
         !constantIndex(mlirOperationGetOperand(loop, 1), &ub) ||
-        !constantIndex(mlirOperationGetOperand(loop, 2), &step) || lb != 0 || step != 1 ||
-        ub < 1 || n->total > INT32_MAX / ub)
+        !constantIndex(mlirOperationGetOperand(loop, 2), &step) || lb != 0 || step != 1 || ub < 1 ||
+        n->total > INT32_MAX / ub)
       return false;
     n->loops[n->depth] = loop;
     n->extent[n->depth++] = ub;
@@ -132,7 +132,8 @@ static MlirValue binary(DlcBuilder *b, const char *op, MlirValue x, MlirValue y)
 
 static MlirValue compareIndex(DlcBuilder *b, int64_t predicate, MlirValue x, MlirValue y) {
   MlirAttribute p = mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64), predicate);
-  return dlcBuildValue(b, "arith.cmpi", DLC_VALUES(x, y), DLC_ATTRS(dlcNamed(b->context, "predicate", p)));
+  return dlcBuildValue(b, "arith.cmpi", DLC_VALUES(x, y),
+                       DLC_ATTRS(dlcNamed(b->context, "predicate", p)));
 }
 enum { kCmpEq = 0, kCmpUlt = 6 };
 
@@ -229,7 +230,8 @@ static void spreadParallel(MlirOperation launch, const Nest *n) {
   MlirBlock body = bodyOf(launch);
   DlcBuilder b = dlcBuilderBefore(n->loops[0], loc);
   MlirValue bid = mlirBlockGetArgument(body, 0), tid = mlirBlockGetArgument(body, 3);
-  MlirValue lin = binary(&b, "arith.addi", binary(&b, "arith.muli", bid, indexConstant(&b, threads)), tid);
+  MlirValue lin =
+      binary(&b, "arith.addi", binary(&b, "arith.muli", bid, indexConstant(&b, threads)), tid);
   MlirOperation yield;
   buildIf(&b, compareIndex(&b, kCmpUlt, lin, indexConstant(&b, n->total)), &yield);
   DlcBuilder in = dlcBuilderBefore(yield, loc);
@@ -247,11 +249,21 @@ typedef struct {
 } Combiner;
 
 static const Combiner kCombiners[] = {
-    {"arith.addf", 0.0},          {"arith.mulf", 1.0},         {"arith.maximumf", -INFINITY},
-    {"arith.minimumf", INFINITY}, {"arith.maxnumf", -INFINITY}, {"arith.minnumf", INFINITY},
-    {"arith.addi", 0},            {"arith.muli", 1},           {"arith.maxsi", INT32_MIN},
-    {"arith.minsi", INT32_MAX},   {"arith.maxui", 0},          {"arith.minui", -1},
-    {"arith.andi", -1},           {"arith.ori", 0},            {"arith.xori", 0},
+    {"arith.addf", 0.0},
+    {"arith.mulf", 1.0},
+    {"arith.maximumf", -INFINITY},
+    {"arith.minimumf", INFINITY},
+    {"arith.maxnumf", -INFINITY},
+    {"arith.minnumf", INFINITY},
+    {"arith.addi", 0},
+    {"arith.muli", 1},
+    {"arith.maxsi", INT32_MIN},
+    {"arith.minsi", INT32_MAX},
+    {"arith.maxui", 0},
+    {"arith.minui", -1},
+    {"arith.andi", -1},
+    {"arith.ori", 0},
+    {"arith.xori", 0},
 };
 
 static const Combiner *combinerOf(MlirOperation op) {
@@ -324,9 +336,11 @@ static MlirValue combine(DlcBuilder *b, const Reduction *r, MlirValue x, MlirVal
   return binary(b, r->kind->op, x, y);
 }
 
-static MlirValue load(DlcBuilder *b, MlirType t, MlirValue mem, intptr_t nIdx, const MlirValue *idx) {
+static MlirValue load(DlcBuilder *b, MlirType t, MlirValue mem, intptr_t nIdx,
+                      const MlirValue *idx) {
   MlirValue ops[2] = {mem, nIdx ? idx[0] : (MlirValue){NULL}};
-  return mlirOperationGetResult(dlcBuildOpTyped(b, "memref.load", 1 + nIdx, ops, 1, &t, 0, NULL), 0);
+  return mlirOperationGetResult(dlcBuildOpTyped(b, "memref.load", 1 + nIdx, ops, 1, &t, 0, NULL),
+                                0);
 }
 
 /* The thread's partial value: iterations tid, tid + threads, ... of the
@@ -372,14 +386,18 @@ static void blockReduce(MlirOperation launch, const Nest *n, const Reduction *r)
   MlirType i32 = mlirIntegerTypeGet(ctx, 32), i1 = mlirIntegerTypeGet(ctx, 1);
   MlirNamedAttribute mode =
       dlcNamed(ctx, "mode", mlirAttributeParseGet(ctx, str("#gpu<shuffle_mode xor>")));
-  MlirValue width = dlcBuildValue(&b, "arith.constant", 0, NULL,
-                                  DLC_ATTRS(dlcNamed(ctx, "value", mlirIntegerAttrGet(i32, kWarp))));
+  MlirValue width =
+      dlcBuildValue(&b, "arith.constant", 0, NULL,
+                    DLC_ATTRS(dlcNamed(ctx, "value", mlirIntegerAttrGet(i32, kWarp))));
   for (int64_t off = kWarp / 2; off >= 1; off /= 2) {
-    MlirValue offset = dlcBuildValue(&b, "arith.constant", 0, NULL,
-                                     DLC_ATTRS(dlcNamed(ctx, "value", mlirIntegerAttrGet(i32, off))));
+    MlirValue offset =
+        dlcBuildValue(&b, "arith.constant", 0, NULL,
+                      DLC_ATTRS(dlcNamed(ctx, "value", mlirIntegerAttrGet(i32, off))));
     MlirValue ops[3] = {x, offset, width};
     MlirType rts[2] = {r->type, i1};
-    x = combine(&b, r, x, mlirOperationGetResult(dlcBuildOpTyped(&b, "gpu.shuffle", 3, ops, 2, rts, 1, &mode), 0));
+    x = combine(
+        &b, r, x,
+        mlirOperationGetResult(dlcBuildOpTyped(&b, "gpu.shuffle", 3, ops, 2, rts, 1, &mode), 0));
   }
   if (warps > 1) {
     MlirAttribute wg = mlirAttributeParseGet(ctx, str("#gpu.address_space<workgroup>"));
@@ -387,7 +405,8 @@ static void blockReduce(MlirOperation launch, const Nest *n, const Reduction *r)
     MlirValue slots = mlirBlockAddArgument(body, slotsType, loc);
     int64_t had = dlcGetI64(launch, "workgroup_attributions", 0);
     mlirOperationSetDiscardableAttributeByName(
-        launch, str("workgroup_attributions"), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), had + 1));
+        launch, str("workgroup_attributions"),
+        mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), had + 1));
     MlirValue warp = binary(&b, "arith.divui", tid, indexConstant(&b, kWarp));
     dlcBuildOpTyped(&b, "memref.store", 3, (MlirValue[]){x, slots, warp}, 0, NULL, 0, NULL);
     dlcBuildOpTyped(&b, "gpu.barrier", 0, NULL, 0, NULL, 0, NULL);
@@ -413,10 +432,14 @@ static void emulateReduce(MlirOperation launch, const Nest *n, const Reduction *
   MlirLocation loc = mlirOperationGetLocation(launch);
   int64_t threads = threadsFor(n->total);
   DlcBuilder b = dlcBuilderBefore(launch, loc);
-  MlirType bufType = mlirMemRefTypeGet(r->type, 1, &threads, mlirAttributeGetNull(), mlirAttributeGetNull());
-  MlirNamedAttribute seg = dlcNamed(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, (int32_t[]){0, 0}));
-  MlirValue partial = mlirOperationGetResult(dlcBuildOpTyped(&b, "memref.alloca", 0, NULL, 1, &bufType, 1, &seg), 0);
-  MlirValue next = mlirOperationGetResult(dlcBuildOpTyped(&b, "memref.alloca", 0, NULL, 1, &bufType, 1, &seg), 0);
+  MlirType bufType =
+      mlirMemRefTypeGet(r->type, 1, &threads, mlirAttributeGetNull(), mlirAttributeGetNull());
+  MlirNamedAttribute seg =
+      dlcNamed(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, (int32_t[]){0, 0}));
+  MlirValue partial = mlirOperationGetResult(
+      dlcBuildOpTyped(&b, "memref.alloca", 0, NULL, 1, &bufType, 1, &seg), 0);
+  MlirValue next = mlirOperationGetResult(
+      dlcBuildOpTyped(&b, "memref.alloca", 0, NULL, 1, &bufType, 1, &seg), 0);
   MlirValue c0 = indexConstant(&b, 0), c1 = indexConstant(&b, 1), nt = indexConstant(&b, threads);
   MlirBlock body;
   MlirOperation yield;
@@ -430,14 +453,15 @@ static void emulateReduce(MlirOperation launch, const Nest *n, const Reduction *
     in = dlcBuilderBefore(yield, loc);
     t = mlirBlockGetArgument(body, 0);
     MlirValue other = binary(&in, "arith.xori", t, indexConstant(&in, off));
-    MlirValue v = combine(&in, r, load(&in, r->type, partial, 1, &t),
-                          load(&in, r->type, partial, 1, &other));
+    MlirValue v =
+        combine(&in, r, load(&in, r->type, partial, 1, &t), load(&in, r->type, partial, 1, &other));
     dlcBuildOpTyped(&in, "memref.store", 3, (MlirValue[]){v, next, t}, 0, NULL, 0, NULL);
     dlcBuildOpTyped(&b, "memref.copy", 2, (MlirValue[]){next, partial}, 0, NULL, 0, NULL);
   }
   MlirValue x = load(&b, r->type, partial, 1, &c0);
   for (int64_t w = 1; w < threads / kWarp; ++w)
-    x = combine(&b, r, x, load(&b, r->type, partial, 1, (MlirValue[]){indexConstant(&b, w * kWarp)}));
+    x = combine(&b, r, x,
+                load(&b, r->type, partial, 1, (MlirValue[]){indexConstant(&b, w * kWarp)}));
   storeTotal(&b, r, x);
   mlirOperationDestroy(launch);
 }
@@ -449,13 +473,15 @@ static bool emulateLaunch(MlirOperation launch) {
   if (dlcGetI64(launch, "workgroup_attributions", 0) != 0)
     return false;
   for (intptr_t i = 0; i < mlirBlockGetNumArguments(body); ++i)
-    if (i != 0 && i != 3 && !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(body, i))))
+    if (i != 0 && i != 3 &&
+        !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirBlockGetArgument(body, i))))
       return false;
   DlcOpList ops = {0};
   bool ok = true;
   for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o);
        o = mlirOperationGetNextInBlock(o)) {
-    bool trailing = dlcOpIs(o, "gpu.barrier") && dlcOpIs(mlirOperationGetNextInBlock(o), "gpu.terminator");
+    bool trailing =
+        dlcOpIs(o, "gpu.barrier") && dlcOpIs(mlirOperationGetNextInBlock(o), "gpu.terminator");
     if (dlcOpIs(o, "gpu.terminator") || trailing)
       continue;
     ok = ok && !dlcOpIs(o, "gpu.barrier") && !dlcOpIs(o, "gpu.shuffle");
@@ -468,9 +494,11 @@ static bool emulateLaunch(MlirOperation launch) {
     MlirValue c0 = indexConstant(&b, 0), c1 = indexConstant(&b, 1);
     MlirBlock blocks, threads;
     MlirOperation yb, yt;
-    buildFor(&b, c0, mlirOperationGetOperand(launch, async + 0), c1, (MlirValue){NULL}, &blocks, &yb);
+    buildFor(&b, c0, mlirOperationGetOperand(launch, async + 0), c1, (MlirValue){NULL}, &blocks,
+             &yb);
     DlcBuilder ib = dlcBuilderBefore(yb, b.loc);
-    buildFor(&ib, c0, mlirOperationGetOperand(launch, async + 3), c1, (MlirValue){NULL}, &threads, &yt);
+    buildFor(&ib, c0, mlirOperationGetOperand(launch, async + 3), c1, (MlirValue){NULL}, &threads,
+             &yt);
     mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(body, 0), mlirBlockGetArgument(blocks, 0));
     mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(body, 3), mlirBlockGetArgument(threads, 0));
     for (intptr_t i = 0; i < ops.n; ++i)
@@ -510,9 +538,10 @@ static void hostMemory(MlirOperation module) {
       MlirValue dyn[8];
       for (intptr_t k = 0; k < nDyn && k < 8; ++k)
         dyn[k] = mlirOperationGetOperand(op, k);
-      MlirNamedAttribute seg = dlcNamed(ctx, "operandSegmentSizes",
-                                        mlirDenseI32ArrayGet(ctx, 2, (int32_t[]){(int32_t)nDyn, 0}));
-      MlirValue m = mlirOperationGetResult(dlcBuildOpTyped(&b, "memref.alloc", nDyn, dyn, 1, &t, 1, &seg), 0);
+      MlirNamedAttribute seg = dlcNamed(
+          ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, (int32_t[]){(int32_t)nDyn, 0}));
+      MlirValue m =
+          mlirOperationGetResult(dlcBuildOpTyped(&b, "memref.alloc", nDyn, dyn, 1, &t, 1, &seg), 0);
       mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), m);
     } else if (isDeviceConstant(op)) { /* the runtime's device copy: the host's */
       mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetOperand(op, 0));
@@ -600,9 +629,10 @@ static void dependentDialects(MlirDialectRegistry r) {
 }
 
 static const DlcOptionDesc kOptions[] = {
-    {"emulate", "for the CPU emulation (test/GPU/gpu_check.py): the rewritten launches as "
-                "loops over blocks and threads on the host, shuffles as exchanges through a "
-                "buffer, device memory as host memory",
+    {"emulate",
+     "for the CPU emulation (test/GPU/gpu_check.py): the rewritten launches as "
+     "loops over blocks and threads on the host, shuffles as exchanges through a "
+     "buffer, device memory as host memory",
      DLC_OPTION_BOOL, "false"},
 };
 
