@@ -54,7 +54,8 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
 }
 
 /* Lowers every dlg op of the module, in post-order (operands first). */
-static bool lowerAll(MlirOperation module, const DlcLowerPolicy *policy, bool controlFlow) {
+static bool lowerAll(MlirOperation module, const DlcLowerPolicy *policy, bool controlFlow,
+                     bool hostLoops) {
   DlcOpList l = {0};
   mlirOperationWalk(module, collect, &l, MlirWalkPostOrder);
   bool ok = true;
@@ -64,13 +65,13 @@ static bool lowerAll(MlirOperation module, const DlcLowerPolicy *policy, bool co
     if (!controlFlow && (dlcOpIs(op, "dlg.if") || dlcOpIs(op, "dlg.while"))) {
       char msg[160];
       snprintf(msg, sizeof msg, "dlk-to-linalg: '%.*s' (control flow decided at run time) is not "
-               "supported by this pipeline (control-flow=false: the GPU pipeline)",
+               "supported by this pipeline (control-flow=false)",
                (int)name.length, name.data);
       dlcLowerFail(op, msg);
       ok = false;
       break;
     }
-    int selection = dlcLowerSelection(op, controlFlow); /* two results, host loops */
+    int selection = dlcLowerSelection(op, hostLoops); /* two results, host loops */
     if (selection >= 0) {
       if (!selection) {
         ok = false;
@@ -116,7 +117,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   DlcLowerPolicy policy = {dlcOptionsGetBool(o, "pack")
                                ? dlcGemmPackingCpu(dlcOptionsGetInt(o, "vector-width"))
                                : dlcGemmPackingNone()};
-  bool ok = lowerAll(module, &policy, dlcOptionsGetBool(o, "control-flow"));
+  bool ok = lowerAll(module, &policy, dlcOptionsGetBool(o, "control-flow"),
+                     dlcOptionsGetBool(o, "host-loops"));
   if (ok && dlcOptionsGetBool(o, "outline"))
     dlcOutlineKernels(module);
   return (MlirLogicalResult){ok};
@@ -138,6 +140,10 @@ static const DlcOptionDesc kOptions[] = {
              "plain contractions (the GPU pipeline)", DLC_OPTION_BOOL, "true"},
     {"control-flow", "lower dlg.if / dlg.while to scf.if / scf.while (false: refuse them, for "
                      "pipelines whose later stages cannot take host-side control flow)",
+     DLC_OPTION_BOOL, "true"},
+    {"host-loops", "lower ops whose loops run on the host over tensor elements "
+                   "(non_max_suppression; false: refuse them, for the GPU pipeline, whose host "
+                   "cannot read device memory element by element)",
      DLC_OPTION_BOOL, "true"},
     {"outline", "outline each dlk.kernel into a function afterwards (dlk-outline-kernels)",
      DLC_OPTION_BOOL, "true"},

@@ -152,7 +152,7 @@ static void addBufferizeStage(DlcPipeline *p, const Gpu *g) {
 static void addLaunchStage(DlcPipeline *p, const Gpu *g) {
   (void)g;
   dlcPipelineAdd(p, "dlc-gpu-conv,dlc-copy-to-linalg,dlc-gpu-mma,dlc-gpu-map,canonicalize,cse,"
-                    "func.func(convert-linalg-to-loops),dlc-gpu-rows");
+                    "func.func(convert-linalg-to-loops),dlc-gpu-spread,dlc-gpu-rows");
 }
 
 /* Launch bodies outlined into kernels of a gpu.module, launched
@@ -250,7 +250,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   DlcPipeline p = {.pm = pm, .name = "lower-to-nvvm"};
   dlcPipelineAdd(&p, "dlc-gpu-attention"); /* one fused kernel per attention (gpu_attention.c) */
   dlcAddGraphStage(&p, dlcOptionsGetBool(o, "fuse"));
-  dlcAddKernelStage(&p, "dlk-to-linalg{pack=false control-flow=false}");
+  dlcAddKernelStage(&p, "dlk-to-linalg{pack=false host-loops=false}");
   for (size_t i = 0; i <= last; ++i)
     kStages[i].add(&p, &g);
   return (MlirLogicalResult){!p.failed};

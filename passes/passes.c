@@ -34,6 +34,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGpuAttentionPass,
     &dlcGpuAlignArgsPass,
     &dlcGpuRowsPass,
+    &dlcGpuSpreadPass,
     &dlcExternalWeightsPass,
 };
 

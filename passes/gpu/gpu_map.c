@@ -20,6 +20,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "schedule/analysis.h"
 #include "schedule/script.h"
 #include "support/attr_names.h"
 #include "support/op_list.h"
@@ -61,6 +62,37 @@ static bool isIdentityLayout(MlirType t) {
           mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)));
 }
 
+/* What dlc-gpu-spread may do with the one-thread launch of `op`
+   (DLC_ATTR_LEFTOVER), or NULL: "parallel" where every iteration writes
+   its own output elements (a copy, a fill, a generic whose loops are all
+   parallel and whose outputs are indexed by a permutation of them: concat,
+   pad, slice, transposes), "reduce" for a generic reducing every loop into
+   a 0-d output (a reduction to a scalar). */
+static const char *leftoverKind(MlirOperation op) {
+  if (dlcOpIs(op, "linalg.copy") || dlcOpIs(op, "linalg.fill"))
+    return "parallel";
+  if (!dlcOpIs(op, "linalg.generic"))
+    return NULL;
+  MlirAttribute iters = mlirOperationGetAttributeByName(op, str("iterator_types"));
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
+  intptr_t n = mlirArrayAttrGetNumElements(iters), nMaps = mlirArrayAttrGetNumElements(maps);
+  int reductions = 0;
+  for (intptr_t i = 0; i < n; ++i)
+    reductions += dlcIteratorIsReduction(mlirArrayAttrGetElement(iters, i));
+  MlirAttribute seg = mlirOperationGetAttributeByName(op, str("operandSegmentSizes"));
+  intptr_t outs = mlirDenseI32ArrayGetElement(seg, 1);
+  if (outs < 1)
+    return NULL;
+  if (reductions == 0) {
+    for (intptr_t i = nMaps - outs; i < nMaps; ++i)
+      if (!mlirAffineMapIsPermutation(mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i))))
+        return NULL;
+    return "parallel";
+  }
+  MlirType out = mlirValueGetType(mlirOperationGetOperand(op, mlirOperationGetNumOperands(op) - 1));
+  return reductions == n && outs == 1 && mlirShapedTypeGetRank(out) == 0 ? "reduce" : NULL;
+}
+
 /* The body of a launch is built by parsing (a forall pair with no values
    from outside) and the work is moved in. */
 static void wrapInOneThread(MlirOperation op) {
@@ -75,6 +107,10 @@ static void wrapInOneThread(MlirOperation op) {
   MlirBlock ob = mlirRegionGetFirstBlock(mlirOperationGetRegion(outer, 0));
   MlirOperation inner = mlirBlockGetFirstOperation(ob);
   MlirBlock ib = mlirRegionGetFirstBlock(mlirOperationGetRegion(inner, 0));
+  const char *kind = leftoverKind(op);
+  if (kind)
+    mlirOperationSetDiscardableAttributeByName(outer, str(DLC_ATTR_LEFTOVER),
+                                               mlirStringAttrGet(ctx, str(kind)));
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, outer);
   mlirOperationMoveBefore(op, mlirBlockGetTerminator(ib));
 }
@@ -121,7 +157,10 @@ static bool onHost(MlirOperation op) {
 static MlirWalkResult collect(MlirOperation op, void *u) {
   Found *f = u;
   MlirOperation parent = mlirOperationGetParentOperation(op);
-  if (startsWith(op, "linalg.") && !mlirOperationIsNull(parent) && dlcOpIs(parent, "func.func"))
+  /* host linalg ops, also those in the regions of host control flow
+     (scf.if / scf.while of dlg.if / dlg.while), not a linalg.yield */
+  if (startsWith(op, "linalg.") && !mlirOperationIsNull(parent) && !startsWith(parent, "linalg.") &&
+      onHost(op))
     dlcOpListPush(&f->wrap, op);
   else if (dlcOpIs(op, "memref.copy") && onHost(op))
     dlcOpListPush(&f->copies, op);
@@ -148,12 +187,21 @@ typedef struct {
   bool failed;
 } Check;
 
+/* A load from a host alloca (readBackScalars' buffer). */
+static bool readsHostBuffer(MlirOperation load) {
+  MlirValue m = mlirOperationGetOperand(load, 0);
+  return mlirValueIsAOpResult(m) && dlcOpIs(mlirOpResultGetOwner(m), "memref.alloca") &&
+         onHost(mlirOpResultGetOwner(m));
+}
+
 /* Ops that touch memory contents: on the host they would read or write
    device memory. */
 static MlirWalkResult checkHost(MlirOperation op, void *u) {
   Check *c = u;
   if (insideAny(op, "gpu.launch") || insideAny(op, "gpu.module") || dlcOpIs(op, "gpu.launch"))
     return MlirWalkResultAdvance;
+  if (dlcOpIs(op, "memref.load") && readsHostBuffer(op))
+    return MlirWalkResultAdvance; /* a condition read back (readBackScalars) */
   if (startsWith(op, "linalg.") || startsWith(op, "vector.") || dlcOpIs(op, "memref.load") ||
       dlcOpIs(op, "memref.store") || dlcOpIs(op, "memref.copy") || dlcOpIs(op, "scf.forall")) {
     MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
@@ -179,7 +227,7 @@ static void freeFound(Found *f) {
 /* A ROWS forall's `dlc.row_lanes` moves to the gpu.launch made of it, for
    dlc-gpu-rows (gpu_reduction.c). */
 typedef struct {
-  MlirAttribute *lanes;
+  MlirAttribute *lanes, *leftover;
 } RowLanes;
 
 static MlirWalkResult moveRowLanes(MlirOperation op, void *u) {
@@ -188,23 +236,30 @@ static MlirWalkResult moveRowLanes(MlirOperation op, void *u) {
   if (!dlcOpIs(op, "scf.execute_region") || mlirAttributeIsNull(idx))
     return MlirWalkResultAdvance;
   MlirAttribute lanes = r->lanes[mlirIntegerAttrGetValueInt(idx)];
+  MlirAttribute leftover = r->leftover[mlirIntegerAttrGetValueInt(idx)];
   MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirAttributeIsNull(lanes) &&
-                                                        !mlirOperationIsNull(o);
-       o = mlirOperationGetNextInBlock(o))
-    if (dlcOpIs(o, "gpu.launch"))
+  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o)) {
+    if (!dlcOpIs(o, "gpu.launch"))
+      continue;
+    if (!mlirAttributeIsNull(lanes))
       mlirOperationSetDiscardableAttributeByName(o, str(DLC_ATTR_ROW_LANES), lanes);
+    if (!mlirAttributeIsNull(leftover))
+      mlirOperationSetDiscardableAttributeByName(o, str(DLC_ATTR_LEFTOVER), leftover);
+  }
   return MlirWalkResultSkip;
 }
 
 static MlirLogicalResult mapLaunches(MlirOperation module, const DlcOpList *launches, bool print) {
   MlirContext ctx = mlirOperationGetContext(module);
   DlcScript s = {.text = {NULL, 0, 0}};
-  RowLanes rl = {calloc((size_t)launches->n + 1, sizeof(MlirAttribute))};
+  RowLanes rl = {calloc((size_t)launches->n + 1, sizeof(MlirAttribute)),
+                 calloc((size_t)launches->n + 1, sizeof(MlirAttribute))};
   dlcScriptBegin(&s);
   for (intptr_t i = 0; i < launches->n; ++i) {
     MlirOperation forall = launches->ops[i];
     rl.lanes[i] = mlirOperationGetDiscardableAttributeByName(forall, str(DLC_ATTR_ROW_LANES));
+    rl.leftover[i] = mlirOperationGetDiscardableAttributeByName(forall, str(DLC_ATTR_LEFTOVER));
     MlirOperation region = mlirOperationCreateParse(
         ctx, str("scf.execute_region {\n  scf.yield\n}"), str("dlc-gpu-map"));
     mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(forall), forall, region);
@@ -232,6 +287,7 @@ static MlirLogicalResult mapLaunches(MlirOperation module, const DlcOpList *laun
   if (mlirLogicalResultIsSuccess(r))
     mlirOperationWalk(module, moveRowLanes, &rl, MlirWalkPreOrder);
   free(rl.lanes);
+  free(rl.leftover);
   return r;
 }
 
@@ -402,6 +458,59 @@ static void rewriteMemory(MlirOperation module) {
   freeFound(&f);
 }
 
+/*--- Scalars the host reads: the conditions of control flow ---------------------------*/
+
+/* dlg.if / dlg.while become scf.if / scf.while on the host, deciding on an
+   i1 that a kernel wrote to device memory (bufferised: a memref.load of a
+   one-element buffer). The host cannot load it there: it is copied into a
+   host buffer first (gpu.memcpy; gpu-async-region makes the host wait for
+   the stream before the load) and read from that. The host buffer is an
+   alloca in the function's entry block, so a loop reuses one slot rather
+   than growing the stack per trip. Any other host load stays an error
+   (checkHost). */
+static MlirWalkResult collectHostLoads(MlirOperation op, void *u) {
+  if (dlcOpIs(op, "memref.load") && onHost(op) && !insideAny(op, "gpu.launch"))
+    dlcOpListPush(u, op);
+  return MlirWalkResultAdvance;
+}
+
+static bool isOneElement(MlirType t) {
+  if (!mlirShapedTypeHasStaticShape(t) || !isIdentityLayout(t) ||
+      !mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t)))
+    return false;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(t); ++d)
+    if (mlirShapedTypeGetDimSize(t, d) != 1)
+      return false;
+  return true;
+}
+
+static int readBackScalars(MlirOperation module) {
+  DlcOpList loads = {0};
+  mlirOperationWalk(module, collectHostLoads, &loads, MlirWalkPreOrder);
+  int n = 0;
+  for (intptr_t i = 0; i < loads.n; ++i) {
+    MlirOperation load = loads.ops[i];
+    MlirValue src = mlirOperationGetOperand(load, 0);
+    MlirType t = mlirValueGetType(src);
+    MlirOperation fn = mlirOperationGetParentOperation(load);
+    while (!mlirOperationIsNull(fn) && !dlcOpIs(fn, "func.func"))
+      fn = mlirOperationGetParentOperation(fn);
+    if (!isOneElement(t) || mlirOperationIsNull(fn))
+      continue; /* left for checkHost's error */
+    MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
+    MlirNamedAttribute seg =
+        segments(mlirOperationGetContext(load), 2, (int32_t[]){0, 0});
+    MlirOperation host =
+        createOp(mlirOperationGetLocation(load), "memref.alloca", 0, NULL, 1, &t, 1, &seg);
+    mlirBlockInsertOwnedOperationBefore(entry, mlirBlockGetFirstOperation(entry), host);
+    gpuMemcpy(load, mlirOperationGetResult(host, 0), src);
+    mlirOperationSetOperand(load, 0, mlirOperationGetResult(host, 0));
+    ++n;
+  }
+  dlcOpListFree(&loads);
+  return n;
+}
+
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
   bool print = dlcOptionsGetBool(dlcPassGetOptions(pass), "print-transform");
@@ -434,6 +543,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   if (mlirLogicalResultIsFailure(r))
     return r;
   rewriteMemory(module);
+  dlcPassAddStatistic(pass, "read-backs", (uint64_t)readBackScalars(module));
   Check c = {false};
   mlirOperationWalk(module, checkHost, &c, MlirWalkPreOrder);
   return (MlirLogicalResult){!c.failed};
@@ -450,7 +560,9 @@ static const DlcOptionDesc kOptions[] = {
     {"print-transform", "print the generated mapping script to stderr", DLC_OPTION_BOOL, "false"},
 };
 
-static const DlcStatisticDesc kStats[] = {{"launches", "gpu.launch ops formed"}};
+static const DlcStatisticDesc kStats[] = {
+    {"launches", "gpu.launch ops formed"},
+    {"read-backs", "one-element device buffers copied to the host for a host load (conditions)"}};
 
 const DlcPassDescriptor dlcGpuMapPass = {
     .argument = "dlc-gpu-map",
@@ -460,7 +572,7 @@ const DlcPassDescriptor dlcGpuMapPass = {
     .options = kOptions,
     .numOptions = sizeof kOptions / sizeof kOptions[0],
     .statistics = kStats,
-    .numStatistics = 1,
+    .numStatistics = sizeof kStats / sizeof kStats[0],
     .getDependentDialects = dependentDialects,
     .run = run,
 };

@@ -370,7 +370,7 @@ int dlcLowerSelection(MlirOperation op, bool hostLoops) {
     return -1;
   if (!hostLoops) {
     dlcLowerFail(op, "dlk-to-linalg: 'dlg.non_max_suppression' (its loops run on the host) is "
-                     "not supported by this pipeline (control-flow=false: the GPU pipeline)");
+                     "not supported by this pipeline (host-loops=false: the GPU pipeline)");
     return 0;
   }
   MlirValue boxes = mlirOperationGetOperand(op, 0), scores = mlirOperationGetOperand(op, 1);

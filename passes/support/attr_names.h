@@ -18,6 +18,7 @@
 #define DLC_ATTR_MMA "dlc.mma" /* [m, n, k, stages] of a warp forall dlc-gpu-mma rewrites */
 #define DLC_ATTR_ROW_LANES "dlc.row_lanes"  /* [lanes, extent] of a ROWS launch */
 #define DLC_ATTR_LAUNCH "dlc.launch"            /* the launch a region belongs to */
+#define DLC_ATTR_LEFTOVER "dlc.leftover" /* "parallel" / "reduce": a one-thread launch (gpu-map -> gpu-spread) */
 
 /* On the entry function / module, read by capi's Compile.c and the AOT path. */
 #define DLC_ATTR_WORKSPACE_BYTES "dlc.workspace_bytes" /* arena size (memory plan) */

@@ -34,11 +34,10 @@ import tempfile
 import numpy as np
 
 import dlc
-import dlc.module as _dlc_module
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gpu_check import assemble, find_ptxas, ptx_of  # noqa: E402
+from gpu_check import assemble, compile_with, find_ptxas, ptx_of  # noqa: E402
 from mma_check import to_bf16  # noqa: E402
 
 RNG = np.random.default_rng(11)
@@ -194,19 +193,6 @@ EMULATE = ("builtin.module(inline,symbol-dce,func.func(dlc-readonly-args),"
            "convert-vector-to-llvm{vector-contract-lowering=outerproduct},convert-math-to-llvm,"
            "convert-math-to-libm,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
            "convert-to-llvm,reconcile-unrealized-casts)")
-
-
-def compile_with(src, pipeline):
-    """dlc.compile with the given pipeline instead of the CPU's."""
-    orig = _dlc_module._Options
-
-    def options(entry, _pipeline, *rest):
-        return orig(entry, pipeline.encode(), *rest)
-    _dlc_module._Options = options
-    try:
-        return dlc.compile(src)
-    finally:
-        _dlc_module._Options = orig
 
 
 def conv_kernel(ptx):

@@ -35,7 +35,7 @@ import dlc
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The e2e cases and models, and how their results are compared.
 sys.path.insert(0, os.path.join(HERE, "..", "E2E", "Inputs"))
-from ops_numerics import report  # noqa: E402
+from ops_numerics import compare, report  # noqa: E402
 
 
 def find_ptxas():
@@ -129,10 +129,146 @@ def cases(opts):
                 src, args, ref, tol = make()
                 yield name, src, args, ref, tol
         return
+    if opts.control or opts.leftover:
+        yield from (c for c in (control_cases() if opts.control else leftover_cases())
+                    if opts.k in c[0])
+        return
     import ops_numerics
     for name, src, inputs, ref, tol in ops_numerics.CASES:
         if opts.k in name:
             yield name, src, inputs, ref, tol
+
+
+def leftover_cases():
+    """Work no block forall holds, at sizes where dlc-gpu-spread's launches
+    take several blocks (copies) and a block of 8 warps with several
+    iterations a thread (reductions to a scalar): concat, pad, slice and
+    reshape copies, reductions of f32 and i32 by each combiner kind."""
+    rng = np.random.default_rng(7)
+    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)
+    tol = (1e-5, 1e-5)
+    yield ("concat [(300, 17), (300, 5)] axis=1", """
+func.func @main(%a: tensor<300x17xf32>, %b: tensor<300x5xf32>) -> tensor<300x22xf32> {
+  %r = dlg.concat %a, %b {axis = 1 : i64} : (tensor<300x17xf32>, tensor<300x5xf32>) -> tensor<300x22xf32>
+  return %r : tensor<300x22xf32>
+}""", [f32(300, 17), f32(300, 5)], lambda a, b: np.concatenate([a, b], 1), (0, 0))
+    yield ("pad (33, 40) by (3, 1, 2, 7)", """
+func.func @main(%a: tensor<33x40xf32>) -> tensor<38x48xf32> {
+  %r = dlg.pad %a {pads = array<i64: 3, 1, 2, 7>, value = -2.5 : f64} : tensor<33x40xf32> -> tensor<38x48xf32>
+  return %r : tensor<38x48xf32>
+}""", [f32(33, 40)], lambda a: np.pad(a, ((3, 2), (1, 7)), constant_values=-2.5), (0, 0))
+    yield ("slice (64, 50, 9) step (2, 3, 1)", """
+func.func @main(%a: tensor<64x50x9xf32>) -> tensor<31x16x7xf32> {
+  %r = dlg.slice %a {starts = array<i64: 1, 2, 1>, ends = array<i64: 63, 50, 8>, steps = array<i64: 2, 3, 1>} : tensor<64x50x9xf32> -> tensor<31x16x7xf32>
+  return %r : tensor<31x16x7xf32>
+}""", [f32(64, 50, 9)], lambda a: a[1:63:2, 2:50:3, 1:8], (0, 0))
+    for op, ref, t in (("reduce_sum", np.sum, tol), ("reduce_max", np.max, (0, 0)),
+                       ("reduce_min", np.min, (0, 0)), ("reduce_mean", np.mean, tol)):
+        yield (f"{op} (37, 53) to a scalar", f"""
+func.func @main(%a: tensor<37x53xf32>) -> tensor<f32> {{
+  %r = dlg.{op} %a {{axes = array<i64>, keepdims = false}} : tensor<37x53xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}}""", [f32(37, 53)], ref, (1e-4, 1e-5) if op == "reduce_sum" else t)
+    ints = rng.integers(-1000, 1000, (19, 23)).astype(np.int32)
+    for op, ref in (("reduce_sum", np.sum), ("reduce_max", np.max), ("reduce_min", np.min)):
+        yield (f"{op} i32 (19, 23) to a scalar", f"""
+func.func @main(%a: tensor<19x23xi32>) -> tensor<i32> {{
+  %r = dlg.{op} %a {{axes = array<i64>, keepdims = false}} : tensor<19x23xi32> -> tensor<i32>
+  return %r : tensor<i32>
+}}""", [ints], lambda a, ref=ref: ref(a).astype(np.int32), (0, 0))
+
+
+def control_cases():
+    """dlg.if and dlg.while (test/E2E/Inputs/control.py): each branch, and
+    loops of none, one, several trips and a data-dependent early exit. On
+    the GPU the control flow stays on the host, which reads the condition
+    back from device memory; the kernels in the regions are launched."""
+    import control
+    rng = np.random.default_rng(5)
+    tol = (1e-4, 1e-4)
+    for sign, branch in ((1, "then"), (-1, "else")):
+        x = rng.standard_normal((8, 16)).astype(np.float32) + sign
+        yield f"if, {branch} branch", control.IF_SRC, [x], control.if_ref, tol
+    w = (rng.standard_normal((64, 64)) * 0.1).astype(np.float32)
+    b = (rng.standard_normal(64) * 0.01).astype(np.float32)
+    h = rng.standard_normal((4, 64)).astype(np.float32)
+    for n, eps in ((0, 0.0), (1, 0.0), (7, 0.0), (200, 0.3), (50, 10.0)):
+        want_trips = control.while_ref(h, w, b, n, eps)[1]
+        yield (f"while n={n} eps={eps} ({want_trips} trips)", control.WHILE_SRC,
+               [h, w, b, np.array(n, np.int64), np.array(eps, np.float32)],
+               lambda h, w, b, n, eps: control.while_ref(h, w, b, int(n), float(eps)), tol)
+    nested = open(os.path.join(HERE, "Inputs", "nested_control.mlir")).read()
+
+    def nested_ref(x, n):
+        i = 0
+        while i < n:
+            x = x * 0.5 - 0.5 if x.sum() > 0 else np.exp(x)
+            i += 1
+        return x, np.array(i)
+    x = (rng.standard_normal(64) + 1).astype(np.float32)
+    for n in (0, 3, 12):
+        yield (f"if inside while, {n} trips", nested, [x, np.array(n, np.int64)],
+               lambda x, n: nested_ref(x, int(n)), tol)
+    yield from onnx_control_cases(rng)
+
+
+def onnx_control_cases(rng):
+    """ONNX If and Loop whose condition / trip count come from tensor data,
+    imported as dlg.if / dlg.while (as in test/Python/Inputs/test_onnx_import.py)."""
+    from onnx import TensorProto, helper, numpy_helper
+    import dlc.onnx
+    F, B, I64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
+
+    def graph(nodes, inputs, outputs, name):
+        return helper.make_graph(nodes, name, [helper.make_tensor_value_info(*i) for i in inputs],
+                                 [helper.make_tensor_value_info(*o) for o in outputs])
+
+    def model(nodes, inputs, outputs, inits):
+        g = graph(nodes, inputs, outputs, "g")
+        g.initializer.extend(numpy_helper.from_array(v, n) for n, v in inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        src = dlc.onnx.import_graph(m).mlir()
+        assert "dlg.if" in src or "dlg.while" in src, "not imported as runtime control flow"
+        return src
+
+    then_g = graph([helper.make_node("Mul", ["x", "two"], ["t"])], [], [("t", F, None)], "then")
+    else_g = graph([helper.make_node("Neg", ["x"], ["e"])], [], [("e", F, None)], "else")
+    src = model([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+                 helper.make_node("Greater", ["s", "zero"], ["c"]),
+                 helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+                [("x", F, [8, 8])], [("y", F, None)],
+                [("two", np.array(2, np.float32)), ("zero", np.array(0, np.float32))])
+    big = np.abs(rng.standard_normal((8, 8))).astype(np.float32)
+    for v, branch in ((big, "then"), (-big, "else")):
+        yield (f"onnx If, {branch} branch", src, [v],
+               lambda x: 2 * x if x.sum() > 0 else -x, (1e-6, 1e-6))
+    # y = y * 2 + i for i < M (M from data) while sum(y) < 100
+    body = graph([helper.make_node("Cast", ["i"], ["fi"], to=F),
+                  helper.make_node("Mul", ["y_in", "two"], ["y2"]),
+                  helper.make_node("Add", ["y2", "fi"], ["y_out"]),
+                  helper.make_node("ReduceSum", ["y_out"], ["y_sum"], keepdims=0),
+                  helper.make_node("Less", ["y_sum", "hundred"], ["c_out"])],
+                 [("i", I64, []), ("c_in", B, []), ("y_in", F, [16])],
+                 [("c_out", B, []), ("y_out", F, [16])], "body")
+    src = model([helper.make_node("ReduceSum", ["n"], ["nsum"], keepdims=0),
+                 helper.make_node("Cast", ["nsum"], ["M"], to=I64),
+                 helper.make_node("Loop", ["M", "", "y"], ["y_f"], body=body)],
+                [("n", F, [2]), ("y", F, [16])], [("y_f", F, None)],
+                [("two", np.array(2, np.float32)), ("hundred", np.array(100, np.float32))])
+
+    def loop_ref(n, y):
+        i, trips = 0, int(n.sum())
+        while i < trips:
+            y = y * 2 + i
+            i += 1
+            if y.sum() >= 100:
+                break
+        return y
+
+    y0 = (rng.standard_normal(16) * 0.1).astype(np.float32)
+    for trips in (0, 1, 3, 40):
+        yield (f"onnx Loop, trip count {trips} from data, exit on sum >= 100", src,
+               [np.array([trips, 0], np.float32), y0], loop_ref, (1e-5, 1e-6))
 
 
 def run_ptxas(opts):
@@ -195,6 +331,50 @@ def driver_missing():
         return str(e)
 
 
+# From the schedule stage's program: the GPU pipeline's bufferisation
+# (passes/pipeline/stages.c) and launch stage (passes/lower_to_nvvm.c), with
+# dlc-gpu-spread{emulate=true} running its launches as loops on the host,
+# then the CPU's loop, vector and LLVM lowering (passes/lower_to_llvm.c's
+# last stages). For programs whose only launches are leftover work.
+BUFFERIZE = ("inline,symbol-dce,func.func(dlc-readonly-args),"
+             "one-shot-bufferize{bufferize-function-boundaries "
+             "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops},"
+             "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
+             "buffer-deallocation-pipeline,convert-bufferization-to-memref,")
+CPU_TAIL = ("scf-forall-to-parallel,"
+            "canonicalize,lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},"
+            "convert-scf-to-cf,func.func(math-expand-ops{ops=ctlz,sinh,cosh,tanh,asinh,acosh,"
+            "atanh,tan,fma,ceil,exp2,round,roundeven,rsqrt},dlc-expand-exp),"
+            "convert-math-to-funcs{convert-ctlz=false},"
+            "convert-vector-to-llvm{vector-contract-lowering=outerproduct},convert-math-to-llvm,"
+            "convert-math-to-libm,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+            "convert-to-llvm,reconcile-unrealized-casts)")
+SPREAD_EMULATION = ("builtin.module(" + BUFFERIZE +
+                    "dlc-copy-to-linalg,dlc-gpu-map,canonicalize,cse,"
+                    "func.func(convert-linalg-to-loops),dlc-gpu-spread{emulate=true}," + CPU_TAIL)
+
+
+def compile_with(src, pipeline):
+    """dlc.compile with the given pipeline instead of the CPU's."""
+    import dlc.module as _dlc_module
+    orig = _dlc_module._Options
+
+    def options(entry, _pipeline, *rest):
+        return orig(entry, pipeline.encode(), *rest)
+    _dlc_module._Options = options
+    try:
+        return dlc.compile(src)
+    finally:
+        _dlc_module._Options = orig
+
+
+def expected(ref, inputs):
+    """NumPy's answer (f32 inputs widened to f64): an array, or a tuple of
+    them for a program with several results."""
+    want = ref(*[i.astype(np.float64) if i.dtype == np.float32 else i for i in inputs])
+    return tuple(np.asarray(v) for v in want) if isinstance(want, tuple) else np.asarray(want)
+
+
 class _Done(Exception):
     """Carries a device run's (got, want, note) to the shared comparison."""
 
@@ -213,8 +393,7 @@ def run_emulate(opts):
         try:
             if device:
                 got = dlc.compile(src, target="cuda")(*inputs)
-                want = np.asarray(ref(*[i.astype(np.float64) if i.dtype == np.float32 else i
-                                        for i in inputs]))
+                want = expected(ref, inputs)
                 raise _Done(got, want, "")
             tiled = dlc.run_pipeline(src, "builtin.module(lower-to-nvvm{stop-after=schedule})")
             # Without a block forall (data movement done by tensor ops, a
@@ -222,13 +401,26 @@ def run_emulate(opts):
             # code on one thread; the CPU runs the same code here.
             note = "" if "#gpu.block" in tiled else " (no block forall: one-thread launch)"
             got = dlc.compile(tiled)(*inputs)
-            want = np.asarray(ref(*[i.astype(np.float64) if i.dtype == np.float32 else i
-                                    for i in inputs]))
+            want = expected(ref, inputs)
+            if note:  # and the launch stage's spread of that work (dlc-gpu-spread)
+                spread = compile_with(tiled, SPREAD_EMULATION)(*inputs)
+                problem, _ = compare(np.asarray(spread), np.asarray(want), atol, rtol)
+                if problem:
+                    raise RuntimeError(f"dlc-gpu-spread's launches (emulated): {problem}")
+                note = " (leftover work: dlc-gpu-spread's launches emulated too)"
         except _Done as d:
             got, want, note = d.args
         except Exception as e:
             failed += 1
             print(f"FAIL {name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            continue
+        if isinstance(got, (tuple, list)):  # several results, each compared
+            problems = [(k, compare(np.asarray(g), np.asarray(v), atol, rtol)[0])
+                        for k, (g, v) in enumerate(zip(got, want))]
+            problems = [f"result {k}: {p}" for k, p in problems if p]
+            print(f"FAIL {name}: {'; '.join(problems)}" if problems
+                  else f"ok   {name}: {len(got)} results{note}")
+            failed += bool(problems)
             continue
         failed += report(name, got, want, atol, rtol, note)
     print(f"{ran - failed} of {ran} cases passed {'on the GPU' if device else 'emulation'}")
@@ -242,6 +434,10 @@ def main():
     ap.add_argument("--show-ptx-of", default=None)
     ap.add_argument("--models", dest="suite_models", action="store_true",
                     help="the models of test/E2E/Inputs/models.py instead of the op cases")
+    ap.add_argument("--control", action="store_true",
+                    help="the control-flow programs of test/E2E/Inputs/control.py")
+    ap.add_argument("--leftover", action="store_true",
+                    help="larger cases of work no block forall holds (dlc-gpu-spread)")
     ap.add_argument("models", nargs="*")
     opts = ap.parse_args()
     return run_ptxas(opts) if opts.mode == "ptxas" else run_emulate(opts)

@@ -36,6 +36,7 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuConvPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuAttentionPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuAlignArgsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuRowsPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuSpreadPass;
 MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcLowerToLLVMPipeline;
 MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcLowerToNVVMPipeline;
 

@@ -2,8 +2,8 @@
 // RUN: not dlc-opt %s --split-input-file --lower-to-nvvm 2>&1 | FileCheck %s --check-prefix=NVVM
 
 // The loops of dlg.non_max_suppression run on the host: the GPU pipeline
-// (control-flow=false) refuses the op by name.
-// NVVM: error: dlk-to-linalg: 'dlg.non_max_suppression' (its loops run on the host) is not supported by this pipeline (control-flow=false: the GPU pipeline)
+// (host-loops=false) refuses the op by name.
+// NVVM: error: dlk-to-linalg: 'dlg.non_max_suppression' (its loops run on the host) is not supported by this pipeline (host-loops=false: the GPU pipeline)
 
 // Dynamic shapes: the padded size and the loops' bounds would be run-time
 // values; refused by name (the ONNX importer compiles per input shape).
