@@ -2,7 +2,7 @@
 
   import  ONNX -> dlg module (dlc.onnx.import_model with bytecode=True, as
           dlc.compile does; not PyTorch's export; 0 for models written in
-          dlg), wall time
+          dlg), CPU time
   mlir    CPU time of the MLIR pipeline (--lower-to-llvm) with parsing:
           `dlc-opt --mlir-timing` on one thread on the same text, its CPU
           time less the output's share (--passes N prints its N slowest
@@ -61,14 +61,14 @@ def _onnx(ctor, res, opset, batch=1):
         f = io.BytesIO()
         torch.onnx.export(net, (torch.randn(batch, 3, res, res),), f, opset_version=opset)
         model = onnx.load_from_string(f.getvalue())
-        t0 = time.perf_counter()  # dlc's import only, not PyTorch's export
+X
         source = dlc.onnx.import_model(model, bytecode=True)
         IMPORT_SECONDS[0] = time.perf_counter() - t0
         return source
     return make
 
 
-IMPORT_SECONDS = [0.0]  # the last _onnx model's dlc.onnx.import_model
+IMPORT_SECONDS = [0.0]  # CPU time of the last _onnx model's dlc.onnx.import_model
 
 
 def _tv(name, **kw):
