@@ -33,12 +33,19 @@ MlirModule dlcModuleParse(MlirContext ctx, MlirStringRef source,
                           const char *sourceName) {
   // MLIR's lexer reads the byte after the text (the NUL a MemoryBuffer
   // guarantees); a caller's (data, length) need not have one, so parse a
-  // NUL-terminated copy (found by fuzz/fuzz_dlg.c under ASan).
+  // NUL-terminated copy (found by fuzz/fuzz_dlg.c under ASan). The copy is
+  // 64-byte aligned: MLIR bytecode (which the parser also takes, e.g. from
+  // the ONNX importer) refuses resource sections less aligned than their
+  // blobs declare, and the importer declares 64.
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(unwrap(source),
-                                           sourceName ? sourceName : "<input>"),
-      llvm::SMLoc());
+  std::unique_ptr<llvm::WritableMemoryBuffer> copy =
+      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(
+          source.length, sourceName ? sourceName : "<input>", llvm::Align(64));
+  if (!copy)
+    return MlirModule{nullptr};
+  if (source.length)
+    memcpy(copy->getBufferStart(), source.data, source.length);
+  sourceMgr.AddNewSourceBuffer(std::move(copy), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(
       sourceMgr, mlir::ParserConfig(unwrap(ctx)));
   return wrap(module.release());

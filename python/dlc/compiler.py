@@ -24,7 +24,7 @@ def compile(model, *, threads=None, target=None, entry=None, output=None, name="
         if output is not None:
             _onnx.check_aot_types(onnx_model)
         try:
-            text = _onnx.import_model(model)
+            text = _onnx.import_model(model, bytecode=True)  # weights as raw bytes
         except _onnx.DynamicShapeError:
             if output is not None:
                 raise ValueError("this ONNX model's shape computations need its dynamic input "
@@ -76,7 +76,8 @@ class PerShapeModule:
         with self._lock:
             m = self._modules.pop(key, None)
             if m is None:
-                text = _onnx.import_model(self._model, input_shapes=shapes, input_values=values)
+                text = _onnx.import_model(self._model, input_shapes=shapes, input_values=values,
+                                          bytecode=True)
                 m = Module(text, name=self._name, **self._options)
                 if len(self._modules) >= self.CACHE:
                     self._modules.pop(next(iter(self._modules)))

@@ -96,7 +96,7 @@ class Module:
         self._source, self._name, self._target, self._entry = source, name, target, entry
         self._options = dict(name=name, threads=threads, target=target, entry=entry)
         self._profiled = None  # the same model compiled with profiling, at first profile()
-        data = source.encode()
+        data = source if isinstance(source, bytes) else source.encode()  # bytes: MLIR bytecode
         pipeline = None
         if target == "cuda":  # fails with "no CUDA driver: ..." where none is
             if _profile:
@@ -395,7 +395,7 @@ def compile_mlir(text, *, threads=None, target=None, entry=None, output=None, na
 def _compile_library(text, source_name, directory, name, *, entry=None, isa=None, threads=None):
     lib = _lib()
     os.makedirs(directory, exist_ok=True)
-    data = text.encode()
+    data = text if isinstance(text, bytes) else text.encode()  # bytes: MLIR bytecode
     opts = _AotOptions(entry.encode() if entry else None, isa.encode() if isa else None,
                        None, threads or 1, True, None)
     plan, err = MemoryPlan(), ctypes.c_void_p()

@@ -14,6 +14,13 @@ extern "C" {
    registered (so textual pipelines parse). Destroy with mlirContextDestroy. */
 MLIR_CAPI_EXPORTED MlirContext dlcContextCreate(void);
 
+/* `op` (a module) as MLIR bytecode, malloc'd, its size in *length; NULL
+   when the op does not verify (print it as text for the diagnostics).
+   dlcModuleParse and dlcProgramCompile take bytecode in place of text:
+   large dense_resource weights travel as raw bytes instead of hex text.
+   Release with dlcStringFree. */
+MLIR_CAPI_EXPORTED char *dlcOperationToBytecode(MlirOperation op, size_t *length);
+
 #ifdef __cplusplus
 }
 #endif
