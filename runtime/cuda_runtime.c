@@ -106,6 +106,18 @@ static const struct {
 #undef SYM
 };
 
+/* CUtensorMap (cuda.h): 128 opaque bytes, 64-byte aligned. */
+typedef struct {
+  _Alignas(64) unsigned long long opaque[16];
+} CUtensorMap;
+
+/* cuTensorMapEncodeTiled exists from CUDA 12 on: looked up apart from
+   kSymbols, so an older driver still runs every program without TMA and
+   only a TMA descriptor fails, naming the missing function. */
+static CUresult (*tensorMapEncodeTiled)(CUtensorMap *, int, uint32_t, void *, const uint64_t *,
+                                        const uint64_t *, const uint32_t *, const uint32_t *, int,
+                                        int, int, int);
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char loadError[512];
 static int defaultDevice;
@@ -132,6 +144,8 @@ static void load(void) {
     }
     memcpy((char *)&cu + kSymbols[i].offset, &f, sizeof f);
   }
+  void *encode = dlsym(lib, "cuTensorMapEncodeTiled");
+  memcpy(&tensorMapEncodeTiled, &encode, sizeof encode);
   CUdevice dev;
   CUresult r = cu.init(0);
   if (r == 0)
@@ -341,6 +355,116 @@ DLC_CUDA_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
           "cuMemsetD16Async");
 }
 
+/*--- TMA descriptors (sm_90) -----------------------------------------------------------*/
+
+/* Records `what` as the last error (the first since it was taken). */
+static void fail(const char *what) {
+  if (!lastError[0]) {
+    snprintf(lastError, sizeof lastError, "%s", what);
+    fprintf(stderr, "dlc cuda runtime: %s\n", lastError);
+  }
+}
+
+static bool encodeTiled(CUtensorMap *map, int dataType, uint32_t rank, void *address,
+                        const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+                        const uint32_t *elementStrides, int interleave, int swizzle,
+                        int l2Promotion, int oobFill) {
+  if (!ready("mgpuTensorMapEncodeTiled"))
+    return false;
+  if (!tensorMapEncodeTiled) {
+    fail("mgpuTensorMapEncodeTiled: the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a "
+         "CUDA 12 driver or newer)");
+    return false;
+  }
+  return check(tensorMapEncodeTiled(map, dataType, rank, address, dims, strides, box,
+                                    elementStrides, interleave, swizzle, l2Promotion, oobFill),
+               "cuTensorMapEncodeTiled");
+}
+
+/* The CUDA driver's own signature (cuTensorMapEncodeTiled), as MLIR's
+   CUDA runtime wrappers export it; the enums are ints. */
+DLC_CUDA_EXPORT void mgpuTensorMapEncodeTiled(CUtensorMap *map, int dataType, uint32_t rank,
+                                              void *address, const uint64_t *dims,
+                                              const uint64_t *strides, const uint32_t *box,
+                                              const uint32_t *elementStrides, int interleave,
+                                              int swizzle, int l2Promotion, int oobFill) {
+  encodeTiled(map, dataType, rank, address, dims, strides, box, elementStrides, interleave,
+              swizzle, l2Promotion, oobFill);
+}
+
+/* Bytes of an element of each CUtensorMapDataType (cuda.h's order: u8,
+   u16, u32, i32, u64, i64, f16, f32, f64, bf16, f32 ftz, tf32, tf32 ftz). */
+static const int kTensorMapElementBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+
+/* What nvgpu.tma.create.descriptor lowers to (NVGPUToNVVM): a tensor map
+   of the ranked memref whose descriptor is at `memref` ({allocated,
+   aligned, offset, sizes[rank], strides[rank]}), tiles of `box` (outermost
+   first, as the memref's dims), copied to device memory for the kernel's
+   TMA loads; its address, or NULL with the last error set. The arguments
+   are i64 in the generated call. The memref's innermost dim must be
+   contiguous (TMA walks it element by element); the offset is honoured. */
+DLC_CUDA_EXPORT void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *memref, int64_t dataType,
+                                                     int64_t interleave, int64_t swizzle,
+                                                     int64_t l2Promotion, int64_t oobFill,
+                                                     const int64_t *box) {
+  char msg[256];
+  if (rank < 1 || rank > 5) {
+    snprintf(msg, sizeof msg, "mgpuTensorMapEncodeTiledMemref: rank %lld is not 1 to 5",
+             (long long)rank);
+    fail(msg);
+    return NULL;
+  }
+  if (dataType < 0 || dataType >= (int64_t)(sizeof kTensorMapElementBytes / sizeof(int))) {
+    snprintf(msg, sizeof msg, "mgpuTensorMapEncodeTiledMemref: unknown data type %lld",
+             (long long)dataType);
+    fail(msg);
+    return NULL;
+  }
+  struct {
+    char *allocated, *aligned;
+    int64_t offset, shape[];
+  } *d = memref;
+  const int64_t *sizes = d->shape, *memStrides = d->shape + rank;
+  int64_t bytes = kTensorMapElementBytes[dataType];
+  if (memStrides[rank - 1] != 1) {
+    snprintf(msg, sizeof msg,
+             "mgpuTensorMapEncodeTiledMemref: the innermost dim has stride %lld, TMA needs 1",
+             (long long)memStrides[rank - 1]);
+    fail(msg);
+    return NULL;
+  }
+  /* the driver's order is innermost first; strides of the outer dims, in bytes */
+  uint64_t dims[5] = {1, 1, 1, 1, 1}, strides[5] = {0};
+  uint32_t boxDims[5] = {1, 1, 1, 1, 1}, elementStrides[5] = {1, 1, 1, 1, 1};
+  for (int64_t i = 0; i < rank; ++i) {
+    dims[i] = (uint64_t)sizes[rank - 1 - i];
+    if (box[rank - 1 - i] < 1 || box[rank - 1 - i] > 256) {
+      snprintf(msg, sizeof msg,
+               "mgpuTensorMapEncodeTiledMemref: box dim %lld is %lld, not 1 to 256",
+               (long long)(rank - 1 - i), (long long)box[rank - 1 - i]);
+      fail(msg);
+      return NULL;
+    }
+    boxDims[i] = (uint32_t)box[rank - 1 - i];
+  }
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    strides[i] = (uint64_t)(memStrides[rank - 2 - i] * bytes);
+  CUtensorMap map;
+  memset(&map, 0, sizeof map);
+  if (!encodeTiled(&map, (int)dataType, (uint32_t)rank, d->aligned + d->offset * bytes, dims,
+                   strides, boxDims, elementStrides, (int)interleave, (int)swizzle,
+                   (int)l2Promotion, (int)oobFill))
+    return NULL;
+  CUdeviceptr p = 0;
+  if (!check(cu.memAlloc(&p, sizeof map), "cuMemAlloc"))
+    return NULL;
+  if (!check(cu.memcpy(p, (CUdeviceptr)(uintptr_t)&map, sizeof map), "cuMemcpy")) {
+    cu.memFree(p);
+    return NULL;
+  }
+  return (void *)(uintptr_t)p;
+}
+
 /*--- For callers (dlc-run, the C API) ----------------------------------------------*/
 
 void *dlcCudaAlloc(size_t bytes) { return mgpuMemAlloc(bytes ? bytes : 1, NULL, false); }
@@ -500,6 +624,8 @@ static const struct {
     {"mgpuMemcpy", (void *)mgpuMemcpy},
     {"mgpuMemset32", (void *)mgpuMemset32},
     {"mgpuMemset16", (void *)mgpuMemset16},
+    {"mgpuTensorMapEncodeTiled", (void *)mgpuTensorMapEncodeTiled},
+    {"mgpuTensorMapEncodeTiledMemref", (void *)mgpuTensorMapEncodeTiledMemref},
     {"_mlir_ciface_dlcCudaConstant_f64", (void *)_mlir_ciface_dlcCudaConstant_f64},
     {"_mlir_ciface_dlcCudaConstant_f32", (void *)_mlir_ciface_dlcCudaConstant_f32},
     {"_mlir_ciface_dlcCudaConstant_f16", (void *)_mlir_ciface_dlcCudaConstant_f16},

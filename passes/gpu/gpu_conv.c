@@ -27,6 +27,7 @@
    the FFMA path is exact f32 and shares the epilogue. */
 
 #include "gpu/gpu_conv.h"
+#include "gpu/gpu_build.h"
 #include "gpu/gpu_cost_model.h"
 #include "gpu/gpu_mma.h"
 
@@ -315,57 +316,19 @@ void dlcGpuConvEmit(DlcScript *s, DlcScheduleGroup *g, const DlcGpuConv *c) {
 
 /*--- dlc-gpu-conv: the rewrite ---------------------------------------------------------*/
 
-enum { kMaxAcc = 256, kMaxMap = 512 };
-
-typedef struct {
-  MlirValue from[kMaxMap], to[kMaxMap];
-  int n;
-} ValueMap;
-
-static MlirValue lookup(const ValueMap *m, MlirValue v) {
-  for (int i = m->n - 1; i >= 0; --i)
-    if (mlirValueEqual(m->from[i], v))
-      return m->to[i];
-  return v;
-}
-
-static MlirOperation typed(DlcBuilder *b, const char *name, intptr_t n, const MlirValue *ops,
-                           MlirType result, intptr_t nAttrs, const MlirNamedAttribute *attrs) {
-  return dlcBuildOpTyped(b, name, n, ops, mlirTypeIsNull(result) ? 0 : 1, &result, nAttrs, attrs);
-}
-
-static MlirValue res(MlirOperation op) { return mlirOperationGetResult(op, 0); }
-
-static MlirValue cIndex(DlcBuilder *b, int64_t v) {
-  MlirType t = mlirIndexTypeGet(b->context);
-  MlirNamedAttribute a = dlcNamed(b->context, "value", mlirIntegerAttrGet(t, v));
-  return res(typed(b, "arith.constant", 0, NULL, t, 1, &a));
-}
-
-static MlirValue bin(DlcBuilder *b, const char *name, MlirValue x, MlirValue y) {
-  MlirValue ops[2] = {x, y};
-  return res(typed(b, name, 2, ops, mlirValueGetType(x), 0, NULL));
-}
+enum { kMaxAcc = 256 };
 
 /* x `name` c on indices; x itself for + 0, * 1, / 1. */
 static MlirValue binC(DlcBuilder *b, const char *name, MlirValue x, int64_t c) {
   if ((c == 0 && !strcmp(name, "arith.addi")) ||
       (c == 1 && (!strcmp(name, "arith.muli") || !strcmp(name, "arith.divui"))))
     return x;
-  return bin(b, name, x, cIndex(b, c));
-}
-
-static MlirValue cmpUlt(DlcBuilder *b, MlirValue x, int64_t c) {
-  MlirContext ctx = b->context;
-  MlirValue ops[2] = {x, cIndex(b, c)};
-  MlirNamedAttribute pred =
-      dlcNamed(ctx, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 6)); /* ult */
-  return res(typed(b, "arith.cmpi", 2, ops, mlirIntegerTypeGet(ctx, 1), 1, &pred));
+  return dlcGpuBin(b, name, x, dlcGpuIndex(b, c));
 }
 
 static MlirValue floatConst(DlcBuilder *b, MlirType t, double v) {
   MlirNamedAttribute a = dlcNamed(b->context, "value", mlirFloatAttrDoubleGet(b->context, t, v));
-  return res(typed(b, "arith.constant", 0, NULL, t, 1, &a));
+  return dlcGpuRes(dlcGpuOp(b, "arith.constant", 0, NULL, t, 1, &a));
 }
 
 static MlirValue convertTo(DlcBuilder *b, MlirValue v, MlirType to) {
@@ -373,15 +336,15 @@ static MlirValue convertTo(DlcBuilder *b, MlirValue v, MlirType to) {
   if (mlirTypeEqual(from, to))
     return v;
   bool wider = mlirFloatTypeGetWidth(to) > mlirFloatTypeGetWidth(from);
-  return res(typed(b, wider ? "arith.extf" : "arith.truncf", 1, &v, to, 0, NULL));
+  return dlcGpuRes(dlcGpuOp(b, wider ? "arith.extf" : "arith.truncf", 1, &v, to, 0, NULL));
 }
 
 static MlirValue load(DlcBuilder *b, MlirValue m, int n, const MlirValue *idx) {
   MlirValue ops[1 + DLC_SCHEDULE_MAX_LOOPS];
   ops[0] = m;
   memcpy(ops + 1, idx, sizeof *idx * (size_t)n);
-  return res(typed(b, "memref.load", 1 + n, ops,
-                   mlirShapedTypeGetElementType(mlirValueGetType(m)), 0, NULL));
+  return dlcGpuRes(dlcGpuOp(b, "memref.load", 1 + n, ops,
+                            mlirShapedTypeGetElementType(mlirValueGetType(m)), 0, NULL));
 }
 
 static void store(DlcBuilder *b, MlirValue v, MlirValue m, int n, const MlirValue *idx) {
@@ -389,22 +352,7 @@ static void store(DlcBuilder *b, MlirValue v, MlirValue m, int n, const MlirValu
   ops[0] = v;
   ops[1] = m;
   memcpy(ops + 2, idx, sizeof *idx * (size_t)n);
-  typed(b, "memref.store", 2 + n, ops, (MlirType){NULL}, 0, NULL);
-}
-
-/* scf.if `cond` with an empty else; `then` builds into its block. */
-static DlcBuilder ifThen(DlcBuilder *b, MlirValue cond) {
-  MlirRegion thenR = mlirRegionCreate(), elseR = mlirRegionCreate();
-  MlirBlock thenB = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(thenR, thenB);
-  MlirOperationState st = mlirOperationStateGet(str("scf.if"), b->loc);
-  mlirOperationStateAddOperands(&st, 1, &cond);
-  MlirRegion regions[2] = {thenR, elseR};
-  mlirOperationStateAddOwnedRegions(&st, 2, regions);
-  dlcBuilderInsert(b, mlirOperationCreate(&st));
-  DlcBuilder in = dlcBuilderAtEnd(thenB, b->loc);
-  MlirOperation y = typed(&in, "scf.yield", 0, NULL, (MlirType){NULL}, 0, NULL);
-  return dlcBuilderBefore(y, b->loc);
+  dlcGpuOp(b, "memref.store", 2 + n, ops, (MlirType){NULL}, 0, NULL);
 }
 
 typedef struct {
@@ -547,7 +495,7 @@ static void findPad(Conv *c) {
         return;
       c->off[d] = mlirOperationGetOperand(view, dyn++);
     } else {
-      c->off[d] = cIndex(&b, v);
+      c->off[d] = dlcGpuIndex(&b, v);
     }
   }
   c->padded = true;
@@ -562,7 +510,8 @@ static void findPad(Conv *c) {
 
 /* After the rewrite: P and what built it, when nothing reads it any more. */
 static void erasePad(const Conv *c) {
-  if (!c->padded || !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(c->inView, 0))))
+  if (!c->padded ||
+      !mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(c->inView, 0))))
     return;
   mlirOperationDestroy(c->inView);
   MlirValue p = mlirOperationGetResult(c->padAlloc, 0);
@@ -651,7 +600,7 @@ static bool valueAt(DlcBuilder *b, const Conv *c, MlirOperation op, const MlirVa
   }
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   intptr_t n = mlirOperationGetNumOperands(op);
-  ValueMap m = {.n = 0};
+  DlcGpuValueMap m = {.n = 0};
   for (intptr_t i = 0; i < n; ++i) {
     MlirValue o = mlirOperationGetOperand(op, i), v = {NULL};
     MlirAffineMap am = dlcOperandMap(op, i);
@@ -669,7 +618,7 @@ static bool valueAt(DlcBuilder *b, const Conv *c, MlirOperation op, const MlirVa
         if (mlirAffineExprIsADim(e))
           at[k] = idx[mlirAffineDimExprGetPosition(e)];
         else if (mlirAffineExprIsAConstant(e))
-          at[k] = cIndex(b, mlirAffineConstantExprGetValue(e));
+          at[k] = dlcGpuIndex(b, mlirAffineConstantExprGetValue(e));
         else
           return fail(op, "an operand's map is not dims and constants");
       }
@@ -680,16 +629,16 @@ static bool valueAt(DlcBuilder *b, const Conv *c, MlirOperation op, const MlirVa
   }
   for (MlirOperation o = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(o);
        o = mlirOperationGetNextInBlock(o)) {
-    if (m.n + 4 >= kMaxMap)
+    if (m.n + 4 >= DLC_GPU_MAX_MAP)
       return fail(op, "an elementwise body too large");
     if (dlcOpIs(o, "linalg.yield")) {
-      *out = lookup(&m, mlirOperationGetOperand(o, 0));
+      *out = dlcGpuLookup(&m, mlirOperationGetOperand(o, 0));
       if (mlirValueIsNull(*out))
         return fail(op, "the conv's init reads the output it initialises");
       return true;
     }
     if (dlcOpIs(o, "linalg.index")) {
-      m.from[m.n] = res(o);
+      m.from[m.n] = dlcGpuRes(o);
       m.to[m.n++] = idx[dlcGetI64(o, "dim", 0)];
       continue;
     }
@@ -697,7 +646,7 @@ static bool valueAt(DlcBuilder *b, const Conv *c, MlirOperation op, const MlirVa
       return fail(o, "an elementwise op with regions");
     MlirOperation cl = mlirOperationClone(o);
     for (intptr_t i = 0; i < mlirOperationGetNumOperands(cl); ++i) {
-      MlirValue v = lookup(&m, mlirOperationGetOperand(cl, i));
+      MlirValue v = dlcGpuLookup(&m, mlirOperationGetOperand(cl, i));
       if (mlirValueIsNull(v)) {
         mlirOperationDestroy(cl);
         return fail(op, "the conv's init reads the output it initialises");
@@ -736,15 +685,16 @@ static MlirValue sharedArray(DlcBuilder *b, MlirOperation module, int64_t rows, 
   snprintf(text, sizeof text, "memref<%lldx%lldx%s, #gpu.address_space<workgroup>>",
            (long long)rows, (long long)cols, e);
   MlirNamedAttribute n = dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, str(name)));
-  return res(typed(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
+  return dlcGpuRes(
+      dlcGpuOp(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
 }
 
 /* k = (c, r, q) of the weights, k clamped to K - 1 (its value is masked). */
 static void splitK(DlcBuilder *b, const Conv *c, MlirValue k, MlirValue *ch, MlirValue *r,
                    MlirValue *q) {
   if (c->k % kGpuConvKTile) {
-    MlirValue ops[2] = {k, cIndex(b, c->k - 1)};
-    k = res(typed(b, "arith.minui", 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
+    MlirValue ops[2] = {k, dlcGpuIndex(b, c->k - 1)};
+    k = dlcGpuRes(dlcGpuOp(b, "arith.minui", 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
   }
   *ch = binC(b, "arith.divui", k, c->kh * c->kw);
   MlirValue rs = binC(b, "arith.remui", k, c->kh * c->kw);
@@ -757,7 +707,7 @@ static MlirValue masked(DlcBuilder *b, MlirValue cond, MlirValue v) {
   if (mlirValueIsNull(cond))
     return v;
   MlirValue ops[3] = {cond, v, floatConst(b, mlirValueGetType(v), 0.0)};
-  return res(typed(b, "arith.select", 3, ops, mlirValueGetType(v), 0, NULL));
+  return dlcGpuRes(dlcGpuOp(b, "arith.select", 3, ops, mlirValueGetType(v), 0, NULL));
 }
 
 static MlirValue andI1(DlcBuilder *b, MlirValue x, MlirValue y) {
@@ -765,7 +715,7 @@ static MlirValue andI1(DlcBuilder *b, MlirValue x, MlirValue y) {
     return y;
   if (mlirValueIsNull(y))
     return x;
-  return bin(b, "arith.andi", x, y);
+  return dlcGpuBin(b, "arith.andi", x, y);
 }
 
 /* One k tile of the weights (which = 0: sA[o][kk]) or of the gathered
@@ -777,12 +727,12 @@ static void loadTile(DlcBuilder *b, const Conv *c, int which, MlirValue kt, Mlir
   MlirValue k0 = binC(b, "arith.muli", kt, kGpuConvKTile);
   for (int64_t first = 0; first < total; first += c->threads) {
     MlirValue e = binC(b, "arith.addi", tid, first);
-    DlcBuilder at = first + c->threads > total ? ifThen(b, cmpUlt(b, e, total)) : *b;
+    DlcBuilder at = first + c->threads > total ? dlcGpuIfThen(b, dlcGpuCmpUlt(b, e, total)) : *b;
     MlirValue row = binC(&at, "arith.divui", e, cols), col = binC(&at, "arith.remui", e, cols);
     MlirValue kk = which ? row : col;
-    MlirValue k = bin(&at, "arith.addi", k0, kk), valid = {NULL}, ch, r, q, v;
+    MlirValue k = dlcGpuBin(&at, "arith.addi", k0, kk), valid = {NULL}, ch, r, q, v;
     if (c->k % kGpuConvKTile)
-      valid = cmpUlt(&at, k, c->k);
+      valid = dlcGpuCmpUlt(&at, k, c->k);
     splitK(&at, c, k, &ch, &r, &q);
     if (!which) {
       MlirValue idx[4] = {row, ch, r, q};
@@ -790,30 +740,30 @@ static void loadTile(DlcBuilder *b, const Conv *c, int which, MlirValue kt, Mlir
     } else {
       MlirValue p = col;
       if (c->bp != c->pixels) { /* the block's padded pixels read pixel P - 1, masked */
-        valid = andI1(&at, valid, cmpUlt(&at, p, c->pixels));
-        MlirValue ops[2] = {p, cIndex(&at, c->pixels - 1)};
-        p = res(typed(&at, "arith.minui", 2, ops, mlirIndexTypeGet(at.context), 0, NULL));
+        valid = andI1(&at, valid, dlcGpuCmpUlt(&at, p, c->pixels));
+        MlirValue ops[2] = {p, dlcGpuIndex(&at, c->pixels - 1)};
+        p = dlcGpuRes(dlcGpuOp(&at, "arith.minui", 2, ops, mlirIndexTypeGet(at.context), 0, NULL));
       }
       MlirValue ho = binC(&at, "arith.divui", p, c->wo), wo = binC(&at, "arith.remui", p, c->wo);
-      MlirValue ih = bin(&at, "arith.addi", binC(&at, "arith.muli", ho, c->stride[0]),
-                         binC(&at, "arith.muli", r, c->dil[0]));
-      MlirValue iw = bin(&at, "arith.addi", binC(&at, "arith.muli", wo, c->stride[1]),
-                         binC(&at, "arith.muli", q, c->dil[1]));
+      MlirValue ih = dlcGpuBin(&at, "arith.addi", binC(&at, "arith.muli", ho, c->stride[0]),
+                               binC(&at, "arith.muli", r, c->dil[0]));
+      MlirValue iw = dlcGpuBin(&at, "arith.addi", binC(&at, "arith.muli", wo, c->stride[1]),
+                               binC(&at, "arith.muli", q, c->dil[1]));
       if (c->padded) { /* the unpadded input, 0 outside it */
-        MlirValue sh = bin(&at, "arith.subi", bin(&at, "arith.addi", c->off[2], ih),
-                           cIndex(&at, c->padT));
-        MlirValue sw = bin(&at, "arith.subi", bin(&at, "arith.addi", c->off[3], iw),
-                           cIndex(&at, c->padL));
-        MlirValue inH = cmpUlt(&at, sh, c->srcH), inW = cmpUlt(&at, sw, c->srcW);
+        MlirValue sh = dlcGpuBin(&at, "arith.subi", dlcGpuBin(&at, "arith.addi", c->off[2], ih),
+                                 dlcGpuIndex(&at, c->padT));
+        MlirValue sw = dlcGpuBin(&at, "arith.subi", dlcGpuBin(&at, "arith.addi", c->off[3], iw),
+                                 dlcGpuIndex(&at, c->padL));
+        MlirValue inH = dlcGpuCmpUlt(&at, sh, c->srcH), inW = dlcGpuCmpUlt(&at, sw, c->srcW);
         valid = andI1(&at, valid, andI1(&at, inH, inW));
-        MlirValue z = cIndex(&at, 0), s1[3] = {inH, sh, z}, s2[3] = {inW, sw, z};
+        MlirValue z = dlcGpuIndex(&at, 0), s1[3] = {inH, sh, z}, s2[3] = {inW, sw, z};
         MlirType index = mlirIndexTypeGet(at.context);
-        MlirValue idx[4] = {c->off[0], bin(&at, "arith.addi", c->off[1], ch),
-                            res(typed(&at, "arith.select", 3, s1, index, 0, NULL)),
-                            res(typed(&at, "arith.select", 3, s2, index, 0, NULL))};
+        MlirValue idx[4] = {c->off[0], dlcGpuBin(&at, "arith.addi", c->off[1], ch),
+                            dlcGpuRes(dlcGpuOp(&at, "arith.select", 3, s1, index, 0, NULL)),
+                            dlcGpuRes(dlcGpuOp(&at, "arith.select", 3, s2, index, 0, NULL))};
         v = load(&at, c->src, 4, idx);
       } else {
-        MlirValue idx[4] = {cIndex(&at, 0), ch, ih, iw};
+        MlirValue idx[4] = {dlcGpuIndex(&at, 0), ch, ih, iw};
         v = load(&at, c->in, 4, idx);
       }
     }
@@ -837,33 +787,33 @@ static void computeTile(DlcBuilder *b, const Conv *c, const Lanes *l, MlirValue 
   if (c->mmaK) { /* ldmatrix x4 / x2.trans, mma.sync m16n8k16 per (i, j) */
     MlirValue aF[8], bF[8];
     for (int i = 0; i < tm; ++i) {
-      MlirValue ops[3] = {sA, bin(b, "arith.addi", binC(b, "arith.addi", l->wm0, 16 * i), l->lane16),
-                          l->hi8};
+      MlirValue ops[3] = {
+          sA, dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", l->wm0, 16 * i), l->lane16), l->hi8};
       MlirNamedAttribute at[2] = {
           dlcNamed(ctx, "numTiles", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 4)),
           dlcNamedBool(ctx, "transpose", false)};
-      aF[i] = res(typed(b, "nvgpu.ldmatrix", 3, ops, mlirVectorTypeGet(2, (int64_t[]){4, 2}, elt),
-                        2, at));
+      aF[i] = dlcGpuRes(dlcGpuOp(b, "nvgpu.ldmatrix", 3, ops,
+                                 mlirVectorTypeGet(2, (int64_t[]){4, 2}, elt), 2, at));
     }
     for (int j = 0; j < tn; ++j) {
       MlirValue ops[3] = {sB, l->lane16, binC(b, "arith.addi", l->wn0, 8 * j)};
       MlirNamedAttribute at[2] = {
           dlcNamed(ctx, "numTiles", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 2)),
           dlcNamedBool(ctx, "transpose", true)};
-      bF[j] = res(typed(b, "nvgpu.ldmatrix", 3, ops, mlirVectorTypeGet(2, (int64_t[]){2, 2}, elt),
-                        2, at));
+      bF[j] = dlcGpuRes(dlcGpuOp(b, "nvgpu.ldmatrix", 3, ops,
+                                 mlirVectorTypeGet(2, (int64_t[]){2, 2}, elt), 2, at));
     }
     MlirType accV = mlirVectorTypeGet(2, (int64_t[]){2, 2}, f32);
     const int64_t shape[3] = {16, 8, 16};
     for (int i = 0; i < tm; ++i)
       for (int j = 0; j < tn; ++j) {
         MlirValue *a4 = acc + (i * tn + j) * 4;
-        MlirValue v = res(typed(b, "vector.from_elements", 4, a4, accV, 0, NULL));
+        MlirValue v = dlcGpuRes(dlcGpuOp(b, "vector.from_elements", 4, a4, accV, 0, NULL));
         v = dlcGpuMmaSync(b, aF[i], bF[j], v, shape);
         for (int q = 0; q < 4; ++q) {
           MlirNamedAttribute pos =
               dlcNamedI64Array(ctx, "static_position", 2, (int64_t[]){q / 2, q % 2});
-          a4[q] = res(typed(b, "vector.extract", 1, &v, f32, 1, &pos));
+          a4[q] = dlcGpuRes(dlcGpuOp(b, "vector.extract", 1, &v, f32, 1, &pos));
         }
       }
     return;
@@ -871,16 +821,17 @@ static void computeTile(DlcBuilder *b, const Conv *c, const Lanes *l, MlirValue 
   MlirNamedAttribute contract =
       dlcNamed(ctx, "fastmath", mlirAttributeParseGet(ctx, str("#arith.fastmath<contract>")));
   for (int64_t kk = 0; kk < kGpuConvKTile; ++kk) { /* exact f32 FFMA */
-    MlirValue a[8][2], bv[8][2], kI = cIndex(b, kk);
+    MlirValue a[8][2], bv[8][2], kI = dlcGpuIndex(b, kk);
     for (int i = 0; i < tm; ++i)
       for (int h = 0; h < 2; ++h) {
-        MlirValue idx[2] = {bin(b, "arith.addi", binC(b, "arith.addi", l->wm0, 16 * i + 8 * h), l->g),
-                            kI};
+        MlirValue idx[2] = {
+            dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", l->wm0, 16 * i + 8 * h), l->g), kI};
         a[i][h] = convertTo(b, load(b, sA, 2, idx), f32);
       }
     for (int j = 0; j < tn; ++j)
       for (int p = 0; p < 2; ++p) {
-        MlirValue idx[2] = {kI, bin(b, "arith.addi", binC(b, "arith.addi", l->wn0, 8 * j + p), l->t2)};
+        MlirValue idx[2] = {
+            kI, dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", l->wn0, 8 * j + p), l->t2)};
         bv[j][p] = convertTo(b, load(b, sB, 2, idx), f32);
       }
     for (int i = 0; i < tm; ++i)
@@ -891,25 +842,18 @@ static void computeTile(DlcBuilder *b, const Conv *c, const Lanes *l, MlirValue 
             /* mul + add allowed to contract: one fma.rn.f32 (math.fma
                would be split again by math-expand-ops) */
             MlirValue m[2] = {a[i][h], bv[j][p]};
-            MlirValue prod = res(typed(b, "arith.mulf", 2, m, f32, 1, &contract));
+            MlirValue prod = dlcGpuRes(dlcGpuOp(b, "arith.mulf", 2, m, f32, 1, &contract));
             MlirValue sum[2] = {*s, prod};
-            *s = res(typed(b, "arith.addf", 2, sum, f32, 1, &contract));
+            *s = dlcGpuRes(dlcGpuOp(b, "arith.addf", 2, sum, f32, 1, &contract));
           }
   }
-}
-
-static MlirOperation moduleOf(MlirOperation op) {
-  MlirOperation m = op;
-  for (MlirOperation p = op; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
-    m = p;
-  return m;
 }
 
 /* An scf.for from 0 to `ub` (step 1) with no results; its induction
    variable in `iv`, a builder at the end of its body returned. */
 static DlcBuilder forLoop(DlcBuilder *b, int64_t ub, MlirValue *iv) {
   MlirType index = mlirIndexTypeGet(b->context);
-  MlirValue ops[3] = {cIndex(b, 0), cIndex(b, ub), cIndex(b, 1)};
+  MlirValue ops[3] = {dlcGpuIndex(b, 0), dlcGpuIndex(b, ub), dlcGpuIndex(b, 1)};
   MlirRegion region = mlirRegionCreate();
   MlirBlock body = mlirBlockCreate(1, &index, &b->loc);
   mlirRegionAppendOwnedBlock(region, body);
@@ -919,7 +863,7 @@ static DlcBuilder forLoop(DlcBuilder *b, int64_t ub, MlirValue *iv) {
   dlcBuilderInsert(b, mlirOperationCreate(&st));
   *iv = mlirBlockGetArgument(body, 0);
   DlcBuilder in = dlcBuilderAtEnd(body, b->loc);
-  MlirOperation y = typed(&in, "scf.yield", 0, NULL, (MlirType){NULL}, 0, NULL);
+  MlirOperation y = dlcGpuOp(&in, "scf.yield", 0, NULL, (MlirType){NULL}, 0, NULL);
   return dlcBuilderBefore(y, b->loc);
 }
 
@@ -944,7 +888,7 @@ static Thread threadScope(DlcBuilder *b, const Conv *c, bool emulate, const Mlir
     t.ty = gpuIds[1];
   }
   DlcBuilder *in = &t.b;
-  t.tid = bin(in, "arith.addi", t.tx, binC(in, "arith.muli", t.ty, c->dimX));
+  t.tid = dlcGpuBin(in, "arith.addi", t.tx, binC(in, "arith.muli", t.ty, c->dimX));
   t.l.lane = binC(in, "arith.remui", t.tx, kGpuWarpSize);
   t.l.g = binC(in, "arith.divui", t.l.lane, 4);
   t.l.t2 = binC(in, "arith.muli", binC(in, "arith.remui", t.l.lane, 4), 2);
@@ -963,23 +907,23 @@ static MlirValue sharedTile(DlcBuilder *b, MlirOperation module, int64_t rows, i
     return sharedArray(b, module, rows, cols, elt);
   MlirType t = mlirMemRefTypeGet(elt, 2, (int64_t[]){rows, cols}, mlirAttributeGetNull(),
                                  mlirAttributeGetNull());
-  MlirNamedAttribute seg =
-      dlcNamed(b->context, "operandSegmentSizes", mlirDenseI32ArrayGet(b->context, 2, (int32_t[]){0, 0}));
-  return res(typed(b, "memref.alloca", 0, NULL, t, 1, &seg));
+  MlirNamedAttribute seg = dlcNamed(b->context, "operandSegmentSizes",
+                                    mlirDenseI32ArrayGet(b->context, 2, (int32_t[]){0, 0}));
+  return dlcGpuRes(dlcGpuOp(b, "memref.alloca", 0, NULL, t, 1, &seg));
 }
 
 /* The accumulators of the thread: `acc` (the k loop's iter_args on the
    GPU); emulated, a [threads x n] f32 buffer loaded at the thread's row. */
 static void loadAcc(Thread *t, MlirValue buf, int n, MlirValue *acc) {
   for (int a = 0; a < n; ++a) {
-    MlirValue idx[2] = {t->tid, cIndex(&t->b, a)};
+    MlirValue idx[2] = {t->tid, dlcGpuIndex(&t->b, a)};
     acc[a] = load(&t->b, buf, 2, idx);
   }
 }
 
 static void storeAcc(Thread *t, MlirValue buf, int n, const MlirValue *acc) {
   for (int a = 0; a < n; ++a) {
-    MlirValue idx[2] = {t->tid, cIndex(&t->b, a)};
+    MlirValue idx[2] = {t->tid, dlcGpuIndex(&t->b, a)};
     store(&t->b, acc[a], buf, 2, idx);
   }
 }
@@ -992,15 +936,16 @@ static bool epilogueAll(Thread *t, const Conv *c, const MlirValue *acc) {
   DlcBuilder *b = &t->b;
   for (int a = 0; a < nAcc; ++a) {
     int p = a % 2, h = (a / 2) % 2, tile = a / 4, i = tile / tn, j = tile % tn;
-    MlirValue o = bin(b, "arith.addi", binC(b, "arith.addi", t->l.wm0, 16 * i + 8 * h), t->l.g);
-    MlirValue pix = bin(b, "arith.addi", binC(b, "arith.addi", t->l.wn0, 8 * j + p), t->l.t2);
-    DlcBuilder at = c->bp != c->pixels ? ifThen(b, cmpUlt(b, pix, c->pixels)) : *b;
-    MlirValue idx[4] = {cIndex(&at, 0), o, binC(&at, "arith.divui", pix, c->wo),
+    MlirValue o =
+        dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", t->l.wm0, 16 * i + 8 * h), t->l.g);
+    MlirValue pix = dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", t->l.wn0, 8 * j + p), t->l.t2);
+    DlcBuilder at = c->bp != c->pixels ? dlcGpuIfThen(b, dlcGpuCmpUlt(b, pix, c->pixels)) : *b;
+    MlirValue idx[4] = {dlcGpuIndex(&at, 0), o, binC(&at, "arith.divui", pix, c->wo),
                         binC(&at, "arith.remui", pix, c->wo)};
     MlirValue init, v = acc[a];
     if (!valueAt(&at, c, c->init, idx, (MlirValue){NULL}, &init))
       return false;
-    v = convertTo(&at, bin(&at, "arith.addf", convertTo(&at, init, f32), v), xElt);
+    v = convertTo(&at, dlcGpuBin(&at, "arith.addf", convertTo(&at, init, f32), v), xElt);
     MlirValue dst = c->x;
     if (!mlirOperationIsNull(c->epilogue)) {
       intptr_t last = mlirOperationGetNumOperands(c->epilogue) - 1;
@@ -1029,7 +974,7 @@ static bool rewrite(const Conv *cIn, bool emulate) {
   MlirType index = mlirIndexTypeGet(ctx), f32 = mlirF32TypeGet(ctx);
   MlirType elt = mlirShapedTypeGetElementType(mlirValueGetType(c->in));
   int64_t pad = kGpuSmemPadBytes / (mlirTypeIsAF32(elt) ? 4 : 2);
-  MlirOperation module = moduleOf(c->block);
+  MlirOperation module = dlcGpuModuleOf(c->block);
   MlirValue sA = sharedTile(&b, module, c->bo, kGpuConvKTile + pad, elt, emulate);
   MlirValue sB = sharedTile(&b, module, kGpuConvKTile, c->bp + pad, elt, emulate);
   MlirValue ids[2] = {{NULL}, {NULL}};
@@ -1038,8 +983,8 @@ static bool rewrite(const Conv *cIn, bool emulate) {
         dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim x>")));
     MlirNamedAttribute dy =
         dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim y>")));
-    ids[0] = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dx));
-    ids[1] = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dy));
+    ids[0] = dlcGpuRes(dlcGpuOp(&b, "gpu.thread_id", 0, NULL, index, 1, &dx));
+    ids[1] = dlcGpuRes(dlcGpuOp(&b, "gpu.thread_id", 0, NULL, index, 1, &dy));
   }
   int nAcc = (int)((c->wm / 16) * (c->wn / 8) * 4);
   int64_t nK = (c->k + kGpuConvKTile - 1) / kGpuConvKTile;
@@ -1050,7 +995,7 @@ static bool rewrite(const Conv *cIn, bool emulate) {
                                    mlirAttributeGetNull());
     MlirNamedAttribute seg =
         dlcNamed(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, (int32_t[]){0, 0}));
-    MlirValue buf = res(typed(&b, "memref.alloca", 0, NULL, t, 1, &seg));
+    MlirValue buf = dlcGpuRes(dlcGpuOp(&b, "memref.alloca", 0, NULL, t, 1, &seg));
     Thread t0 = threadScope(&b, c, true, ids);
     for (int a = 0; a < nAcc; ++a)
       acc[a] = zero;
@@ -1071,7 +1016,7 @@ static bool rewrite(const Conv *cIn, bool emulate) {
       return false;
   } else {
     /* scf.for kt over the k tiles, the accumulators carried */
-    MlirValue ops[3 + kMaxAcc] = {cIndex(&b, 0), cIndex(&b, nK), cIndex(&b, 1)};
+    MlirValue ops[3 + kMaxAcc] = {dlcGpuIndex(&b, 0), dlcGpuIndex(&b, nK), dlcGpuIndex(&b, 1)};
     MlirType types[1 + kMaxAcc];
     MlirLocation locs[1 + kMaxAcc];
     types[0] = index;
@@ -1094,12 +1039,12 @@ static bool rewrite(const Conv *cIn, bool emulate) {
     MlirValue kt = mlirBlockGetArgument(body, 0);
     for (int i = 0; i < nAcc; ++i)
       acc[i] = mlirBlockGetArgument(body, 1 + i);
-    typed(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* the last tile is used */
+    dlcGpuOp(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* the last tile is used */
     loadTile(&t.b, c, 0, kt, t.tid, sA);
     loadTile(&t.b, c, 1, kt, t.tid, sB);
-    typed(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* this tile has landed */
+    dlcGpuOp(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* this tile has landed */
     computeTile(&t.b, c, &t.l, sA, sB, acc);
-    typed(&t.b, "scf.yield", nAcc, acc, (MlirType){NULL}, 0, NULL);
+    dlcGpuOp(&t.b, "scf.yield", nAcc, acc, (MlirType){NULL}, 0, NULL);
     /* per accumulator element: + init, the epilogue, one store; where the
        epilogue was (its operands' subviews may follow the conv) */
     b = dlcBuilderBefore(mlirOperationIsNull(c->epilogue) ? c->conv : c->epilogue, loc);

@@ -31,6 +31,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "gpu/gpu_build.h"
 #include "gpu/gpu_contraction.h"
 #include "gpu/gpu_wgmma.h"
 #include "gpu/gpu_mma.h"
@@ -53,43 +54,13 @@
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-enum { kMaxTiles = 64, kMaxMap = 1024 };
-
-typedef struct {
-  MlirValue from[kMaxMap], to[kMaxMap];
-  int n;
-} ValueMap;
-
-static MlirValue lookup(const ValueMap *m, MlirValue v) {
-  for (int i = m->n - 1; i >= 0; --i)
-    if (mlirValueEqual(m->from[i], v))
-      return m->to[i];
-  return v;
-}
-
-static MlirOperation typed(DlcBuilder *b, const char *name, intptr_t n, const MlirValue *ops,
-                           MlirType result, intptr_t nAttrs, const MlirNamedAttribute *attrs) {
-  return dlcBuildOpTyped(b, name, n, ops, mlirTypeIsNull(result) ? 0 : 1, &result, nAttrs, attrs);
-}
-
-static MlirValue res(MlirOperation op) { return mlirOperationGetResult(op, 0); }
-
-static MlirValue constIndex(DlcBuilder *b, int64_t v) {
-  MlirType t = mlirIndexTypeGet(b->context);
-  MlirNamedAttribute a = dlcNamed(b->context, "value", mlirIntegerAttrGet(t, v));
-  return res(typed(b, "arith.constant", 0, NULL, t, 1, &a));
-}
+enum { kMaxTiles = 64 };
 
 static MlirValue addIndex(DlcBuilder *b, MlirValue x, int64_t c) {
   if (c == 0)
     return x;
-  MlirValue ops[2] = {x, constIndex(b, c)};
-  return res(typed(b, "arith.addi", 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
-}
-
-static MlirValue binIndex(DlcBuilder *b, const char *name, MlirValue x, int64_t c) {
-  MlirValue ops[2] = {x, constIndex(b, c)};
-  return res(typed(b, name, 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
+  MlirValue ops[2] = {x, dlcGpuIndex(b, c)};
+  return dlcGpuRes(dlcGpuOp(b, "arith.addi", 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
 }
 
 /* memref.load of `m` at [stage, row, col] when `stage` is set (a shared
@@ -100,19 +71,20 @@ static MlirValue loadAt(DlcBuilder *b, MlirValue m, MlirValue stage, MlirValue r
   MlirValue ops[1 + DLC_SCHEDULE_MAX_LOOPS];
   ops[0] = m;
   for (intptr_t d = 0; d + 2 < r; ++d)
-    ops[1 + d] = mlirValueIsNull(stage) ? constIndex(b, 0) : stage;
+    ops[1 + d] = mlirValueIsNull(stage) ? dlcGpuIndex(b, 0) : stage;
   ops[r - 1] = row;
   ops[r] = col;
-  return res(typed(b, "memref.load", 1 + r, ops, mlirShapedTypeGetElementType(t), 0, NULL));
+  return dlcGpuRes(
+      dlcGpuOp(b, "memref.load", 1 + r, ops, mlirShapedTypeGetElementType(t), 0, NULL));
 }
 
 static MlirValue addValues(DlcBuilder *b, MlirValue x, MlirValue y) {
   MlirValue ops[2] = {x, y};
-  return res(typed(b, "arith.addi", 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
+  return dlcGpuRes(dlcGpuOp(b, "arith.addi", 2, ops, mlirIndexTypeGet(b->context), 0, NULL));
 }
 
 static MlirValue fromElements(DlcBuilder *b, int n, const MlirValue *els, MlirType vt) {
-  return res(typed(b, "vector.from_elements", n, els, vt, 0, NULL));
+  return dlcGpuRes(dlcGpuOp(b, "vector.from_elements", n, els, vt, 0, NULL));
 }
 
 MlirValue dlcMmaConvert(DlcBuilder *b, MlirValue v, MlirType to) {
@@ -120,7 +92,7 @@ MlirValue dlcMmaConvert(DlcBuilder *b, MlirValue v, MlirType to) {
   if (mlirTypeEqual(from, to))
     return v;
   bool wider = mlirFloatTypeGetWidth(to) > mlirFloatTypeGetWidth(from);
-  return res(typed(b, wider ? "arith.extf" : "arith.truncf", 1, &v, to, 0, NULL));
+  return dlcGpuRes(dlcGpuOp(b, wider ? "arith.extf" : "arith.truncf", 1, &v, to, 0, NULL));
 }
 
 /* MLIR 22's convert-nvgpu-to-nvvm rejects nvgpu.mma.sync on bf16 ("failed
@@ -131,10 +103,11 @@ static MlirValue packedRow(DlcBuilder *b, MlirValue frag, int64_t row) {
   MlirType ft = mlirValueGetType(frag), i32 = mlirIntegerTypeGet(ctx, 32);
   MlirType pair = mlirVectorTypeGet(1, (int64_t[]){2}, mlirShapedTypeGetElementType(ft));
   MlirNamedAttribute pos = dlcNamedI64Array(ctx, "static_position", 1, (int64_t[]){row});
-  MlirValue v = res(typed(b, "vector.extract", 1, &frag, pair, 1, &pos));
-  v = res(typed(b, "vector.bitcast", 1, &v, mlirVectorTypeGet(1, (int64_t[]){1}, i32), 0, NULL));
+  MlirValue v = dlcGpuRes(dlcGpuOp(b, "vector.extract", 1, &frag, pair, 1, &pos));
+  v = dlcGpuRes(
+      dlcGpuOp(b, "vector.bitcast", 1, &v, mlirVectorTypeGet(1, (int64_t[]){1}, i32), 0, NULL));
   pos = dlcNamedI64Array(ctx, "static_position", 1, (int64_t[]){0});
-  return res(typed(b, "vector.extract", 1, &v, i32, 1, &pos));
+  return dlcGpuRes(dlcGpuOp(b, "vector.extract", 1, &v, i32, 1, &pos));
 }
 
 static MlirValue mmaBf16(DlcBuilder *b, MlirValue a, MlirValue bf, MlirValue acc) {
@@ -147,7 +120,7 @@ static MlirValue mmaBf16(DlcBuilder *b, MlirValue a, MlirValue bf, MlirValue acc
     ops[4 + q] = packedRow(b, bf, q);
   for (int q = 0; q < 4; ++q) {
     MlirNamedAttribute pos = dlcNamedI64Array(ctx, "static_position", 2, (int64_t[]){q / 2, q % 2});
-    ops[6 + q] = res(typed(b, "vector.extract", 1, &acc, f32, 1, &pos));
+    ops[6 + q] = dlcGpuRes(dlcGpuOp(b, "vector.extract", 1, &acc, f32, 1, &pos));
   }
   static const char *const kAttrs[][2] = {
       {"layoutA", "#nvvm.mma_layout<row>"},
@@ -159,13 +132,14 @@ static MlirValue mmaBf16(DlcBuilder *b, MlirValue a, MlirValue bf, MlirValue acc
   MlirNamedAttribute attrs[6];
   for (int i = 0; i < 5; ++i)
     attrs[i] = dlcNamed(ctx, kAttrs[i][0], mlirAttributeParseGet(ctx, str(kAttrs[i][1])));
-  attrs[5] = dlcNamed(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 3, (int32_t[]){4, 2, 4}));
+  attrs[5] =
+      dlcNamed(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 3, (int32_t[]){4, 2, 4}));
   MlirType st = mlirTypeParseGet(ctx, str("!llvm.struct<(f32, f32, f32, f32)>"));
-  MlirValue d = res(typed(b, "nvvm.mma.sync", 10, ops, st, 6, attrs));
+  MlirValue d = dlcGpuRes(dlcGpuOp(b, "nvvm.mma.sync", 10, ops, st, 6, attrs));
   MlirValue els[4];
   for (int q = 0; q < 4; ++q) {
     MlirNamedAttribute pos = dlcNamedI64Array(ctx, "position", 1, (int64_t[]){q});
-    els[q] = res(typed(b, "llvm.extractvalue", 1, &d, f32, 1, &pos));
+    els[q] = dlcGpuRes(dlcGpuOp(b, "llvm.extractvalue", 1, &d, f32, 1, &pos));
   }
   return fromElements(b, 4, els, mlirValueGetType(acc));
 }
@@ -258,7 +232,7 @@ bool dlcMmaEpilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const MlirV
   MlirOperation e = t->epilogue;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(e, 0));
   intptr_t nOps = mlirOperationGetNumOperands(e);
-  ValueMap m = {.n = 0};
+  DlcGpuValueMap m = {.n = 0};
   intptr_t numInits = 1; /* elementwise epilogues have one output */
   for (intptr_t i = 0; i < nOps; ++i) {
     MlirValue o = mlirOperationGetOperand(e, i), v;
@@ -280,13 +254,14 @@ bool dlcMmaEpilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const MlirV
         if (mlirAffineExprIsADim(x))
           ops[1 + k] = idx[mlirAffineDimExprGetPosition(x)];
         else if (mlirAffineExprIsAConstant(x))
-          ops[1 + k] = constIndex(b, mlirAffineConstantExprGetValue(x));
+          ops[1 + k] = dlcGpuIndex(b, mlirAffineConstantExprGetValue(x));
         else
           return fail(e, "an epilogue operand's map is not dims and constants");
       }
-      v = res(typed(b, "memref.load", 1 + nr, ops, mlirShapedTypeGetElementType(ot), 0, NULL));
+      v = dlcGpuRes(
+          dlcGpuOp(b, "memref.load", 1 + nr, ops, mlirShapedTypeGetElementType(ot), 0, NULL));
     }
-    if (m.n >= kMaxMap)
+    if (m.n >= DLC_GPU_MAX_MAP)
       return fail(e, "epilogue too large");
     m.from[m.n] = mlirBlockGetArgument(body, i);
     m.to[m.n++] = v;
@@ -301,17 +276,17 @@ bool dlcMmaEpilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const MlirV
           return fail(e, "the epilogue writes through a non-identity map");
         intptr_t rank = mlirAffineMapGetNumDims(am);
         MlirValue ops[2 + DLC_SCHEDULE_MAX_LOOPS];
-        ops[0] = lookup(&m, mlirOperationGetOperand(op, y));
+        ops[0] = dlcGpuLookup(&m, mlirOperationGetOperand(op, y));
         ops[1] = out;
         for (intptr_t d = 0; d < rank; ++d)
           ops[2 + d] = idx[d];
-        typed(b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
+        dlcGpuOp(b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
       }
       continue;
     }
     if (dlcOpIs(op, "linalg.index")) {
       int64_t dim = dlcGetI64(op, "dim", 0);
-      m.from[m.n] = res(op);
+      m.from[m.n] = dlcGpuRes(op);
       m.to[m.n++] = idx[dim];
       continue;
     }
@@ -319,13 +294,13 @@ bool dlcMmaEpilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const MlirV
       return fail(op, "an epilogue op with regions");
     MlirOperation c = mlirOperationClone(op);
     for (intptr_t i = 0; i < mlirOperationGetNumOperands(c); ++i)
-      mlirOperationSetOperand(c, i, lookup(&m, mlirOperationGetOperand(c, i)));
+      mlirOperationSetOperand(c, i, dlcGpuLookup(&m, mlirOperationGetOperand(c, i)));
     dlcBuilderInsert(b, c);
-    for (intptr_t i = 0; i < mlirOperationGetNumResults(op) && m.n < kMaxMap; ++i) {
+    for (intptr_t i = 0; i < mlirOperationGetNumResults(op) && m.n < DLC_GPU_MAX_MAP; ++i) {
       m.from[m.n] = mlirOperationGetResult(op, i);
       m.to[m.n++] = mlirOperationGetResult(c, i);
     }
-    if (m.n >= kMaxMap)
+    if (m.n >= DLC_GPU_MAX_MAP)
       return fail(e, "epilogue too large");
   }
   return true;
@@ -340,7 +315,8 @@ typedef struct {
 } Frags;
 
 typedef struct {
-  MlirValue lane, g, tq, t2, lane16, laneHi8; /* lane / 4, lane % 4, 2 t, lane % 16, (lane / 16) 8 */
+  /* lane / 4, lane % 4, 2 t, lane % 16, (lane / 16) 8 */
+  MlirValue lane, g, tq, t2, lane16, laneHi8;
 } Lane;
 
 /* One mma k step of the warp: fragments per 16-row and 8-column tile,
@@ -361,7 +337,7 @@ static void mmaStep(DlcBuilder *in, const Tile *t, const Frags *f, const Lane *l
       MlirNamedAttribute at[2] = {
           dlcNamed(ctx, "numTiles", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 4)),
           dlcNamedBool(ctx, "transpose", false)};
-      aFrag[i] = res(typed(in, "nvgpu.ldmatrix", 4, ops, aV, 2, at));
+      aFrag[i] = dlcGpuRes(dlcGpuOp(in, "nvgpu.ldmatrix", 4, ops, aV, 2, at));
       continue;
     }
     MlirValue r0 = addValues(in, row0, l->g), r8 = addIndex(in, r0, 8), els[8];
@@ -389,7 +365,7 @@ static void mmaStep(DlcBuilder *in, const Tile *t, const Frags *f, const Lane *l
       MlirNamedAttribute at[2] = {
           dlcNamed(ctx, "numTiles", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 2)),
           dlcNamedBool(ctx, "transpose", true)};
-      bFrag[j] = res(typed(in, "nvgpu.ldmatrix", 4, ops, bV, 2, at));
+      bFrag[j] = dlcGpuRes(dlcGpuOp(in, "nvgpu.ldmatrix", 4, ops, bV, 2, at));
       continue;
     }
     MlirValue col = addValues(in, col0, l->g), els[4];
@@ -419,8 +395,9 @@ static void mmaStep(DlcBuilder *in, const Tile *t, const Frags *f, const Lane *l
     for (int j = 0; j < tn; ++j) {
       MlirValue ops[3] = {aFrag[i], bFrag[j], acc[i * tn + j]};
       acc[i * tn + j] =
-          mlirTypeIsABF16(ab) ? mmaBf16(in, ops[0], ops[1], ops[2])
-                              : res(typed(in, "nvgpu.mma.sync", 3, ops, accV, t->tf32 ? 2 : 1, attrs));
+          mlirTypeIsABF16(ab)
+              ? mmaBf16(in, ops[0], ops[1], ops[2])
+              : dlcGpuRes(dlcGpuOp(in, "nvgpu.mma.sync", 3, ops, accV, t->tf32 ? 2 : 1, attrs));
     }
 }
 
@@ -428,7 +405,7 @@ static void mmaStep(DlcBuilder *in, const Tile *t, const Frags *f, const Lane *l
    from `inits`, inserted by `b`; its body block in `body`. */
 static MlirOperation buildFor(DlcBuilder *b, int64_t ub, int64_t step, int n, const MlirType *types,
                               const MlirValue *inits, MlirBlock *body) {
-  MlirValue ops[3 + kMaxTiles] = {constIndex(b, 0), constIndex(b, ub), constIndex(b, step)};
+  MlirValue ops[3 + kMaxTiles] = {dlcGpuIndex(b, 0), dlcGpuIndex(b, ub), dlcGpuIndex(b, step)};
   MlirType argTypes[1 + kMaxTiles];
   MlirLocation argLocs[1 + kMaxTiles];
   argTypes[0] = mlirIndexTypeGet(b->context);
@@ -496,7 +473,8 @@ static MlirValue sharedBuffer(DlcBuilder *b, MlirOperation module, int64_t s, in
            (long long)s, (long long)r, (long long)c, eltName);
   MlirNamedAttribute n =
       dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, str(name)));
-  return res(typed(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
+  return dlcGpuRes(
+      dlcGpuOp(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
 }
 
 /* cp.async of a rows x cols tile of `src` at (row0, col0) into
@@ -513,24 +491,12 @@ static int copyTile(DlcBuilder *b, MlirValue src, MlirValue row0, MlirValue col0
   for (int64_t first = 0; first < total; first += threads) {
     MlirValue c = addIndex(b, tid, first);
     DlcBuilder at = *b;
-    MlirOperation guard = {NULL};
-    if (first + threads > total) { /* the last round: threads past the tile skip */
-      MlirValue ops[2] = {c, constIndex(b, total)};
-      MlirNamedAttribute pred = dlcNamed(ctx, "predicate",
-                                         mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 6));
-      MlirValue cond = res(typed(b, "arith.cmpi", 2, ops, mlirIntegerTypeGet(ctx, 1), 1, &pred));
-      MlirRegion thenR = mlirRegionCreate(), elseR = mlirRegionCreate();
-      MlirBlock thenB = mlirBlockCreate(0, NULL, NULL);
-      mlirRegionAppendOwnedBlock(thenR, thenB);
-      MlirOperationState st = mlirOperationStateGet(str("scf.if"), b->loc);
-      mlirOperationStateAddOperands(&st, 1, &cond);
-      MlirRegion regions[2] = {thenR, elseR};
-      mlirOperationStateAddOwnedRegions(&st, 2, regions);
-      guard = dlcBuilderInsert(b, mlirOperationCreate(&st));
-      at = dlcBuilderAtEnd(thenB, b->loc);
-    }
-    MlirValue r = binIndex(&at, "arith.divui", c, perRow);
-    MlirValue k = binIndex(&at, "arith.muli", binIndex(&at, "arith.remui", c, perRow), vec);
+    bool guarded = first + threads > total;
+    if (guarded) /* the last round: threads past the tile skip */
+      at = dlcGpuIfThen(b, dlcGpuCmpUlt(b, c, total));
+    MlirValue r = dlcGpuBinIndex(&at, "arith.divui", c, perRow);
+    MlirValue k =
+        dlcGpuBinIndex(&at, "arith.muli", dlcGpuBinIndex(&at, "arith.remui", c, perRow), vec);
     intptr_t sr = mlirShapedTypeGetRank(mlirValueGetType(src));
     MlirValue ops[8 + DLC_SCHEDULE_MAX_LOOPS];
     int o = 0;
@@ -540,7 +506,7 @@ static int copyTile(DlcBuilder *b, MlirValue src, MlirValue row0, MlirValue col0
     ops[o++] = k;
     ops[o++] = src;
     for (intptr_t d = 0; d + 2 < sr; ++d)
-      ops[o++] = constIndex(&at, 0);
+      ops[o++] = dlcGpuIndex(&at, 0);
     ops[o++] = addValues(&at, row0, r);
     ops[o++] = addValues(&at, col0, k);
     MlirNamedAttribute attrs[3] = {
@@ -548,25 +514,16 @@ static int copyTile(DlcBuilder *b, MlirValue src, MlirValue row0, MlirValue col0
         dlcNamed(ctx, "bypassL1", mlirUnitAttrGet(ctx)),
         dlcNamed(ctx, "operandSegmentSizes",
                  mlirDenseI32ArrayGet(ctx, 5, (int32_t[]){1, 3, 1, (int32_t)sr, 0}))};
-    MlirValue tok = res(typed(&at, "nvgpu.device_async_copy", o, ops, token, 3, attrs));
-    if (mlirOperationIsNull(guard))
+    MlirValue tok = dlcGpuRes(dlcGpuOp(&at, "nvgpu.device_async_copy", o, ops, token, 3, attrs));
+    if (!guarded)
       tokens[n++] = tok;
-    else
-      typed(&at, "scf.yield", 0, NULL, (MlirType){NULL}, 0, NULL);
   }
   return n;
 }
 
 static MlirValue commitGroup(DlcBuilder *b, int n, const MlirValue *tokens) {
   MlirType token = mlirTypeParseGet(b->context, str("!nvgpu.device.async.token"));
-  return res(typed(b, "nvgpu.device_async_create_group", n, tokens, token, 0, NULL));
-}
-
-static MlirOperation moduleOf(MlirOperation op) {
-  MlirOperation m = op;
-  for (MlirOperation p = op; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
-    m = p;
-  return m;
+  return dlcGpuRes(dlcGpuOp(b, "nvgpu.device_async_create_group", n, tokens, token, 0, NULL));
 }
 
 static bool rewriteTile(const Tile *t) {
@@ -581,14 +538,14 @@ static bool rewriteTile(const Tile *t) {
   MlirType accV = mlirVectorTypeGet(2, (int64_t[]){2, 2}, f32);
 
   Lane l;
-  l.lane = res(typed(&b, "gpu.lane_id", 0, NULL, index, 0, NULL));
-  l.g = binIndex(&b, "arith.divui", l.lane, 4);
-  l.tq = binIndex(&b, "arith.remui", l.lane, 4);
-  l.t2 = binIndex(&b, "arith.muli", l.tq, 2);
-  l.lane16 = binIndex(&b, "arith.remui", l.lane, 16);
-  l.laneHi8 = binIndex(&b, "arith.muli", binIndex(&b, "arith.divui", l.lane, 16), 8);
+  l.lane = dlcGpuRes(dlcGpuOp(&b, "gpu.lane_id", 0, NULL, index, 0, NULL));
+  l.g = dlcGpuBinIndex(&b, "arith.divui", l.lane, 4);
+  l.tq = dlcGpuBinIndex(&b, "arith.remui", l.lane, 4);
+  l.t2 = dlcGpuBinIndex(&b, "arith.muli", l.tq, 2);
+  l.lane16 = dlcGpuBinIndex(&b, "arith.remui", l.lane, 16);
+  l.laneHi8 = dlcGpuBinIndex(&b, "arith.muli", dlcGpuBinIndex(&b, "arith.divui", l.lane, 16), 8);
   MlirValue init = dlcMmaConvert(&b, mlirOperationGetOperand(t->fill, 0), f32);
-  MlirValue initV = res(typed(&b, "vector.broadcast", 1, &init, accV, 0, NULL));
+  MlirValue initV = dlcGpuRes(dlcGpuOp(&b, "vector.broadcast", 1, &init, accV, 0, NULL));
   MlirType accTypes[kMaxTiles];
   MlirValue inits[kMaxTiles], acc[kMaxTiles];
   for (int i = 0; i < nt; ++i) {
@@ -609,13 +566,13 @@ static bool rewriteTile(const Tile *t) {
   if (!staged) { /* fragments straight from global memory, one mma k step an iteration */
     loop = buildFor(&b, t->k, t->mma[2], nt, accTypes, inits, &body);
     DlcBuilder in = dlcBuilderAtEnd(body, loc);
-    Frags f = {.a = A, .b = B, .stage = {NULL}, .aRow = constIndex(&in, 0),
+    Frags f = {.a = A, .b = B, .stage = {NULL}, .aRow = dlcGpuIndex(&in, 0),
                .aCol = mlirBlockGetArgument(body, 0), .bRow = mlirBlockGetArgument(body, 0),
-               .bCol = constIndex(&in, 0), .ldmatrix = false};
+               .bCol = dlcGpuIndex(&in, 0), .ldmatrix = false};
     for (int i = 0; i < nt; ++i)
       acc[i] = mlirBlockGetArgument(body, 1 + i);
     mmaStep(&in, t, &f, &l, acc);
-    typed(&in, "scf.yield", nt, acc, (MlirType){NULL}, 0, NULL);
+    dlcGpuOp(&in, "scf.yield", nt, acc, (MlirType){NULL}, 0, NULL);
   } else {
     /* S stages of [BM x BK] A and [BK x BN] B tiles; tile kt + S - 1 is
        copied (cp.async) while tile kt is computed */
@@ -626,23 +583,25 @@ static bool rewriteTile(const Tile *t) {
     int64_t eltBytes = mlirTypeIsAF32(ab) ? 4 : 2, pad = kGpuSmemPadBytes / eltBytes;
     int64_t threads = mlirDenseI64ArrayGetElement(dims, 0) * mlirDenseI64ArrayGetElement(dims, 1) *
                       mlirDenseI64ArrayGetElement(dims, 2);
-    MlirOperation module = moduleOf(t->warp);
+    MlirOperation module = dlcGpuModuleOf(t->warp);
     MlirValue smA = sharedBuffer(&b, module, S, bm, bk + pad, ab);
     MlirValue smB = sharedBuffer(&b, module, S, bk, bn + pad, ab);
-    MlirNamedAttribute dx = dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim x>")));
-    MlirNamedAttribute dy = dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim y>")));
-    MlirValue tx = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dx));
-    MlirValue ty = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dy));
-    MlirValue tid = addValues(&b, tx, binIndex(&b, "arith.muli", ty,
-                                               mlirDenseI64ArrayGetElement(dims, 0)));
+    MlirNamedAttribute dx =
+        dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim x>")));
+    MlirNamedAttribute dy =
+        dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim y>")));
+    MlirValue tx = dlcGpuRes(dlcGpuOp(&b, "gpu.thread_id", 0, NULL, index, 1, &dx));
+    MlirValue ty = dlcGpuRes(dlcGpuOp(&b, "gpu.thread_id", 0, NULL, index, 1, &dy));
+    MlirValue tid = addValues(
+        &b, tx, dlcGpuBinIndex(&b, "arith.muli", ty, mlirDenseI64ArrayGetElement(dims, 0)));
     MlirBlock wb = mlirRegionGetFirstBlock(mlirOperationGetRegion(t->warp, 0));
-    MlirValue wm0 = binIndex(&b, "arith.muli", mlirBlockGetArgument(wb, 0), t->wm);
-    MlirValue wn0 = binIndex(&b, "arith.muli", mlirBlockGetArgument(wb, 1), t->wn);
-    MlirValue zero = constIndex(&b, 0), tokens[64];
+    MlirValue wm0 = dlcGpuBinIndex(&b, "arith.muli", mlirBlockGetArgument(wb, 0), t->wm);
+    MlirValue wn0 = dlcGpuBinIndex(&b, "arith.muli", mlirBlockGetArgument(wb, 1), t->wn);
+    MlirValue zero = dlcGpuIndex(&b, 0), tokens[64];
     MlirValue group = {NULL};
     for (int64_t s0 = 0; s0 + 1 < S; ++s0) { /* prologue: tiles 0 .. S - 2 */
       int64_t kt = s0 < nK ? s0 : nK - 1; /* a repeated last tile lands in a stage never read */
-      MlirValue stage = constIndex(&b, s0), k0 = constIndex(&b, kt * bk);
+      MlirValue stage = dlcGpuIndex(&b, s0), k0 = dlcGpuIndex(&b, kt * bk);
       int n = copyTile(&b, blockA, zero, k0, smA, stage, bm, bk, tid, threads, tokens);
       n += copyTile(&b, blockB, k0, zero, smB, stage, bk, bn, tid, threads, tokens + n);
       group = commitGroup(&b, n, tokens);
@@ -654,31 +613,33 @@ static bool rewriteTile(const Tile *t) {
                                      mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), S - 2));
     /* tile kt has landed (at most S - 2 younger groups in flight) and
        every warp is done with the stage the next copy overwrites */
-    typed(&in, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &ng);
-    typed(&in, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL);
+    dlcGpuOp(&in, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &ng);
+    dlcGpuOp(&in, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL);
     MlirValue next = addIndex(&in, kt, S - 1);
-    MlirValue mops[2] = {next, constIndex(&in, nK - 1)};
-    MlirValue nextC = res(typed(&in, "arith.minui", 2, mops, index, 0, NULL));
-    MlirValue nstage = binIndex(&in, "arith.remui", next, S);
-    MlirValue k0 = binIndex(&in, "arith.muli", nextC, bk);
-    int n = copyTile(&in, blockA, constIndex(&in, 0), k0, smA, nstage, bm, bk, tid, threads, tokens);
-    n += copyTile(&in, blockB, k0, constIndex(&in, 0), smB, nstage, bk, bn, tid, threads, tokens + n);
+    MlirValue mops[2] = {next, dlcGpuIndex(&in, nK - 1)};
+    MlirValue nextC = dlcGpuRes(dlcGpuOp(&in, "arith.minui", 2, mops, index, 0, NULL));
+    MlirValue nstage = dlcGpuBinIndex(&in, "arith.remui", next, S);
+    MlirValue k0 = dlcGpuBinIndex(&in, "arith.muli", nextC, bk);
+    int n =
+        copyTile(&in, blockA, dlcGpuIndex(&in, 0), k0, smA, nstage, bm, bk, tid, threads, tokens);
+    n += copyTile(&in, blockB, k0, dlcGpuIndex(&in, 0), smB, nstage, bk, bn, tid, threads,
+                  tokens + n);
     commitGroup(&in, n, tokens);
-    MlirValue stage = binIndex(&in, "arith.remui", kt, S);
+    MlirValue stage = dlcGpuBinIndex(&in, "arith.remui", kt, S);
     for (int i = 0; i < nt; ++i)
       acc[i] = mlirBlockGetArgument(body, 1 + i);
     for (int64_t kk = 0; kk < bk; kk += t->mma[2]) {
       Frags f = {.a = smA, .b = smB, .stage = stage, .aRow = wm0,
-                 .aCol = constIndex(&in, kk), .bRow = constIndex(&in, kk), .bCol = wn0,
+                 .aCol = dlcGpuIndex(&in, kk), .bRow = dlcGpuIndex(&in, kk), .bCol = wn0,
                  .ldmatrix = !t->tf32};
       mmaStep(&in, t, &f, &l, acc);
     }
-    typed(&in, "scf.yield", nt, acc, (MlirType){NULL}, 0, NULL);
+    dlcGpuOp(&in, "scf.yield", nt, acc, (MlirType){NULL}, 0, NULL);
     /* no copy left in flight (the clamped repeats of the last tile) when
        the block moves on to the epilogue and exits */
     MlirNamedAttribute none = dlcNamed(ctx, "numGroups",
                                        mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 0));
-    typed(&b, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &none);
+    dlcGpuOp(&b, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &none);
   }
 
   /* the epilogue (or the store) per accumulator element, where the
@@ -688,7 +649,7 @@ static bool rewriteTile(const Tile *t) {
   intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(t->acc));
   MlirValue idx[DLC_SCHEDULE_MAX_LOOPS];
   for (intptr_t d = 0; d + 2 < rank; ++d)
-    idx[d] = constIndex(&b, 0);
+    idx[d] = dlcGpuIndex(&b, 0);
   MlirValue g = l.g, t2 = l.t2;
   for (int i = 0; i < tm; ++i)
     for (int j = 0; j < tn; ++j)
@@ -696,7 +657,7 @@ static bool rewriteTile(const Tile *t) {
         for (int p = 0; p < 2; ++p) {
           MlirValue acc = mlirOperationGetResult(loop, i * tn + j);
           MlirNamedAttribute pos = dlcNamedI64Array(ctx, "static_position", 2, (int64_t[]){h, p});
-          MlirValue v = res(typed(&b, "vector.extract", 1, &acc, f32, 1, &pos));
+          MlirValue v = dlcGpuRes(dlcGpuOp(&b, "vector.extract", 1, &acc, f32, 1, &pos));
           v = dlcMmaConvert(&b, v, accElt);
           idx[rank - 2] = addIndex(&b, g, 16 * i + 8 * h);
           idx[rank - 1] = addIndex(&b, t2, 8 * j + p);
@@ -706,7 +667,7 @@ static bool rewriteTile(const Tile *t) {
             ops[1] = t->acc;
             for (intptr_t d = 0; d < rank; ++d)
               ops[2 + d] = idx[d];
-            typed(&b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
+            dlcGpuOp(&b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
           } else {
             if (!dlcMmaEpilogueAt(&b, t, v, idx))
               return false;
@@ -786,5 +747,6 @@ MlirValue dlcGpuMmaSync(DlcBuilder *b, MlirValue a, MlirValue bFrag, MlirValue a
                                                   mlirIntegerAttrGet(i64, mma[2])})),
       dlcNamed(ctx, "tf32Enabled", mlirUnitAttrGet(ctx))};
   MlirValue ops[3] = {a, bFrag, acc};
-  return res(typed(b, "nvgpu.mma.sync", 3, ops, mlirValueGetType(acc), mma[2] == 8 ? 2 : 1, attrs));
+  return dlcGpuRes(
+      dlcGpuOp(b, "nvgpu.mma.sync", 3, ops, mlirValueGetType(acc), mma[2] == 8 ? 2 : 1, attrs));
 }

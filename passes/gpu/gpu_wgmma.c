@@ -42,6 +42,7 @@
    grid constant, which the runtime and the launch ABI of dlc do not have. */
 
 #include "gpu/gpu_wgmma.h"
+#include "gpu/gpu_build.h"
 #include "gpu/gpu_contraction.h"
 #include "gpu/gpu_cost_model.h"
 #include "support/attr_names.h"
@@ -179,40 +180,8 @@ bool dlcGpuWgmmaCheck(const DlcLinalgInfo *root, const DlcSchedule *s, bool chip
 
 /*--- The rewrite ---------------------------------------------------------------------*/
 
-static MlirOperation typed(DlcBuilder *b, const char *name, intptr_t n, const MlirValue *ops,
-                           MlirType result, intptr_t nAttrs, const MlirNamedAttribute *attrs) {
-  return dlcBuildOpTyped(b, name, n, ops, mlirTypeIsNull(result) ? 0 : 1, &result, nAttrs, attrs);
-}
-
-static MlirValue res(MlirOperation op) { return mlirOperationGetResult(op, 0); }
-
-static MlirValue constOf(DlcBuilder *b, MlirType t, int64_t v) {
-  MlirNamedAttribute a = dlcNamed(b->context, "value", mlirIntegerAttrGet(t, v));
-  return res(typed(b, "arith.constant", 0, NULL, t, 1, &a));
-}
-
-static MlirValue constIndex(DlcBuilder *b, int64_t v) {
-  return constOf(b, mlirIndexTypeGet(b->context), v);
-}
-
-static MlirValue bin(DlcBuilder *b, const char *name, MlirValue x, MlirValue y) {
-  MlirValue ops[2] = {x, y};
-  return res(typed(b, name, 2, ops, mlirValueGetType(x), 0, NULL));
-}
-
-static MlirValue binIndex(DlcBuilder *b, const char *name, MlirValue x, int64_t c) {
-  return bin(b, name, x, constIndex(b, c));
-}
-
 static void op0(DlcBuilder *b, const char *name, intptr_t nAttrs, const MlirNamedAttribute *attrs) {
-  typed(b, name, 0, NULL, (MlirType){NULL}, nAttrs, attrs);
-}
-
-static MlirOperation moduleOf(MlirOperation op) {
-  MlirOperation m = op;
-  for (MlirOperation p = op; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
-    m = p;
-  return m;
+  dlcGpuOp(b, name, 0, NULL, (MlirType){NULL}, nAttrs, attrs);
 }
 
 /* A memref.global of `shape` (text, "AxBx..") in shared memory, 128-byte
@@ -238,7 +207,8 @@ static MlirValue sharedBuffer(DlcBuilder *b, MlirOperation module, const char *s
   mlirBlockInsertOwnedOperation(top, 0, g);
   snprintf(text, sizeof text, "memref<%sx%s, #gpu.address_space<workgroup>>", shape, e);
   MlirNamedAttribute n = dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, str(name)));
-  return res(typed(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
+  return dlcGpuRes(
+      dlcGpuOp(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
 }
 
 typedef struct {
@@ -258,98 +228,84 @@ static int copyStage(DlcBuilder *b, const Operand *o, MlirValue stage, MlirValue
   MlirType token = mlirTypeParseGet(ctx, str("!nvgpu.device.async.token"));
   int n = 0;
   for (int64_t first = 0; first < total; first += kWgmmaThreads) {
-    MlirValue c = first ? binIndex(b, "arith.addi", tid, first) : tid;
+    MlirValue c = first ? dlcGpuBinIndex(b, "arith.addi", tid, first) : tid;
     DlcBuilder at = *b;
     bool guarded = first + kWgmmaThreads > total;
-    if (guarded) { /* the last round: threads past the tile skip */
-      MlirValue ops[2] = {c, constIndex(b, total)};
-      MlirNamedAttribute pred =
-          dlcNamed(ctx, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 6));
-      MlirValue cond = res(typed(b, "arith.cmpi", 2, ops, mlirIntegerTypeGet(ctx, 1), 1, &pred));
-      MlirRegion thenR = mlirRegionCreate(), elseR = mlirRegionCreate();
-      MlirBlock thenB = mlirBlockCreate(0, NULL, NULL);
-      mlirRegionAppendOwnedBlock(thenR, thenB);
-      MlirOperationState st = mlirOperationStateGet(str("scf.if"), b->loc);
-      mlirOperationStateAddOperands(&st, 1, &cond);
-      MlirRegion regions[2] = {thenR, elseR};
-      mlirOperationStateAddOwnedRegions(&st, 2, regions);
-      dlcBuilderInsert(b, mlirOperationCreate(&st));
-      at = dlcBuilderAtEnd(thenB, b->loc);
-    }
-    MlirValue r = binIndex(&at, "arith.divui", c, perRow);
-    MlirValue cc = binIndex(&at, "arith.remui", c, perRow);
+    if (guarded) /* the last round: threads past the tile skip */
+      at = dlcGpuIfThen(b, dlcGpuCmpUlt(b, c, total));
+    MlirValue r = dlcGpuBinIndex(&at, "arith.divui", c, perRow);
+    MlirValue cc = dlcGpuBinIndex(&at, "arith.remui", c, perRow);
     MlirValue ops[16];
     int k = 0, nd = 0;
     ops[k++] = o->dst;
     ops[k++] = stage;
     if (o->bLayout) { /* [stage][r / 8][cc][r % 8][0] */
-      ops[k++] = binIndex(&at, "arith.divui", r, 8);
+      ops[k++] = dlcGpuBinIndex(&at, "arith.divui", r, 8);
       ops[k++] = cc;
-      ops[k++] = binIndex(&at, "arith.remui", r, 8);
+      ops[k++] = dlcGpuBinIndex(&at, "arith.remui", r, 8);
     } else { /* [stage][cc][r][0] */
       ops[k++] = cc;
       ops[k++] = r;
     }
-    ops[k++] = constIndex(&at, 0);
+    ops[k++] = dlcGpuIndex(&at, 0);
     nd = k - 1;
     ops[k++] = o->src;
     intptr_t sr = mlirShapedTypeGetRank(mlirValueGetType(o->src));
     for (intptr_t d = 0; d + 2 < sr; ++d)
-      ops[k++] = constIndex(&at, 0);
-    ops[k++] = bin(&at, "arith.addi", row0, r);
-    ops[k++] = bin(&at, "arith.addi", col0, binIndex(&at, "arith.muli", cc, 8));
+      ops[k++] = dlcGpuIndex(&at, 0);
+    ops[k++] = dlcGpuBin(&at, "arith.addi", row0, r);
+    ops[k++] = dlcGpuBin(&at, "arith.addi", col0, dlcGpuBinIndex(&at, "arith.muli", cc, 8));
     MlirNamedAttribute attrs[3] = {
         dlcNamed(ctx, "dstElements", mlirIntegerAttrGet(mlirIndexTypeGet(ctx), 8)),
         dlcNamed(ctx, "bypassL1", mlirUnitAttrGet(ctx)),
         dlcNamed(ctx, "operandSegmentSizes",
                  mlirDenseI32ArrayGet(ctx, 5, (int32_t[]){1, nd, 1, (int32_t)sr, 0}))};
-    MlirValue tok = res(typed(&at, "nvgpu.device_async_copy", k, ops, token, 3, attrs));
+    MlirValue tok = dlcGpuRes(dlcGpuOp(&at, "nvgpu.device_async_copy", k, ops, token, 3, attrs));
     if (!guarded)
       tokens[n++] = tok;
-    else
-      op0(&at, "scf.yield", 0, NULL);
   }
   return n;
 }
 
 static MlirValue commitGroup(DlcBuilder *b, int n, const MlirValue *tokens) {
   MlirType token = mlirTypeParseGet(b->context, str("!nvgpu.device.async.token"));
-  return res(typed(b, "nvgpu.device_async_create_group", n, tokens, token, 0, NULL));
+  return dlcGpuRes(dlcGpuOp(b, "nvgpu.device_async_create_group", n, tokens, token, 0, NULL));
 }
 
 static void asyncWait(DlcBuilder *b, MlirValue group, int64_t n) {
   MlirNamedAttribute ng =
       dlcNamed(b->context, "numGroups", mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 32), n));
-  typed(b, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &ng);
+  dlcGpuOp(b, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &ng);
 }
 
 /* The shared-window address of `buf` as i64 (ptrtoint of its
    workgroup-space pointer: what a descriptor's address field encodes). */
 static MlirValue sharedAddress(DlcBuilder *b, MlirValue buf) {
   MlirContext ctx = b->context;
-  MlirValue p = res(typed(b, "memref.extract_aligned_pointer_as_index", 1, &buf,
-                          mlirIndexTypeGet(ctx), 0, NULL));
-  return res(typed(b, "arith.index_cast", 1, &p, mlirIntegerTypeGet(ctx, 64), 0, NULL));
+  MlirValue p = dlcGpuRes(dlcGpuOp(b, "memref.extract_aligned_pointer_as_index", 1, &buf,
+                                   mlirIndexTypeGet(ctx), 0, NULL));
+  return dlcGpuRes(dlcGpuOp(b, "arith.index_cast", 1, &p, mlirIntegerTypeGet(ctx, 64), 0, NULL));
 }
 
 /* desc = ((addr & 0x3FFFF) >> 4) | (LBO >> 4) << 16 | (SBO >> 4) << 32,
    swizzle 0 (bits 62-63), base offset 0. */
 static MlirValue descriptor(DlcBuilder *b, MlirValue addr, int64_t lbo, int64_t sbo) {
   MlirType i64 = mlirIntegerTypeGet(b->context, 64);
-  MlirValue a = bin(b, "arith.andi", addr, constOf(b, i64, 0x3FFFF));
-  a = bin(b, "arith.shrui", a, constOf(b, i64, 4));
-  return bin(b, "arith.ori", a, constOf(b, i64, ((lbo >> 4) << 16) | ((sbo >> 4) << 32)));
+  MlirValue a = dlcGpuBin(b, "arith.andi", addr, dlcGpuConstInt(b, i64, 0x3FFFF));
+  a = dlcGpuBin(b, "arith.shrui", a, dlcGpuConstInt(b, i64, 4));
+  return dlcGpuBin(b, "arith.ori", a,
+                   dlcGpuConstInt(b, i64, ((lbo >> 4) << 16) | ((sbo >> 4) << 32)));
 }
 
 static MlirValue extractValue(DlcBuilder *b, MlirValue s, int64_t i, MlirType t) {
   MlirNamedAttribute pos = dlcNamedI64Array(b->context, "position", 1, (int64_t[]){i});
-  return res(typed(b, "llvm.extractvalue", 1, &s, t, 1, &pos));
+  return dlcGpuRes(dlcGpuOp(b, "llvm.extractvalue", 1, &s, t, 1, &pos));
 }
 
 /* An scf.for from 0 to `ub` carrying one value of `type` from `init`. */
 static MlirOperation buildFor(DlcBuilder *b, int64_t ub, MlirType type, MlirValue init,
                               MlirBlock *body) {
-  MlirValue ops[4] = {constIndex(b, 0), constIndex(b, ub), constIndex(b, 1), init};
+  MlirValue ops[4] = {dlcGpuIndex(b, 0), dlcGpuIndex(b, ub), dlcGpuIndex(b, 1), init};
   MlirType argTypes[2] = {mlirIndexTypeGet(b->context), type};
   MlirLocation argLocs[2] = {b->loc, b->loc};
   MlirRegion region = mlirRegionCreate();
@@ -384,7 +340,7 @@ static MlirValue wgmma(DlcBuilder *b, MlirValue descA, MlirValue descB, MlirValu
   for (int i = 0; i < 9; ++i)
     attrs[i] = dlcNamed(ctx, kAttrs[i][0], mlirAttributeParseGet(ctx, str(kAttrs[i][1])));
   MlirValue ops[3] = {acc, descA, descB};
-  return res(typed(b, "nvvm.wgmma.mma_async", 3, ops, mlirValueGetType(acc), 9, attrs));
+  return dlcGpuRes(dlcGpuOp(b, "nvvm.wgmma.mma_async", 3, ops, mlirValueGetType(acc), 9, attrs));
 }
 
 /* The warpgroup forall has one trip (its tile is the block's): its body
@@ -393,7 +349,7 @@ static MlirValue wgmma(DlcBuilder *b, MlirValue descA, MlirValue descB, MlirValu
 static void inlineWarpgroup(MlirOperation warp) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(warp, 0));
   DlcBuilder b = dlcBuilderBefore(warp, mlirOperationGetLocation(warp));
-  MlirValue zero = constIndex(&b, 0);
+  MlirValue zero = dlcGpuIndex(&b, 0);
   for (intptr_t i = 0; i < mlirBlockGetNumArguments(body); ++i)
     mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(body, i), zero);
   MlirOperation op = mlirBlockGetFirstOperation(body);
@@ -438,7 +394,7 @@ bool dlcGpuWgmmaRewrite(const DlcMmaTile *t) {
   snprintf(shapeA, sizeof shapeA, "%lldx%lldx64x8", (long long)S, (long long)(bk / 8));
   snprintf(shapeB, sizeof shapeB, "%lldx%lldx%lldx8x8", (long long)S, (long long)(bk / 8),
            (long long)(N / 8));
-  MlirOperation module = moduleOf(t->warp);
+  MlirOperation module = dlcGpuModuleOf(t->warp);
   Operand oa = {.src = blockA, .rows = kWgmmaM, .cols = bk, .bLayout = false};
   Operand ob = {.src = blockB, .rows = bk, .cols = N, .bLayout = true};
   oa.dst = sharedBuffer(&b, module, shapeA, ab);
@@ -447,19 +403,19 @@ bool dlcGpuWgmmaRewrite(const DlcMmaTile *t) {
 
   MlirNamedAttribute dx =
       dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim x>")));
-  MlirValue tid = res(typed(&b, "gpu.thread_id", 0, NULL, index, 1, &dx));
-  MlirValue warp = binIndex(&b, "arith.divui", tid, 32);
-  MlirValue lane = binIndex(&b, "arith.remui", tid, 32);
-  MlirValue g = binIndex(&b, "arith.divui", lane, 4);
-  MlirValue t2 = binIndex(&b, "arith.muli", binIndex(&b, "arith.remui", lane, 4), 2);
-  MlirValue zero = constIndex(&b, 0), tokens[64];
+  MlirValue tid = dlcGpuRes(dlcGpuOp(&b, "gpu.thread_id", 0, NULL, index, 1, &dx));
+  MlirValue warp = dlcGpuBinIndex(&b, "arith.divui", tid, 32);
+  MlirValue lane = dlcGpuBinIndex(&b, "arith.remui", tid, 32);
+  MlirValue g = dlcGpuBinIndex(&b, "arith.divui", lane, 4);
+  MlirValue t2 = dlcGpuBinIndex(&b, "arith.muli", dlcGpuBinIndex(&b, "arith.remui", lane, 4), 2);
+  MlirValue zero = dlcGpuIndex(&b, 0), tokens[64];
 
   /* prologue: tiles 0 .. S - 2, one group each (a repeated last tile
      lands in a stage never read) */
   MlirValue group = {NULL};
   for (int64_t s0 = 0; s0 + 1 < S; ++s0) {
     int64_t kt = s0 < nK ? s0 : nK - 1;
-    MlirValue stage = constIndex(&b, s0), k0 = constIndex(&b, kt * bk);
+    MlirValue stage = dlcGpuIndex(&b, s0), k0 = dlcGpuIndex(&b, kt * bk);
     int n = copyStage(&b, &oa, stage, zero, k0, tid, tokens);
     n += copyStage(&b, &ob, stage, k0, zero, tid, tokens + n);
     group = commitGroup(&b, n, tokens);
@@ -473,11 +429,11 @@ bool dlcGpuWgmmaRewrite(const DlcMmaTile *t) {
   snprintf(accText + w, sizeof accText - (size_t)w, ")>");
   MlirType accT = mlirTypeParseGet(ctx, str(accText));
   MlirValue init = dlcMmaConvert(&b, mlirOperationGetOperand(t->fill, 0), f32);
-  MlirValue accV = res(typed(&b, "llvm.mlir.undef", 0, NULL, accT, 0, NULL));
+  MlirValue accV = dlcGpuRes(dlcGpuOp(&b, "llvm.mlir.undef", 0, NULL, accT, 0, NULL));
   for (int64_t i = 0; i < nAcc; ++i) {
     MlirNamedAttribute pos = dlcNamedI64Array(ctx, "position", 1, (int64_t[]){i});
     MlirValue ops[2] = {accV, init};
-    accV = res(typed(&b, "llvm.insertvalue", 2, ops, accT, 1, &pos));
+    accV = dlcGpuRes(dlcGpuOp(&b, "llvm.insertvalue", 2, ops, accT, 1, &pos));
   }
 
   MlirBlock body;
@@ -490,31 +446,38 @@ bool dlcGpuWgmmaRewrite(const DlcMmaTile *t) {
       dlcNamed(ctx, "space", mlirAttributeParseGet(ctx, str("#nvvm.shared_space<cta>")))};
   op0(&in, "nvvm.fence.proxy", 2, fence); /* visible to wgmma's async proxy */
   op0(&in, "gpu.barrier", 0, NULL);       /* everyone's; the stage below is free */
-  MlirValue next = binIndex(&in, "arith.addi", kt, S - 1);
-  MlirValue nextC = bin(&in, "arith.minui", next, constIndex(&in, nK - 1));
-  MlirValue nstage = binIndex(&in, "arith.remui", next, S);
-  MlirValue k0 = binIndex(&in, "arith.muli", nextC, bk);
-  int n = copyStage(&in, &oa, nstage, constIndex(&in, 0), k0, tid, tokens);
-  n += copyStage(&in, &ob, nstage, k0, constIndex(&in, 0), tid, tokens + n);
+  MlirValue next = dlcGpuBinIndex(&in, "arith.addi", kt, S - 1);
+  MlirValue nextC = dlcGpuBin(&in, "arith.minui", next, dlcGpuIndex(&in, nK - 1));
+  MlirValue nstage = dlcGpuBinIndex(&in, "arith.remui", next, S);
+  MlirValue k0 = dlcGpuBinIndex(&in, "arith.muli", nextC, bk);
+  int n = copyStage(&in, &oa, nstage, dlcGpuIndex(&in, 0), k0, tid, tokens);
+  n += copyStage(&in, &ob, nstage, k0, dlcGpuIndex(&in, 0), tid, tokens + n);
   commitGroup(&in, n, tokens);
-  MlirValue stage = binIndex(&in, "arith.remui", kt, S);
-  MlirValue stage64 = res(typed(&in, "arith.index_cast", 1, &stage, mlirIntegerTypeGet(ctx, 64),
-                                0, NULL));
+  MlirValue stage = dlcGpuBinIndex(&in, "arith.remui", kt, S);
+  MlirValue stage64 =
+      dlcGpuRes(dlcGpuOp(&in, "arith.index_cast", 1, &stage, mlirIntegerTypeGet(ctx, 64), 0, NULL));
   MlirType i64 = mlirIntegerTypeGet(ctx, 64);
-  MlirValue baseA = bin(&in, "arith.addi", addrA, bin(&in, "arith.muli", stage64, constOf(&in, i64, stageA)));
-  MlirValue baseB = bin(&in, "arith.addi", addrB, bin(&in, "arith.muli", stage64, constOf(&in, i64, stageB)));
+  MlirValue baseA =
+      dlcGpuBin(&in, "arith.addi", addrA,
+                dlcGpuBin(&in, "arith.muli", stage64, dlcGpuConstInt(&in, i64, stageA)));
+  MlirValue baseB =
+      dlcGpuBin(&in, "arith.addi", addrB,
+                dlcGpuBin(&in, "arith.muli", stage64, dlcGpuConstInt(&in, i64, stageB)));
   op0(&in, "nvvm.wgmma.fence.aligned", 0, NULL);
   for (int64_t ks = 0; ks < bk / kWgmmaK; ++ks) {
-    MlirValue da = descriptor(&in, bin(&in, "arith.addi", baseA, constOf(&in, i64, ks * 2 * lboA)),
-                              lboA, sboA);
-    MlirValue db = descriptor(&in, bin(&in, "arith.addi", baseB, constOf(&in, i64, ks * 2 * lboB)),
-                              lboB, sboB);
+    MlirValue da = descriptor(
+        &in, dlcGpuBin(&in, "arith.addi", baseA, dlcGpuConstInt(&in, i64, ks * 2 * lboA)), lboA,
+        sboA);
+    MlirValue db = descriptor(
+        &in, dlcGpuBin(&in, "arith.addi", baseB, dlcGpuConstInt(&in, i64, ks * 2 * lboB)), lboB,
+        sboB);
     acc = wgmma(&in, da, db, acc, N, mlirTypeIsABF16(ab));
   }
   op0(&in, "nvvm.wgmma.commit.group.sync.aligned", 0, NULL);
-  MlirNamedAttribute wg = dlcNamed(ctx, "group", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 0));
+  MlirNamedAttribute wg =
+      dlcNamed(ctx, "group", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 0));
   op0(&in, "nvvm.wgmma.wait.group.sync.aligned", 1, &wg);
-  typed(&in, "scf.yield", 1, &acc, (MlirType){NULL}, 0, NULL);
+  dlcGpuOp(&in, "scf.yield", 1, &acc, (MlirType){NULL}, 0, NULL);
   asyncWait(&b, group, 0); /* no copy in flight when the block moves on */
 
   /* the epilogue per accumulator element, where the epilogue was */
@@ -522,20 +485,20 @@ bool dlcGpuWgmmaRewrite(const DlcMmaTile *t) {
   intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(t->acc));
   MlirValue idx[DLC_SCHEDULE_MAX_LOOPS];
   for (intptr_t d = 0; d + 2 < rank; ++d)
-    idx[d] = constIndex(&b, 0);
-  MlirValue row0 = bin(&b, "arith.addi", binIndex(&b, "arith.muli", warp, 16), g);
-  MlirValue result = res(loop);
+    idx[d] = dlcGpuIndex(&b, 0);
+  MlirValue row0 = dlcGpuBin(&b, "arith.addi", dlcGpuBinIndex(&b, "arith.muli", warp, 16), g);
+  MlirValue result = dlcGpuRes(loop);
   for (int64_t i = 0; i < nAcc; ++i) {
     MlirValue v = dlcMmaConvert(&b, extractValue(&b, result, i, f32), accElt);
-    idx[rank - 2] = binIndex(&b, "arith.addi", row0, 8 * ((i / 2) % 2));
-    idx[rank - 1] = binIndex(&b, "arith.addi", t2, 8 * (i / 4) + i % 2);
+    idx[rank - 2] = dlcGpuBinIndex(&b, "arith.addi", row0, 8 * ((i / 2) % 2));
+    idx[rank - 1] = dlcGpuBinIndex(&b, "arith.addi", t2, 8 * (i / 4) + i % 2);
     if (mlirOperationIsNull(t->epilogue)) {
       MlirValue ops[2 + DLC_SCHEDULE_MAX_LOOPS];
       ops[0] = v;
       ops[1] = t->acc;
       for (intptr_t d = 0; d < rank; ++d)
         ops[2 + d] = idx[d];
-      typed(&b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
+      dlcGpuOp(&b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
     } else if (!dlcMmaEpilogueAt(&b, t, v, idx)) {
       return false;
     }

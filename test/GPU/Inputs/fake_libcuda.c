@@ -76,6 +76,34 @@ CUresult cuMemsetD32Async(CUdeviceptr d, unsigned v, size_t n, void *s) { return
 CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, void *s) { return 0; }
 CUresult cuGetErrorString(CUresult r, const char **s) { *s = "fake"; return 0; }
 
+#ifndef FAKE_CUDA_NO_TMA
+/* CUDA 12's TMA descriptor encoder: prints what it was given (innermost
+   dim first, as the driver takes it) and fills the 128-byte map with a
+   marker the caller can find in the device copy. Built without it
+   (-DFAKE_CUDA_NO_TMA) it stands for a CUDA 11 driver. */
+CUresult cuTensorMapEncodeTiled(void *map, int type, unsigned rank, void *addr,
+                                const unsigned long long *dims, const unsigned long long *strides,
+                                const unsigned *box, const unsigned *elementStrides, int interleave,
+                                int swizzle, int l2, int oob) {
+  printf("cuTensorMapEncodeTiled type=%d rank=%u addr=%p dims=", type, rank, addr);
+  for (unsigned i = 0; i < rank; ++i)
+    printf("%s%llu", i ? "," : "", dims[i]);
+  printf(" strides=");
+  for (unsigned i = 0; i + 1 < rank; ++i)
+    printf("%s%llu", i ? "," : "", strides[i]);
+  printf(" box=");
+  for (unsigned i = 0; i < rank; ++i)
+    printf("%s%u", i ? "," : "", box[i]);
+  printf(" elementStrides=");
+  for (unsigned i = 0; i < rank; ++i)
+    printf("%s%u", i ? "," : "", elementStrides[i]);
+  printf(" interleave=%d swizzle=%d l2=%d oob=%d\n", interleave, swizzle, l2, oob);
+  fflush(stdout);
+  memset(map, 0x5a, 128);
+  return box[0] * 2 > 128 && swizzle == 3 ? 1 /* CUDA_ERROR_INVALID_VALUE */ : 0;
+}
+#endif
+
 /* Copies of `bytes` bytes, and buffers of that size still allocated. */
 void fakeCudaReport(size_t bytes) {
   int n = 0, alive = 0;
