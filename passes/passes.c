@@ -33,6 +33,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGpuAlignArgsPass,
     &dlcGpuRowsPass,
     &dlcExternalWeightsPass,
+    &dlcPrepackWeightsPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;
