@@ -192,14 +192,20 @@ def models(threads, reps, blas):
         torch = None
     if blas:  # PyTorch's matmuls run in OpenBLAS, whose threads torch does not set
         blas.openblas_set_num_threads(threads)
-    for name, src, args, ref in [("bert layer", m.bert_source(), m.bert_args(), None),
-                                 ("mlp batch 32", *m.mlp(32)[:2], None),
-                                 ("resnet basic block 64x56x56", m.resnet_source(), m.resnet_args(), None)]:
+    rows = [("bert layer", m.bert_source(), m.bert_args(), None),
+            ("mlp batch 32", *m.mlp(32)[:2], None),
+            ("resnet basic block 64x56x56", m.resnet_source(), m.resnet_args(), None)]
+    # The same models with their weights as constants, as a model imported
+    # from ONNX has them: dlc packs them once, at compile time
+    # (dlc-prepack-weights); PyTorch eager gets the same tensors as before.
+    rows += [(f"{name} (constant weights)", *m.with_constant_weights(src, args), args)
+             for name, src, args, _ in rows[:2]]
+    for name, src, args, torch_args in rows:
         mod = dlc.compile(src, threads=threads)
         fns = [lambda: mod(*args)]
         if torch is not None:
             fn = torch_model(torch, name)
-            targs = [torch.from_numpy(a) for a in args]
+            targs = [torch.from_numpy(a) for a in (torch_args or args)]
             fns.append(lambda: fn(*targs))
             torch.set_grad_enabled(False)
         times = best_of(fns, reps)
@@ -322,7 +328,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="small sizes and few repetitions (CI)")
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--only", choices=["aot"], help="only the AOT vs JIT rows")
+    ap.add_argument("--only", choices=["aot", "models"],
+                    help="only the AOT vs JIT rows, or only the model rows (BERT layer, MLP, "
+                         "ResNet block; with --models the whole models too)")
     ap.add_argument("--models", action="store_true",
                     help="whole models too: ResNet-50, MobileNetV2, BERT-base 12 layers")
     opts = ap.parse_args()
@@ -334,6 +342,18 @@ def main():
                       f"{ours:.3f} ms, JIT {ref:.3f} ms, ratio {ratio(ours, ref, False)}")
         return
     reps = 3 if opts.quick else 10
+    if opts.only == "models":
+        blas = openblas()
+        for threads in [int(t) for t in opts.threads.split(",")]:
+            print(f"== {threads} thread{'s' if threads > 1 else ''}")
+            for name, (ours, ref) in models(threads, reps, blas).items():
+                print(f"{name}: dlc {ours:.2f} ms, PyTorch eager "
+                      f"{ref if ref is None else f'{ref:.2f}'} ms, ratio {ratio(ours, ref, False)}")
+            if opts.models:
+                for name, (ours, ref) in whole_models(threads, reps, blas).items():
+                    print(f"{name}: dlc {ours:.2f} ms, PyTorch eager {ref:.2f} ms, "
+                          f"ratio {ratio(ours, ref, False)}")
+        return
     sizes = [(256, 256, 256), (512, 512, 512)] if opts.quick else \
         [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (128, 768, 3072)]
     blas = openblas()

@@ -212,23 +212,6 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   emitRegisterTile(s, hi, n, p, M, dlcLargestDivisor(rem, mr));
 }
 
-/* Folds the unit loops of the one tiled op in `loop` (a conv's window
-   read x[oh + kh][ow + kw] becomes x'[ow], a projected permutation) and
-   vectorises it. Only that op: other kernels keep their unit dims. */
-static void emitFoldAndVectorize(DlcScript *s, int loop) {
-  dlcScriptEmit(s,
-                "    transform.apply_patterns to %%h%d {\n"
-                "      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices\n"
-                "    } : !transform.any_op\n",
-                loop);
-  int v = s->next++;
-  dlcScriptEmit(s,
-                "    %%h%d = transform.structured.match ops{[\"linalg.generic\"]} in %%h%d"
-                " : (!transform.any_op) -> !transform.any_op\n",
-                v, loop);
-  dlcScriptVectorize(s, v);
-}
-
 /* The prologue both direct-conv emitters share: the sink tiled over the
    schedule's parallel loops below `firstInner` (the loops the conv keeps
    inside a thread), the group fused into that forall, every op but the
@@ -278,7 +261,7 @@ static void emitDirectConvGroup(DlcScript *s, Group *g, int conv, int vw) {
   int64_t cb = sc->tiles[DLC_CONV_C] ? sc->tiles[DLC_CONV_C] : root->loops.extent[DLC_CONV_C];
   sizes[DLC_CONV_C] = dlcLargestDivisor(cb, 4);
   t = dlcScriptTileFor(s, t, sizes, n, &inner);
-  emitFoldAndVectorize(s, inner);
+  dlcScriptFoldUnitDimsAndVectorize(s, inner);
   dlcScriptMarkReductionLoop(s, taps[0]);
   dlcScriptMarkReductionLoop(s, taps[1]);
   dlcScriptMarkReductionLoop(s, inner);
@@ -300,7 +283,7 @@ static void emitDepthwisePiece(DlcScript *s, int h, int n, int64_t width, int64_
   }
   sizes[DLC_DW_KH] = sizes[DLC_DW_KW] = 1;
   int t = dlcScriptTileFor(s, h, sizes, n, NULL);
-  emitFoldAndVectorize(s, t + 2);
+  dlcScriptFoldUnitDimsAndVectorize(s, t + 2);
   for (int i = 2; i >= 1; --i)
     dlcScriptEmit(s, "    transform.loop.hoist_loop_invariant_subsets %%h%d : !transform.any_op\n",
                   t + i);

@@ -156,6 +156,8 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   char dlkToLinalg[64]; /* packs GEMM operands into panels of the vector width */
   snprintf(dlkToLinalg, sizeof dlkToLinalg, "dlk-to-linalg{vector-width=%d}", (int)vw);
   dlcAddKernelStage(&p, dlkToLinalg);
+  /* Constant weights packed once, here, not by the kernel on every call. */
+  dlcPipelineAdd(&p, "dlc-prepack-weights");
   if (dlcOptionsGetBool(o, "schedule"))
     addScheduleStage(&p, target, given);
   dlcAddBufferizeStage(&p);

@@ -36,6 +36,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGpuRowsPass,
     &dlcGpuSpreadPass,
     &dlcExternalWeightsPass,
+    &dlcPrepackWeightsPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

@@ -59,6 +59,29 @@ static bool scheduledPlain(MlirOperation op, intptr_t rank) {
   return !mlirAttributeIsNull(a) && dlcScheduleRead(a, &s) && s.numTiles == rank + 1;
 }
 
+static bool usedOnlyBy(MlirValue v, MlirOperation user) {
+  MlirOpOperand u = mlirValueGetFirstUse(v);
+  return !mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)) &&
+         mlirOperationEqual(mlirOpOperandGetOwner(u), user);
+}
+
+/* Whether B (`w`) is a constant weight that only this matmul reads: a
+   kernel argument read by `op` alone whose dlk.kernel operand is a
+   constant with no other user. dlc-prepack-weights packs exactly those at
+   compile time (passes/prepack_weights.c). */
+static bool constantWeight(MlirOperation op, MlirValue w) {
+  MlirOperation k = mlirOperationGetParentOperation(op);
+  if (!dlcOpIs(k, "dlk.kernel") || !mlirValueIsABlockArgument(w) || !usedOnlyBy(w, op))
+    return false;
+  intptr_t i = mlirBlockArgumentGetArgNumber(w);
+  if (i >= mlirOperationGetNumOperands(k))
+    return false;
+  MlirValue v = mlirOperationGetOperand(k, i);
+  return (!mlirOperationIsNull(dlcDefiningOp(v, "dlg.constant")) ||
+          !mlirOperationIsNull(dlcDefiningOp(v, "arith.constant"))) &&
+         usedOnlyBy(v, k);
+}
+
 static bool addBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
   y[0] = dlcArith(b, "arith.addf", NULL, a[0], a[1]);
   return true;
@@ -145,7 +168,7 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
   DlcShape sa = dlcLowerShape(a), sb = dlcLowerShape(w);
   DlcShape so = dlcLowerShape(mlirOperationGetResult(op, 0));
   bool ta = dlcGetBool(op, "transpose_a", false), tb = dlcGetBool(op, "transpose_b", false);
-  int64_t panel = dlcGemmPackedPanel(&p->packing, &sa, &sb, &so, tb);
+  int64_t panel = dlcGemmPackedPanel(&p->packing, &sa, &sb, &so, tb, constantWeight(op, w));
   if (panel > 0 && mlirTypeIsAF32(dlcElementType(w)) && mlirTypeIsAF32(dlcElementType(a)) &&
       !scheduledPlain(op, so.rank))
     return emitPackedMatmul(b, a, w, ta, tb, panel);

@@ -35,9 +35,11 @@ DlcGemmPacking dlcGemmPackingNone(void);
 
 /* The panel width for B of a 2-d GEMM C [M, N] = A x B (B given as [N, K]
    when transposeB), 0: no packing (dynamic or batched shapes, too few rows,
-   N not a multiple of a vector, K shorter than a panel). */
+   N not a multiple of a vector, K shorter than a panel). `constantB`: B is
+   a constant weight that dlc-prepack-weights packs at compile time, so
+   fewer rows pay for the panels (minRows rather than matmulMinRows). */
 int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *a, const DlcShape *b,
-                           const DlcShape *c, bool transposeB);
+                           const DlcShape *c, bool transposeB, bool constantB);
 
 /* How a conv2d becomes a GEMM W [O, C*kH*kW] x col [C*kH*kW, Ho*Wo]:
    DLC_CONV_PIXEL_PANELS: col packed into panels of output pixels, one GEMM

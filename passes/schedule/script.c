@@ -134,6 +134,20 @@ void dlcScriptVectorize(DlcScript *s, int h) {
   dlcScriptEmit(s, "    transform.structured.vectorize %%h%d : !transform.any_op\n", h);
 }
 
+void dlcScriptFoldUnitDimsAndVectorize(DlcScript *s, int loop) {
+  dlcScriptEmit(s,
+                "    transform.apply_patterns to %%h%d {\n"
+                "      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices\n"
+                "    } : !transform.any_op\n",
+                loop);
+  int v = s->next++;
+  dlcScriptEmit(s,
+                "    %%h%d = transform.structured.match ops{[\"linalg.generic\"]} in %%h%d"
+                " : (!transform.any_op) -> !transform.any_op\n",
+                v, loop);
+  dlcScriptVectorize(s, v);
+}
+
 void dlcScriptMarkReductionLoop(DlcScript *s, int h) {
   dlcScriptEmit(
       s, "    transform.annotate %%h%d \"" DLC_ATTR_REDUCTION_LOOP "\" : !transform.any_op\n", h);

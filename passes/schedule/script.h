@@ -69,6 +69,15 @@ int dlcScriptFuseInto(DlcScript *s, int *h, int containing);
 
 void dlcScriptVectorize(DlcScript *s, int h);
 
+/* Folds the unit loops of the one tiled op in loop `loop` and vectorises
+   it: a read whose map kept a unit dim (a conv's window x[oh + kh][ow + kw],
+   a transposing copy's block) becomes a projected permutation, which the
+   vectorizer reads as whole contiguous vectors (and the permutation
+   patterns as a vector.transpose). Folding replaces the tiled op, so it is
+   matched again inside the loop. Only that op: other kernels keep their
+   unit dims. */
+void dlcScriptFoldUnitDimsAndVectorize(DlcScript *s, int loop);
+
 /* Names loop `h` a reduction loop whose accumulators are hoisted. */
 void dlcScriptMarkReductionLoop(DlcScript *s, int h);
 

@@ -61,16 +61,5 @@ void dlcScriptTransposeTile(DlcScript *s, int h, const DlcLinalgInfo *o, const i
      transposed one, which the permutation patterns turn into contiguous
      rows and a vector.transpose (with a unit dim left in its map, they do
      not apply and the rows stay strided). */
-  dlcScriptEmit(s,
-                "    transform.apply_patterns to %%h%d {\n"
-                "      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices\n"
-                "    } : !transform.any_op\n",
-                loop);
-  /* folding replaces the tiled op: match it again in its loop */
-  int v = s->next++;
-  dlcScriptEmit(s,
-                "    %%h%d = transform.structured.match ops{[\"linalg.generic\"]} in %%h%d"
-                " : (!transform.any_op) -> !transform.any_op\n",
-                v, loop);
-  dlcScriptVectorize(s, v);
+  dlcScriptFoldUnitDimsAndVectorize(s, loop);
 }

@@ -237,3 +237,18 @@ def main():
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def with_constant_weights(src, args, keep=1):
+    """`src`'s one function with every parameter after the first `keep` a
+    dlg.constant holding the matching array of `args` (as a model imported
+    from ONNX has its weights); returns the new source and the remaining
+    arguments."""
+    sig = re.search(r"func.func @(\w+)\((.*?)\) -> (tensor<[^>]*>) \{\n", src, re.S)
+    params = [p.strip() for p in sig.group(2).split(",")]
+    consts = []
+    for p, a in zip(params[keep:], args[keep:]):
+        name, ty = (s.strip() for s in p.split(":", 1))
+        consts.append(f'  {name} = dlg.constant dense<"0x{a.astype("<f4").tobytes().hex().upper()}"> : {ty}')
+    head = f"func.func @{sig.group(1)}({', '.join(params[:keep])}) -> {sig.group(3)} {{\n"
+    return src[:sig.start()] + head + "\n".join(consts) + "\n" + src[sig.end():], args[:keep]
