@@ -212,10 +212,40 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   emitRegisterTile(s, hi, n, p, M, dlcLargestDivisor(rem, mr));
 }
 
+/* The loop of a direct conv's copy back to NCHW (op `o`, whose operand 0
+   is the blocked result Y3[.., ow, n]) that walks Y3's channel dim n, or
+   -1 when `o` does not read Y3 so. That copy may carry the epilogue's other
+   inputs (bias, batch norm, residual), so it is no plain two-operand copy
+   for dlcTransposeCopyLoop; vectorised along ow, each vector of the copy
+   was 16 scalar loads from Y3 (n is innermost there) and 15 lane inserts.
+   Tiled in square blocks (schedule/transpose_tile.h), Y3 is read as whole
+   vectors along n and transposed in registers; the other inputs are
+   broadcasts along ow (per-channel) or contiguous rows (the residual). */
+static int convCopyBackLoop(const OpInfo *o, int64_t vw) {
+  int n = o->loops.numLoops;
+  if (!o->vectorizable || n < 2 || dlcHasReduction(o) || !dlcOpIs(o->op, "linalg.generic") ||
+      !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(o->op, 0))))
+    return -1;
+  MlirAffineMap in = dlcOperandMap(o->op, 0);
+  intptr_t r = mlirAffineMapGetNumResults(in);
+  if (r < 2 || mlirAffineMapGetNumDims(in) != n)
+    return -1;
+  MlirAffineExpr last = mlirAffineMapGetResult(in, r - 1);
+  if (!mlirAffineExprIsADim(last))
+    return -1;
+  int t = (int)mlirAffineDimExprGetPosition(last);
+  const int64_t *ext = o->tileExtent;
+  /* as dlcTransposeCopyLoop: blocks of at least 4 lanes a side */
+  if (t == n - 1 || dlcLargestDivisor(ext[t], vw) < 4 || dlcLargestDivisor(ext[n - 1], vw) < 4)
+    return -1;
+  return t;
+}
+
 /* The prologue both direct-conv emitters share: the sink tiled over the
    schedule's parallel loops below `firstInner` (the loops the conv keeps
    inside a thread), the group fused into that forall, every op but the
-   conv vector-tiled. */
+   conv vector-tiled (a direct conv's copy back to NCHW in transposed
+   blocks, convCopyBackLoop). */
 static void emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int vw,
                            int *handles) {
   const OpInfo *root = &g->ops[conv];
@@ -226,9 +256,19 @@ static void emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int
       rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
   dlcSinkTiles(root, &g->ops[g->numOps - 1], conv == g->numOps - 1, rootForall, forall);
   emitForallAndFuse(s, g, forall, handles);
-  for (int i = 0; i < g->numOps; ++i)
-    if (i != conv)
-      dlcScriptVectorTile(s, handles[i], &g->ops[i], g->ops[i].tileExtent, vw);
+  for (int i = 0; i < g->numOps; ++i) {
+    if (i == conv)
+      continue;
+    const OpInfo *o = &g->ops[i];
+    bool readsY3 = firstInner == DLC_CONV_C && mlirOperationGetNumOperands(o->op) >= 2 &&
+                   mlirValueEqual(mlirOperationGetOperand(o->op, 0),
+                                  mlirOperationGetResult(root->op, 0));
+    int t = readsY3 ? convCopyBackLoop(o, vw) : -1;
+    if (t >= 0)
+      dlcScriptTransposeTile(s, handles[i], o, o->tileExtent, t, vw);
+    else
+      dlcScriptVectorTile(s, handles[i], o, o->tileExtent, vw);
+  }
 }
 
 /* A direct conv (schedule/conv_direct.h): the sink tiled over (image,

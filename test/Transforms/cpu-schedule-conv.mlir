@@ -7,7 +7,10 @@
 // along oh into 4 parallel tiles (8 in all); channel blocks of 8 keep the
 // block's Wp panel (8 x 3 x 3 x 32 floats, 9 KiB) within half of L1; 14
 // pixels x 32 channels (28 zmm) per register tile, whose accumulators live
-// across the taps and channels; no im2col.
+// across the taps and channels; no im2col. The copy back to NCHW reads
+// the blocked result in 14-pixel x 16-channel blocks, whole vectors along
+// the channels, transposed in registers (never 16 single lanes gathered
+// into a vector of pixels).
 // CHECK-LABEL: func.func private @resnet_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [1, 1, 14, 0, 0, 8, 0, 0], vector = 16, register = [14, 32], parallel = [0, 1, 2]>
 // CHECK-NOT: tensor<1x64x3x3x56x56xf32>
@@ -16,6 +19,9 @@
 // CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
 // CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
 // CHECK-COUNT-4: vector.outerproduct {{.*}} : vector<14xf32>, vector<32xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<14x16xf32>, vector<14x16xf32>
+// CHECK-NEXT: vector.transpose {{.*}} : vector<14x16xf32> to vector<16x14xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16x14xf32>
 func.func @resnet(%x: tensor<1x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32> {
   %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32>
   %1 = dlg.relu %0 : tensor<1x64x56x56xf32>
@@ -37,6 +43,7 @@ func.func @pointwise(%x: tensor<1x64x7x7xf32>, %w: tensor<128x64x1x1xf32>) -> te
 // CHECK-SAME: #dlk.schedule<tile = [1, 1, 1, 0, 0, 0, 0, 0], vector = 16, register = [8, 32], parallel = [0, 1, 2]>
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 16)
 // CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
+// CHECK: vector.transpose {{.*}} : vector<16x16xf32> to vector<16x16xf32>
 func.func @given(%x: tensor<1x64x16x16xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<1x64x16x16xf32> {
   %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [1, 1, 1, 0, 0, 0, 0, 0], vector = 16, register = [8, 32], parallel = [0, 1, 2]> (%x, %w) : (tensor<1x64x16x16xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x16x16xf32> {
   ^bb0(%a: tensor<1x64x16x16xf32>, %b: tensor<64x64x3x3xf32>):

@@ -265,6 +265,10 @@ for xs, ws, st, pd, dl, g, with_bias in [
         ((2, 12, 10, 14), (64, 12, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
         ((1, 6, 15, 11), (32, 6, 5, 5), (2, 1), (2, 3, 1, 3), (1, 2), 1, False),
         ((1, 16, 7, 7), (24, 16, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, True),
+        # the copy back to NCHW in transposed blocks: 16 channels x 5 pixels
+        # (Wo = 5), and Wo = 3, too narrow for a block (pixel vectors)
+        ((1, 8, 6, 5), (32, 8, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
+        ((1, 8, 3, 3), (16, 8, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, True),
         # depthwise (vectorised rows): dilated, vertical stride 2, two images
         ((2, 32, 9, 12), (32, 1, 3, 3), (2, 1), (2, 2, 2, 2), (2, 2), 32, True),
         ((1, 16, 14, 14), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 16, False),
