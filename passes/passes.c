@@ -19,6 +19,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcKernelDedupPass,
     &dlcReadonlyArgsPass,
     &dlcDistinctResultsPass,
+    &dlcCpuAttentionPass,
     &dlcCpuSchedulePass,
     &dlcExpandExpPass,
     &dlcCopyToLinalgPass,

@@ -20,6 +20,7 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlkOutlineKernelsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcKernelDedupPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcReadonlyArgsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDistinctResultsPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuAttentionPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuSchedulePass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcExpandExpPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCopyToLinalgPass;
