@@ -386,6 +386,37 @@ static void madd(FILE *f, const char *dst, const char *base, const char *i, int6
   fprintf(f, "    %%%s = arith.addi %%%s, %%%s_m : index\n", dst, base, dst);
 }
 
+/* %qo0_<nb>, %ko0_<nb>, %vo0_<nb>, %mo0_<nb>: the offsets of batch*head
+   %bh in Q, K, V and the mask. */
+static void emitBatchOffsets(FILE *f, const Attention *at) {
+  /* batch offsets: index of batch dim k = (bh / inner_k) % size_k */
+  fprintf(f, "    %%qo0_0 = arith.addi %%c0, %%c0 : index\n"
+             "    %%ko0_0 = arith.addi %%c0, %%c0 : index\n"
+             "    %%vo0_0 = arith.addi %%c0, %%c0 : index\n"
+             "    %%mo0_0 = arith.addi %%c0, %%c0 : index\n");
+  int64_t inner = 1;
+  for (intptr_t k = at->nb - 1, n = 0; k >= 0; --k, ++n) {
+    fprintf(f,
+            "    %%bin%zd = arith.constant %" PRId64 " : index\n"
+            "    %%bsz%zd = arith.constant %" PRId64 " : index\n"
+            "    %%bdv%zd = arith.divui %%bh, %%bin%zd : index\n"
+            "    %%b%zd = arith.remui %%bdv%zd, %%bsz%zd : index\n",
+            (ssize_t)n, inner, (ssize_t)n, at->q.shape[k], (ssize_t)n, (ssize_t)n, (ssize_t)n,
+            (ssize_t)n, (ssize_t)n);
+    inner *= at->q.shape[k];
+    const char *pre[4] = {"qo0", "ko0", "vo0", "mo0"};
+    int64_t strides[4] = {at->q.stride[k], at->k.stride[k], at->v.stride[k],
+                          at->hasMask ? at->mask.stride[k] : 0};
+    for (int w = 0; w < 4; ++w) {
+      char dst[32], src[32], idx[16];
+      snprintf(dst, sizeof dst, "%s_%zd", pre[w], (ssize_t)n + 1);
+      snprintf(src, sizeof src, "%s_%zd", pre[w], (ssize_t)n);
+      snprintf(idx, sizeof idx, "b%zd", (ssize_t)n);
+      madd(f, dst, src, idx, strides[w]);
+    }
+  }
+}
+
 static char *functionText(const char *name, const Attention *at, const Tiles *tl,
                           MlirType qt, MlirType kt, MlirType vt, MlirType mt) {
   char *text = NULL;
@@ -400,6 +431,7 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
     BH *= at->q.shape[i];
   const int64_t NQB = (M + R - 1) / R, NKB = (N + L - 1) / L, NG = R / G;
   const intptr_t rk = at->nb + 2;
+  const ssize_t nbb = (ssize_t)at->nb;
   const int64_t qSM = at->q.stride[rk - 2], kSN = at->k.stride[rk - 2], vSN = at->v.stride[rk - 2];
   const int64_t mSM = at->hasMask ? at->mask.stride[rk - 2] : 0;
   const int64_t mSN = at->hasMask ? at->mask.stride[rk - 1] : 0;
@@ -455,67 +487,15 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
           "  %%iota = vector.step : vector<%" PRId64 "xindex>\n",
           G, R, L, M, M - 1, N, N - 1, NKB, NG, f32Bits(at->hasScale ? at->scale : 1.0f), L, L,
           L, Wv, L, W, L);
-  fprintf(f, "  scf.forall (%%bh, %%qb) in (%" PRId64 ", %" PRId64 ") {\n", BH, NQB);
-  fprintf(f,
-          "    %%acc = memref.alloc() {alignment = 64 : i64} : memref<%" PRId64 "xf32>\n"
-          "    %%ms = memref.alloc() : memref<%" PRId64 "xf32>\n"
-          "    %%ls = memref.alloc() : memref<%" PRId64 "xf32>\n"
-          "    %%kt = memref.alloc() {alignment = 64 : i64} : memref<%" PRId64 "xf32>\n"
-          "    %%i0 = arith.muli %%qb, %%cR : index\n"
-          "    %%rem = arith.subi %%cM, %%i0 : index\n"
-          "    %%rows = arith.minui %%rem, %%cR : index\n",
-          R * Dv, R, R, D * L);
-  /* batch offsets: index of batch dim k = (bh / inner_k) % size_k */
-  fprintf(f, "    %%qo0_0 = arith.addi %%c0, %%c0 : index\n"
-             "    %%ko0_0 = arith.addi %%c0, %%c0 : index\n"
-             "    %%vo0_0 = arith.addi %%c0, %%c0 : index\n"
-             "    %%mo0_0 = arith.addi %%c0, %%c0 : index\n");
-  int64_t inner = 1;
-  for (intptr_t k = at->nb - 1, n = 0; k >= 0; --k, ++n) {
-    fprintf(f,
-            "    %%bin%zd = arith.constant %" PRId64 " : index\n"
-            "    %%bsz%zd = arith.constant %" PRId64 " : index\n"
-            "    %%bdv%zd = arith.divui %%bh, %%bin%zd : index\n"
-            "    %%b%zd = arith.remui %%bdv%zd, %%bsz%zd : index\n",
-            (ssize_t)n, inner, (ssize_t)n, at->q.shape[k], (ssize_t)n, (ssize_t)n, (ssize_t)n,
-            (ssize_t)n, (ssize_t)n);
-    inner *= at->q.shape[k];
-    const char *pre[4] = {"qo0", "ko0", "vo0", "mo0"};
-    int64_t strides[4] = {at->q.stride[k], at->k.stride[k], at->v.stride[k],
-                          at->hasMask ? at->mask.stride[k] : 0};
-    for (int w = 0; w < 4; ++w) {
-      char dst[32], src[32], idx[16];
-      snprintf(dst, sizeof dst, "%s_%zd", pre[w], (ssize_t)n + 1);
-      snprintf(src, sizeof src, "%s_%zd", pre[w], (ssize_t)n);
-      snprintf(idx, sizeof idx, "b%zd", (ssize_t)n);
-      madd(f, dst, src, idx, strides[w]);
-    }
-  }
-  const ssize_t nbb = (ssize_t)at->nb;
-  fprintf(f, "    %%kMDv = arith.constant %" PRId64 " : index\n"
-             "    %%oo0 = arith.muli %%bh, %%kMDv : index\n", M * Dv);
-  /* init */
-  fprintf(f, "    scf.for %%r = %%c0 to %%cR step %%c1 {\n"
-             "      memref.store %%ninf, %%ms[%%r] : memref<%" PRId64 "xf32>\n"
-             "      memref.store %%zf, %%ls[%%r] : memref<%" PRId64 "xf32>\n"
-             "      %%kDv = arith.constant %" PRId64 " : index\n"
-             "      %%ab = arith.muli %%r, %%kDv : index\n",
-          R, R, Dv);
-  for (int64_t c = 0; c < Dv; c += Wv)
-    fprintf(f, "      %%ci%" PRId64 " = arith.constant %" PRId64 " : index\n"
-               "      %%ai%" PRId64 " = arith.addi %%ab, %%ci%" PRId64 " : index\n"
-               "      vector.store %%zvv, %%acc[%%ai%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n",
-            c, c, c, c, c, R * Dv, Wv);
-  fprintf(f, "    }\n");
-  /* key blocks */
-  fprintf(f, "    scf.for %%kb = %%c0 to %%cNKB step %%c1 {\n"
-             "      %%j0 = arith.muli %%kb, %%cL : index\n"
-             "      %%nrem = arith.subi %%cN, %%j0 : index\n"
-             "      %%nv = arith.minui %%nrem, %%cL : index\n"
-             "      %%nvv = vector.broadcast %%nv : index to vector<%" PRId64 "xindex>\n"
-             "      %%valid = arith.cmpi ult, %%iota, %%nvv : vector<%" PRId64 "xindex>\n",
-          L, L);
-  /* K tile, transposed into %kt [D, L] */
+  fprintf(f, "  %%ktall = memref.alloc() {alignment = 64 : i64} : memref<%" PRId64 "xf32>\n"
+             "  %%cDL = arith.constant %" PRId64 " : index\n", BH * NKB * D * L, D * L);
+  fprintf(f, "  scf.forall (%%bh, %%kb) in (%" PRId64 ", %" PRId64 ") {\n", BH, NKB);
+  emitBatchOffsets(f, at);
+  fprintf(f, "      %%j0 = arith.muli %%kb, %%cL : index\n"
+             "      %%kbg = arith.muli %%bh, %%cNKB : index\n"
+             "      %%kbi = arith.addi %%kbg, %%kb : index\n"
+             "      %%ktb = arith.muli %%kbi, %%cDL : index\n");
+  /* K^T tiles: K read once, each block of L keys transposed to [D, L] */
   fprintf(f, "      %%kkSN = arith.constant %" PRId64 " : index\n", kSN);
   for (int64_t t = 0; t < L; ++t)
     fprintf(f, "      %%ct%" PRId64 " = arith.constant %" PRId64 " : index\n"
@@ -543,9 +523,50 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
     for (int64_t u = 0; u < W; ++u)
       fprintf(f, "      %%te%" PRId64 " = vector.extract %%tt%" PRId64 "[%" PRId64 "] : vector<%" PRId64 "xf32> from vector<%" PRId64 "x%" PRId64 "xf32>\n"
                  "      %%cte%" PRId64 " = arith.constant %" PRId64 " : index\n"
-                 "      vector.store %%te%" PRId64 ", %%kt[%%cte%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n",
-              c0 + u, c0, u, L, W, L, c0 + u, (c0 + u) * L, c0 + u, c0 + u, D * L, L);
+                 "      %%ctx%" PRId64 " = arith.addi %%ktb, %%cte%" PRId64 " : index\n"
+                 "      vector.store %%te%" PRId64 ", %%ktall[%%ctx%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n",
+              c0 + u, c0, u, L, W, L, c0 + u, (c0 + u) * L, c0 + u, c0 + u, c0 + u, c0 + u, BH * NKB * D * L, L);
   }
+  fprintf(f, "  }\n");
+  fprintf(f, "  scf.forall (%%bh, %%qb) in (%" PRId64 ", %" PRId64 ") {\n", BH, NQB);
+  fprintf(f,
+          "    %%acc = memref.alloc() {alignment = 64 : i64} : memref<%" PRId64 "xf32>\n"
+          "    %%ms = memref.alloc() : memref<%" PRId64 "xf32>\n"
+          "    %%ls = memref.alloc() : memref<%" PRId64 "xf32>\n"
+                    "    %%i0 = arith.muli %%qb, %%cR : index\n"
+          "    %%rem = arith.subi %%cM, %%i0 : index\n"
+          "    %%rows = arith.minui %%rem, %%cR : index\n",
+          R * Dv, R, R);
+  emitBatchOffsets(f, at);
+  fprintf(f, "    %%kMDv = arith.constant %" PRId64 " : index\n"
+             "    %%oo0 = arith.muli %%bh, %%kMDv : index\n", M * Dv);
+  /* init */
+  fprintf(f, "    scf.for %%r = %%c0 to %%cR step %%c1 {\n"
+             "      memref.store %%ninf, %%ms[%%r] : memref<%" PRId64 "xf32>\n"
+             "      memref.store %%zf, %%ls[%%r] : memref<%" PRId64 "xf32>\n"
+             "      %%kDv = arith.constant %" PRId64 " : index\n"
+             "      %%ab = arith.muli %%r, %%kDv : index\n",
+          R, R, Dv);
+  for (int64_t c = 0; c < Dv; c += Wv)
+    fprintf(f, "      %%ci%" PRId64 " = arith.constant %" PRId64 " : index\n"
+               "      %%ai%" PRId64 " = arith.addi %%ab, %%ci%" PRId64 " : index\n"
+               "      vector.store %%zvv, %%acc[%%ai%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n",
+            c, c, c, c, c, R * Dv, Wv);
+  fprintf(f, "    }\n");
+  /* key blocks */
+  fprintf(f, "    scf.for %%kb = %%c0 to %%cNKB step %%c1 {\n"
+             "      %%j0 = arith.muli %%kb, %%cL : index\n"
+             "      %%nrem = arith.subi %%cN, %%j0 : index\n"
+             "      %%nv = arith.minui %%nrem, %%cL : index\n"
+             "      %%nvv = vector.broadcast %%nv : index to vector<%" PRId64 "xindex>\n"
+             "      %%valid = arith.cmpi ult, %%iota, %%nvv : vector<%" PRId64 "xindex>\n",
+          L, L);
+  /* this block's K^T tile [D, L] in %ktall */
+  fprintf(f, "      %%kbg = arith.muli %%bh, %%cNKB : index\n"
+             "      %%kbi = arith.addi %%kbg, %%kb : index\n"
+             "      %%ktb = arith.muli %%kbi, %%cDL : index\n");
+  for (int64_t t = 0; t < L; ++t)
+    fprintf(f, "      %%ct%" PRId64 " = arith.constant %" PRId64 " : index\n", t, t);
   /* row groups */
   fprintf(f, "      scf.for %%g = %%c0 to %%cNG step %%c1 {\n"
              "        %%r0 = arith.muli %%g, %%cG : index\n"
@@ -568,7 +589,9 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
             g, g, g, g, g, g, g, g, g, g, g, g, nbb);
   }
   /* scores: P partial sums per row (FMA latency) */
-  const int64_t P = G >= 4 ? 1 : (G >= 2 ? 2 : 4);
+  /* 16 independent FMA chains over the G rows: 8 (2 pipes x 4 cycles of
+     latency) were measured 4% slower at s = 128 */
+  const int64_t P = G >= 8 ? 1 : (16 + G - 1) / G;
   for (int64_t g = 0; g < G; ++g)
     for (int64_t p = 0; p < P; ++p)
       fprintf(f, "        %%s%" PRId64 "_%" PRId64 "_init = arith.addf %%zv, %%zv : vector<%" PRId64 "xf32>\n",
@@ -579,9 +602,10 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
       snprintf(last[g][p], sizeof last[g][p], "s%" PRId64 "_%" PRId64 "_init", g, p);
   for (int64_t c = 0; c < D; ++c) {
     fprintf(f, "        %%kc%" PRId64 " = arith.constant %" PRId64 " : index\n"
-               "        %%kv%" PRId64 " = vector.load %%kt[%%kc%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n"
+               "        %%kx%" PRId64 " = arith.addi %%ktb, %%kc%" PRId64 " : index\n"
+               "        %%kv%" PRId64 " = vector.load %%ktall[%%kx%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n"
                "        %%qc%" PRId64 " = arith.constant %" PRId64 " : index\n",
-            c, c * L, c, c, D * L, L, c, c);
+            c, c * L, c, c, c, c, BH * NKB * D * L, L, c, c);
     for (int64_t g = 0; g < G; ++g) {
       int64_t p = c % P;
       fprintf(f, "        %%qa%" PRId64 "_%" PRId64 " = arith.addi %%qr%" PRId64 ", %%qc%" PRId64 " : index\n"
@@ -763,10 +787,15 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
 static const DlcOptionDesc kOptions[] = {
     {"vector-width", "f32 lanes per vector (keys per block); 0: 16 with AVX-512, else 8",
      DLC_OPTION_INT, "0"},
-    {"rows", "query rows per parallel task (a multiple of `group`)", DLC_OPTION_INT, "32"},
+    {"rows", "query rows per parallel task (a multiple of `group`)", DLC_OPTION_INT, "64"},
     {"group", "query rows that share each load of a K or V tile", DLC_OPTION_INT, "4"},
-    {"min-keys", "fuse only when the key length is at least this (shorter: three kernels)",
-     DLC_OPTION_INT, "0"},
+    /* Measured (interleaved best-of-N, loaded 2-core AVX-512 machine, 12 heads,
+       d = 64): the three kernels are faster at s = 128 and 256 (0.75x), even at
+       512 (0.67-1.18x), the one kernel from 1024 (0.95-2.1x) and at 2048
+       (1.16-1.21x); see docs/cpu-attention.md. */
+    {"min-keys", "fuse only when the key length is at least this (shorter: three kernels); "
+                 "a module attribute dlc.attention_min_keys overrides it",
+     DLC_OPTION_INT, "1024"},
 };
 
 static const DlcStatisticDesc kStatistics[] = {
@@ -825,8 +854,6 @@ static MlirLogicalResult rewrite(MlirOperation module, const Attention *at, cons
                             at->hasMask ? mlirValueGetType(ops[3]) : (MlirType){NULL});
   MlirOperation fn = text ? mlirOperationCreateParse(ctx, str(text), str("dlc-attention"))
                           : (MlirOperation){NULL};
-  if (getenv("DLC_ATTENTION_DUMP") && text)
-    fputs(text, stderr);
   free(text);
   if (mlirOperationIsNull(fn)) {
     mlirSymbolTableDestroy(table);
@@ -857,6 +884,16 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
               .R = dlcOptionsGetInt(o, "rows"),
               .G = dlcOptionsGetInt(o, "group")};
   int64_t minKeys = dlcOptionsGetInt(o, "min-keys");
+  /* A module may set its own threshold (benchmarks compare both paths). */
+  MlirAttribute own = mlirOperationGetAttributeByName(module, str("dlc.attention_min_keys"));
+  if (!mlirAttributeIsNull(own)) {
+    if (!mlirAttributeIsAInteger(own)) {
+      mlirEmitError(mlirOperationGetLocation(module),
+                    "dlc-cpu-attention: dlc.attention_min_keys must be an integer");
+      return (MlirLogicalResult){0};
+    }
+    minKeys = mlirIntegerAttrGetValueInt(own);
+  }
   if (tl.L != 4 && tl.L != 8 && tl.L != 16) {
     mlirEmitError(mlirOperationGetLocation(module),
                   "dlc-cpu-attention: vector-width must be 4, 8 or 16");
