@@ -448,7 +448,10 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
   }
   fprintf(f, ">) -> tensor<");
   dims(f, at->outType);
-  fprintf(f, "> attributes {dlc.attention_loops} {\n");
+  /* The tiles it was built with, printed for the reader and the tests. */
+  fprintf(f, "> attributes {dlc.attention_loops = {keys = %" PRId64 " : i64, rows = %" PRId64
+             " : i64, group = %" PRId64 " : i64, head_vector = %" PRId64 " : i64}} {\n",
+          L, R, G, W);
   flatten(f, "q", qt);
   flatten(f, "k", kt);
   flatten(f, "v", vt);
@@ -792,7 +795,7 @@ static const DlcOptionDesc kOptions[] = {
     /* Measured (interleaved best-of-N, loaded 2-core AVX-512 machine, 12 heads,
        d = 64): the three kernels are faster at s = 128 and 256 (0.75x), even at
        512 (0.67-1.18x), the one kernel from 1024 (0.95-2.1x) and at 2048
-       (1.16-1.21x); see docs/cpu-attention.md. */
+       (1.16-1.21x); bench/run.py --only attention measures it. */
     {"min-keys", "fuse only when the key length is at least this (shorter: three kernels); "
                  "a module attribute dlc.attention_min_keys overrides it",
      DLC_OPTION_INT, "1024"},

@@ -23,7 +23,7 @@
 // CHECK-NOT: dlg.softmax
 // CHECK-NOT: 12x128x128
 // CHECK: func.func private @dlc_attention_0
-// CHECK-SAME: attributes {dlc.attention_loops}
+// CHECK-SAME: attributes {dlc.attention_loops = {group = 4 : i64, head_vector = 16 : i64, keys = 16 : i64, rows = 64 : i64}}
 // CHECK-NOT: 12x128x128
 // K^T tiles [d=64, 16 keys] per (head, key block), built once:
 // CHECK: memref.alloc() {alignment = 64 : i64} : memref<98304xf32>
@@ -42,6 +42,7 @@
 // CHECK: vector.store %{{.*}} : memref<98304xf32>, vector<16xf32>
 // AVX2-LABEL: func.func @bert
 // AVX2: call @dlc_attention_0
+// AVX2: dlc.attention_loops = {group = 4 : i64, head_vector = 8 : i64, keys = 8 : i64, rows = 64 : i64}
 // AVX2: scf.forall (%{{.*}}, %{{.*}}) in (12, 16)
 // AVX2: vector.transpose %{{.*}}, [1, 0] : vector<8x8xf32> to vector<8x8xf32>
 // AVX2: scf.forall (%{{.*}}, %{{.*}}) in (12, 2)
