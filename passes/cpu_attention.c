@@ -33,7 +33,17 @@
        head dim contiguous in Q, K and V, the key dim contiguous (or
        broadcast) in the mask; every intermediate used once.
    Each step that is not met leaves the chain alone; the reason is counted
-   in a statistic (-mlir-pass-statistics). */
+   in a statistic (-mlir-pass-statistics).
+
+   When: only from `min-keys` keys on, or the module's own
+   dlc.attention_min_keys; by default never, since on the machine measured
+   (AVX-512 EPYC) the three kernels were as fast or faster up to s = 2048
+   (see the option). Where the time goes: per group of 4 rows and block of
+   16 keys the loop is 576 FMAs among ~1400 instructions (llc -mcpu=znver4:
+   loads of the K^T tile and V rows, lane extracts of p, the reductions
+   and two exps per row), about 2x the instructions of the packed GEMM
+   micro-kernel for the same FMAs; saving the [s, s] round trip through
+   memory does not make that up at these lengths. */
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
@@ -481,6 +491,7 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
           "  %%ninf = arith.constant 0xFF800000 : f32\n"
           "  %%zf = arith.constant 0.0 : f32\n"
           "  %%onef = arith.constant 1.0 : f32\n"
+          "  %%nanf = arith.constant 0x7FC00000 : f32\n"
           "  %%scale = arith.constant 0x%08" PRIX32 " : f32\n"
           "  %%scalev = vector.broadcast %%scale : f32 to vector<%" PRId64 "xf32>\n"
           "  %%ninfv = arith.constant dense<0xFF800000> : vector<%" PRId64 "xf32>\n"
@@ -755,14 +766,19 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
   /* out = acc / l for the block's rows */
   fprintf(f, "    scf.for %%r = %%c0 to %%rows step %%c1 {\n"
              "      %%l = memref.load %%ls[%%r] : memref<%" PRId64 "xf32>\n"
-             "      %%inv = arith.divf %%onef, %%l : f32\n"
+             "      %%invl = arith.divf %%onef, %%l : f32\n"
+             /* a row whose scores are all -inf: softmax is NaN (0/0), as the
+                three kernels give, not the clamped exp's average of V */
+             "      %%mfin = memref.load %%ms[%%r] : memref<%" PRId64 "xf32>\n"
+             "      %%allninf = arith.cmpf oeq, %%mfin, %%ninf : f32\n"
+             "      %%inv = arith.select %%allninf, %%nanf, %%invl : f32\n"
              "      %%invv = vector.broadcast %%inv : f32 to vector<%" PRId64 "xf32>\n"
              "      %%kDv3 = arith.constant %" PRId64 " : index\n"
              "      %%ab = arith.muli %%r, %%kDv3 : index\n"
              "      %%i = arith.addi %%i0, %%r : index\n"
              "      %%orow = arith.muli %%i, %%kDv3 : index\n"
              "      %%ob = arith.addi %%oo0, %%orow : index\n",
-          R, Wv, Dv);
+          R, R, Wv, Dv);
   for (int64_t c = 0; c < Dv; c += Wv)
     fprintf(f, "      %%kc%1$" PRId64 "f = arith.constant %1$" PRId64 " : index\n"
                "      %%fa%1$" PRId64 " = arith.addi %%ab, %%kc%1$" PRId64 "f : index\n"
@@ -792,13 +808,14 @@ static const DlcOptionDesc kOptions[] = {
      DLC_OPTION_INT, "0"},
     {"rows", "query rows per parallel task (a multiple of `group`)", DLC_OPTION_INT, "64"},
     {"group", "query rows that share each load of a K or V tile", DLC_OPTION_INT, "4"},
-    /* Measured (interleaved best-of-N, loaded 2-core AVX-512 machine, 12 heads,
-       d = 64): the three kernels are faster at s = 128 and 256 (0.75x), even at
-       512 (0.67-1.18x), the one kernel from 1024 (0.95-2.1x) and at 2048
-       (1.16-1.21x); bench/run.py --only attention measures it. */
-    {"min-keys", "fuse only when the key length is at least this (shorter: three kernels); "
-                 "a module attribute dlc.attention_min_keys overrides it",
-     DLC_OPTION_INT, "1024"},
+    /* Off by default: measured slower than the three kernels at every length
+       tried (CPU time of the calling thread, 1 thread, interleaved best-of-N,
+       loaded 2-core AVX-512 EPYC, 12 heads, d = 64): s = 128 0.69x, 512
+       0.92x, 1024 0.97x, 2048 0.99x. The trend suggests a crossover above
+       2048, not measured. */
+    {"min-keys", "fuse when the key length is at least this; -1: never (three kernels). "
+                 "A module attribute dlc.attention_min_keys overrides it",
+     DLC_OPTION_INT, "-1"},
 };
 
 static const DlcStatisticDesc kStatistics[] = {
@@ -924,7 +941,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
     Reason r = match(fd.ops[i], &at);
     if (r == R_NOT_SOFTMAX)
       continue;
-    if (r == R_MATCHED && at.N < minKeys)
+    if (r == R_MATCHED && (minKeys < 0 || at.N < minKeys))
       continue;
     dlcPassAddStatistic(pass, kReasonStats[r], 1);
     if (r != R_MATCHED)
