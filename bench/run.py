@@ -318,6 +318,38 @@ def whole_models(threads, reps, blas):
     return {k: (v[0] * 1e3, v[1] * 1e3) for k, v in out.items()}
 
 
+def attention(s, threads, reps):
+    """Multi-head attention (12 heads, d = 64, BERT's layout and scale): the
+    one flash-attention kernel (dlc-cpu-attention) against the three kernels
+    (Q.K^T, softmax, P.V), both dlc, chosen by the module attribute that
+    overrides the pass's threshold. Milliseconds (one kernel, three)."""
+    heads, d = 12, 64
+    h = heads * d
+    t = lambda *dims: "tensor<" + "x".join(map(str, dims)) + "xf32>"
+    body = f"""func.func @main(%q: {t(s, h)}, %k: {t(s, h)}, %v: {t(s, h)}) -> {t(heads, s, d)} {{
+  %scale = dlg.constant dense<0.125> : tensor<f32>
+  %q2 = dlg.reshape %q : {t(s, h)} -> {t(s, heads, d)}
+  %qt = dlg.transpose %q2 perm = [1, 0, 2] : {t(s, heads, d)} -> {t(heads, s, d)}
+  %k2 = dlg.reshape %k : {t(s, h)} -> {t(s, heads, d)}
+  %kt = dlg.transpose %k2 perm = [1, 2, 0] : {t(s, heads, d)} -> {t(heads, d, s)}
+  %v2 = dlg.reshape %v : {t(s, h)} -> {t(s, heads, d)}
+  %vt = dlg.transpose %v2 perm = [1, 0, 2] : {t(s, heads, d)} -> {t(heads, s, d)}
+  %s0 = dlg.matmul %qt, %kt : {t(heads, s, d)}, {t(heads, d, s)} -> {t(heads, s, s)}
+  %s1 = dlg.mul %s0, %scale : {t(heads, s, s)}, tensor<f32> -> {t(heads, s, s)}
+  %p = dlg.softmax %s1 {{axis = -1 : i64}} : {t(heads, s, s)}
+  %c = dlg.matmul %p, %vt : {t(heads, s, s)}, {t(heads, s, d)} -> {t(heads, s, d)}
+  return %c : {t(heads, s, d)}
+}}}}"""
+    mods = [dlc.compile(f"module attributes {{dlc.attention_min_keys = {mk} : i64}} {{\n" + body,
+                        threads=threads) for mk in (0, 1 << 40)]
+    x = [np.random.standard_normal((s, h)).astype(np.float32) for _ in range(3)]
+    outs = [np.empty((heads, s, d), np.float32) for _ in mods]
+    one, three = best_of([lambda: mods[0].run(*x, out=[outs[0]]),
+                          lambda: mods[1].run(*x, out=[outs[1]])], reps)
+    assert np.allclose(outs[0], outs[1], atol=1e-5), "one-kernel attention differs"
+    return one * 1e3, three * 1e3
+
+
 def ratio(ours, ref, higher_is_better):
     if ref is None:
         return "n/a"
@@ -328,9 +360,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="small sizes and few repetitions (CI)")
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--only", choices=["aot", "models"],
-                    help="only the AOT vs JIT rows, or only the model rows (BERT layer, MLP, "
-                         "ResNet block; with --models the whole models too)")
+    ap.add_argument("--only", choices=["aot", "models", "attention"],
+                    help="only the AOT vs JIT rows, only the model rows (BERT layer, MLP, "
+                         "ResNet block; with --models the whole models too), or only the "
+                         "attention rows")
     ap.add_argument("--models", action="store_true",
                     help="whole models too: ResNet-50, MobileNetV2, BERT-base 12 layers")
     opts = ap.parse_args()
@@ -340,6 +373,13 @@ def main():
             for name, (ours, ref) in aot_vs_jit(threads, 3 if opts.quick else 10).items():
                 print(f"aot {name} ({threads} thread{'s' if threads > 1 else ''}): AOT library "
                       f"{ours:.3f} ms, JIT {ref:.3f} ms, ratio {ratio(ours, ref, False)}")
+        return
+    if opts.only == "attention":
+        for threads in [int(t) for t in opts.threads.split(",")]:
+            for sl in (128, 512, 2048):
+                ours, ref = attention(sl, threads, 3 if opts.quick else (10 if sl < 2048 else 4))
+                print(f"attention s={sl} 12 heads d=64 ({threads} thread{'s' if threads > 1 else ''}): "
+                      f"one kernel {ours:.3f} ms, three kernels {ref:.3f} ms, ratio {ratio(ours, ref, False)}")
         return
     reps = 3 if opts.quick else 10
     if opts.only == "models":
@@ -375,6 +415,10 @@ def main():
             for name, (ours, ref) in aot_vs_jit(threads, reps).items():
                 print(f"aot {name}: AOT library {ours:.3f} ms, JIT {ref:.3f} ms, "
                       f"ratio {ratio(ours, ref, False)}")
+            for sl in (128, 512, 2048):
+                ours, ref = attention(sl, threads, reps if sl < 2048 else 4)
+                print(f"attention s={sl} 12 heads d=64: one kernel {ours:.3f} ms, three kernels "
+                      f"{ref:.3f} ms, ratio {ratio(ours, ref, False)}")
         if opts.models:
             for name, (ours, ref) in whole_models(threads, reps, blas).items():
                 print(f"{name}: dlc {ours:.2f} ms, PyTorch eager {ref:.2f} ms, "

@@ -152,6 +152,11 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   }
   DlcPipeline p = {.pm = pm, .name = "lower-to-llvm"};
   dlcAddGraphStage(&p, dlcOptionsGetBool(o, "fuse"));
+  /* Attention chains (Q.K^T, softmax, P.V kernels) may become one
+     flash-style loop nest before the kernels are lowered
+     (passes/cpu_attention.c); off unless its min-keys or the module's
+     dlc.attention_min_keys asks: measured slower than the three kernels. */
+  dlcPipelineAdd(&p, "dlc-cpu-attention{vector-width=%d}", (int)vw);
   addKernelOrderStage(&p, dlcOptionsGetBool(o, "profile"));
   char dlkToLinalg[64]; /* packs GEMM operands into panels of the vector width */
   snprintf(dlkToLinalg, sizeof dlkToLinalg, "dlk-to-linalg{vector-width=%d}", (int)vw);

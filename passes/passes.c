@@ -20,6 +20,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcReadonlyArgsPass,
     &dlcDistinctResultsPass,
     &dlcOrderGlobalsPass,
+    &dlcCpuAttentionPass,
     &dlcCpuSchedulePass,
     &dlcExpandExpPass,
     &dlcCopyToLinalgPass,

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 import dlc
+from dlc._capi import run_pipeline
 
 rng = np.random.default_rng(15)
 
@@ -89,11 +90,38 @@ def attention_case(s, heads, d, mask):
     elif mask == "causal":
         m = np.triu(np.full((s, s), -1e9, np.float32), 1)
     want = attention_ref(q, k, v, heads, m)
-    worst = 0.0
-    for threads in (1, 2):
-        got = dlc.compile(src, threads=threads)(*inputs)
-        worst = max(worst, float(np.max(np.abs(got - want)) / (1 + np.max(np.abs(want)))))
-    report(f"attention s={s} heads={heads} d={d} mask={mask or 'none'}", worst)
+    # The default pipeline (one kernel where measured faster, else three),
+    # and the one-kernel flash loops forced at every length (min-keys=0):
+    # its module must hold the call to them.
+    fused = run_pipeline(src, "builtin.module(func.func(dlg-fuse),dlc-cpu-attention{min-keys=0})")
+    if "call @dlc_attention_" not in fused or "dlg.softmax" in fused:
+        print(f"FAIL attention s={s} heads={heads} d={d}: not one kernel")
+    for name, text in (("", src), (" one-kernel", fused)):
+        worst = 0.0
+        for threads in (1, 2):
+            got = dlc.compile(text, threads=threads)(*inputs)
+            worst = max(worst, float(np.max(np.abs(got - want)) / (1 + np.max(np.abs(want)))))
+        report(f"attention{name} s={s} heads={heads} d={d} mask={mask or 'none'}", worst)
+
+
+def masked_row_case(s, heads, d):
+    """A query row whose mask is -inf at every key: softmax is 0/0 there,
+    NaN in NumPy and in the three kernels; the one kernel must say NaN too
+    (not an average of V), and be right on the other rows."""
+    src = attention_source(s, heads, d, "input")
+    fused = run_pipeline(src, "builtin.module(func.func(dlg-fuse),dlc-cpu-attention{min-keys=0})")
+    q, k, v = (rng.standard_normal((s, heads * d)).astype(np.float32) for _ in range(3))
+    m = np.zeros((s, s), np.float32)
+    m[3, :] = -np.inf
+    with np.errstate(invalid="ignore"):
+        want = attention_ref(q, k, v, heads, m)
+    ok = True
+    for text in (src, fused):
+        got = dlc.compile(text, threads=1)(q, k, v, m)
+        ok &= bool(np.array_equal(np.isnan(got), np.isnan(want)))
+        fin = ~np.isnan(want)
+        ok &= bool(np.max(np.abs(got[fin] - want[fin])) < 1e-5 * (1 + np.max(np.abs(want[fin]))))
+    print(f"{'ok  ' if ok else 'FAIL'} attention s={s} heads={heads} d={d} row 3 fully masked: NaN there")
 
 
 def transpose_b_case(m, k, n):
@@ -114,6 +142,7 @@ for s, heads, d, mask in [(128, 12, 64, None), (128, 4, 64, "causal"), (100, 2, 
                           (37, 3, 40, "causal"), (7, 2, 16, "input"), (1, 2, 8, None),
                           (134, 2, 64, "causal")]:
     attention_case(s, heads, d, mask)
+masked_row_case(20, 2, 16)
 for m, k, n in [(100, 64, 96), (37, 33, 19), (128, 768, 768), (5, 16, 48)]:
     transpose_b_case(m, k, n)
 for shape, perm in [((128, 12, 64), (1, 2, 0)), ((37, 20), (1, 0)), ((2, 48, 80), (0, 2, 1)),

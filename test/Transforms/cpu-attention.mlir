@@ -1,0 +1,147 @@
+// dlc-cpu-attention: the Q.K^T (+ scale, + mask), softmax and P.V kernels
+// that dlg-fuse leaves for attention become one call to a flash-attention
+// loop nest; its score tile is a vector of L keys, nothing [s, s] is left.
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlc-cpu-attention{min-keys=0 vector-width=16})' -split-input-file | FileCheck %s
+// AVX2 width: blocks of 8 keys.
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlc-cpu-attention{min-keys=0 vector-width=8})' -split-input-file | FileCheck %s --check-prefix=AVX2
+// The default keeps the three kernels (measured faster at s = 128..2048).
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlc-cpu-attention)' -split-input-file | FileCheck %s --check-prefix=DEFAULT
+// The fused loops go through the whole CPU pipeline.
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlc-cpu-attention{min-keys=0},lower-to-llvm)' -split-input-file -o /dev/null
+// Bad tile options are errors.
+// RUN: not dlc-opt %s --pass-pipeline='builtin.module(dlc-cpu-attention{vector-width=5})' -split-input-file 2>&1 | FileCheck %s --check-prefix=BADW
+// RUN: not dlc-opt %s --pass-pipeline='builtin.module(dlc-cpu-attention{rows=30 group=4})' -split-input-file 2>&1 | FileCheck %s --check-prefix=BADG
+// BADW: error: dlc-cpu-attention: vector-width must be 4, 8 or 16
+// BADG: error: dlc-cpu-attention: group must be 1..8 and rows a multiple of group
+
+// BERT's layout: Q, K, V [s, heads*d] reshaped and transposed per head, a
+// scale and a mask input.
+// CHECK-LABEL: func.func @bert
+// CHECK-NOT: dlk.kernel "reduction"
+// CHECK: %[[O:.*]] = call @dlc_attention_0(%arg0, %arg1, %arg2, %arg3) : (tensor<128x768xf32>, tensor<128x768xf32>, tensor<128x768xf32>, tensor<128x128xf32>) -> tensor<12x128x64xf32>
+// CHECK-NEXT: dlk.kernel "injective"(%[[O]])
+// CHECK-NOT: dlg.softmax
+// CHECK-NOT: 12x128x128
+// CHECK: func.func private @dlc_attention_0
+// CHECK-SAME: attributes {dlc.attention_loops = {group = 4 : i64, head_vector = 16 : i64, keys = 16 : i64, rows = 64 : i64}}
+// CHECK-NOT: 12x128x128
+// K^T tiles [d=64, 16 keys] per (head, key block), built once:
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<98304xf32>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (12, 8)
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// (head, block of 64 query rows) tasks in parallel; running max, sum, accumulator:
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (12, 2)
+// CHECK: vector.fma %{{.*}} : vector<16xf32>
+// CHECK: vector.transfer_read
+// CHECK: vector.reduction <maximumf>
+// CHECK: math.exp %{{.*}} : f32
+// CHECK: math.exp %{{.*}} : vector<16xf32>
+// CHECK: vector.reduction <add>
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: vector.store %{{.*}} : memref<98304xf32>, vector<16xf32>
+// AVX2-LABEL: func.func @bert
+// AVX2: call @dlc_attention_0
+// AVX2: dlc.attention_loops = {group = 4 : i64, head_vector = 8 : i64, keys = 8 : i64, rows = 64 : i64}
+// AVX2: scf.forall (%{{.*}}, %{{.*}}) in (12, 16)
+// AVX2: vector.transpose %{{.*}}, [1, 0] : vector<8x8xf32> to vector<8x8xf32>
+// AVX2: scf.forall (%{{.*}}, %{{.*}}) in (12, 2)
+// AVX2: vector.fma %{{.*}} : vector<8xf32>
+// DEFAULT-LABEL: func.func @bert
+// DEFAULT: dlg.softmax
+// DEFAULT-NOT: call @dlc_attention
+func.func @bert(%q: tensor<128x768xf32>, %k: tensor<128x768xf32>, %v: tensor<128x768xf32>, %mask: tensor<128x128xf32>) -> tensor<128x768xf32> {
+  %scale = dlg.constant dense<0.125> : tensor<f32>
+  %q2 = dlg.reshape %q : tensor<128x768xf32> -> tensor<128x12x64xf32>
+  %qt = dlg.transpose %q2 perm = [1, 0, 2] : tensor<128x12x64xf32> -> tensor<12x128x64xf32>
+  %k2 = dlg.reshape %k : tensor<128x768xf32> -> tensor<128x12x64xf32>
+  %kt = dlg.transpose %k2 perm = [1, 2, 0] : tensor<128x12x64xf32> -> tensor<12x64x128xf32>
+  %v2 = dlg.reshape %v : tensor<128x768xf32> -> tensor<128x12x64xf32>
+  %vt = dlg.transpose %v2 perm = [1, 0, 2] : tensor<128x12x64xf32> -> tensor<12x128x64xf32>
+  %s0 = dlg.matmul %qt, %kt : tensor<12x128x64xf32>, tensor<12x64x128xf32> -> tensor<12x128x128xf32>
+  %s1 = dlg.mul %s0, %scale : tensor<12x128x128xf32>, tensor<f32> -> tensor<12x128x128xf32>
+  %s2 = dlg.add %s1, %mask : tensor<12x128x128xf32>, tensor<128x128xf32> -> tensor<12x128x128xf32>
+  %p = dlg.softmax %s2 {axis = -1 : i64} : tensor<12x128x128xf32>
+  %c = dlg.matmul %p, %vt : tensor<12x128x128xf32>, tensor<12x128x64xf32> -> tensor<12x128x64xf32>
+  %c1 = dlg.transpose %c perm = [1, 0, 2] : tensor<12x128x64xf32> -> tensor<128x12x64xf32>
+  %y = dlg.reshape %c1 : tensor<128x12x64xf32> -> tensor<128x768xf32>
+  return %y : tensor<128x768xf32>
+}
+
+// -----
+
+// [b, h, s, d] operands, K given as [b, h, s, d] with transpose_b, a
+// division by the scale, a [b, 1, 1, s] mask broadcast over heads and
+// query rows (read as one value per key), odd lengths (tail blocks).
+// CHECK-LABEL: func.func @bhsd
+// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2, %arg3) : (tensor<2x3x37x40xf32>, tensor<2x3x21x40xf32>, tensor<2x3x21x24xf32>, tensor<2x1x1x21xf32>) -> tensor<2x3x37x24xf32>
+// 40 = 5 vectors of 8 along d; 24 = 3 vectors of 8:
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x8xf32> to vector<8x16xf32>
+// CHECK: arith.divf %{{.*}} : vector<16xf32>
+// CHECK: vector.fma %{{.*}} : vector<8xf32>
+func.func @bhsd(%q: tensor<2x3x37x40xf32>, %k: tensor<2x3x21x40xf32>, %v: tensor<2x3x21x24xf32>, %m: tensor<2x1x1x21xf32>) -> tensor<2x3x37x24xf32> {
+  %c = dlg.constant dense<8.0> : tensor<f32>
+  %s0 = dlg.matmul %q, %k {transpose_b = true} : tensor<2x3x37x40xf32>, tensor<2x3x21x40xf32> -> tensor<2x3x37x21xf32>
+  %s1 = dlg.div %s0, %c : tensor<2x3x37x21xf32>, tensor<f32> -> tensor<2x3x37x21xf32>
+  %s2 = dlg.add %m, %s1 : tensor<2x1x1x21xf32>, tensor<2x3x37x21xf32> -> tensor<2x3x37x21xf32>
+  %p = dlg.softmax %s2 {axis = 3 : i64} : tensor<2x3x37x21xf32>
+  %o = dlg.matmul %p, %v : tensor<2x3x37x21xf32>, tensor<2x3x21x24xf32> -> tensor<2x3x37x24xf32>
+  return %o : tensor<2x3x37x24xf32>
+}
+
+// -----
+
+// Not attention as matched: softmax over another axis, a dropout-like
+// scaling between softmax and P.V, a mask computed in the scores kernel.
+// Each keeps the three kernels.
+// CHECK-LABEL: func.func @other_axis
+// CHECK-NOT: call @dlc_attention
+// CHECK: dlg.softmax
+func.func @other_axis(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %s0 = dlg.matmul %q, %k {transpose_b = true} : tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x8xf32>
+  %p = dlg.softmax %s0 {axis = 1 : i64} : tensor<2x8x8xf32>
+  %o = dlg.matmul %p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dropout
+// CHECK-NOT: call @dlc_attention
+// CHECK: dlg.softmax
+func.func @dropout(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %keep = dlg.constant dense<0.9> : tensor<f32>
+  %s0 = dlg.matmul %q, %k {transpose_b = true} : tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x8xf32>
+  %p = dlg.softmax %s0 {axis = -1 : i64} : tensor<2x8x8xf32>
+  %d = dlg.mul %p, %keep : tensor<2x8x8xf32>, tensor<f32> -> tensor<2x8x8xf32>
+  %o = dlg.matmul %d, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scale_input
+// CHECK-NOT: call @dlc_attention
+// CHECK: dlg.softmax
+func.func @scale_input(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>, %c: tensor<f32>) -> tensor<2x8x16xf32> {
+  %s0 = dlg.matmul %q, %k {transpose_b = true} : tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x8xf32>
+  %s1 = dlg.mul %s0, %c : tensor<2x8x8xf32>, tensor<f32> -> tensor<2x8x8xf32>
+  %p = dlg.softmax %s1 {axis = -1 : i64} : tensor<2x8x8xf32>
+  %o = dlg.matmul %p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// A module's own threshold: 8 keys are below 16, so three kernels.
+// CHECK-LABEL: func.func @own_threshold
+// CHECK-NOT: call @dlc_attention
+// CHECK: dlg.softmax
+module attributes {dlc.attention_min_keys = 16 : i64} {
+func.func @own_threshold(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %s0 = dlg.matmul %q, %k {transpose_b = true} : tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x8xf32>
+  %p = dlg.softmax %s0 {axis = -1 : i64} : tensor<2x8x8xf32>
+  %o = dlg.matmul %p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+  return %o : tensor<2x8x16xf32>
+}
+}
