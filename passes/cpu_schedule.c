@@ -222,23 +222,7 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
    vectors along n and transposed in registers; the other inputs are
    broadcasts along ow (per-channel) or contiguous rows (the residual). */
 static int convCopyBackLoop(const OpInfo *o, int64_t vw) {
-  int n = o->loops.numLoops;
-  if (!o->vectorizable || n < 2 || dlcHasReduction(o) || !dlcOpIs(o->op, "linalg.generic") ||
-      !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(o->op, 0))))
-    return -1;
-  MlirAffineMap in = dlcOperandMap(o->op, 0);
-  intptr_t r = mlirAffineMapGetNumResults(in);
-  if (r < 2 || mlirAffineMapGetNumDims(in) != n)
-    return -1;
-  MlirAffineExpr last = mlirAffineMapGetResult(in, r - 1);
-  if (!mlirAffineExprIsADim(last))
-    return -1;
-  int t = (int)mlirAffineDimExprGetPosition(last);
-  const int64_t *ext = o->tileExtent;
-  /* as dlcTransposeCopyLoop: blocks of at least 4 lanes a side */
-  if (t == n - 1 || dlcLargestDivisor(ext[t], vw) < 4 || dlcLargestDivisor(ext[n - 1], vw) < 4)
-    return -1;
-  return t;
+  return dlcTransposedReadLoop(o, o->tileExtent, vw);
 }
 
 /* The prologue both direct-conv emitters share: the sink tiled over the

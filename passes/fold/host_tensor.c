@@ -108,6 +108,22 @@ void dlcHostTensorFree(DlcHostTensor *t) {
   t->i = NULL;
 }
 
+bool dlcHostTensorAllocResults(MlirOperation op, int n, int64_t maxElements,
+                               DlcHostTensor *out) {
+  memset(out, 0, (size_t)n * sizeof *out);
+  for (int r = 0; r < n; ++r) {
+    MlirType t = mlirValueGetType(mlirOperationGetResult(op, r));
+    DlcShape shape;
+    if (!dlcTypeGetShape(t, &shape) ||
+        !dlcHostTensorAlloc(&out[r], &shape, mlirShapedTypeGetElementType(t), maxElements)) {
+      for (int k = 0; k < r; ++k)
+        dlcHostTensorFree(&out[k]);
+      return false;
+    }
+  }
+  return true;
+}
+
 /*--- Element access -----------------------------------------------------------*/
 
 static double roundTo(const DlcHostTensor *t, double v) {

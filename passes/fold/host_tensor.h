@@ -33,6 +33,11 @@ bool dlcHostTensorAlloc(DlcHostTensor *t, const DlcShape *shape,
                         MlirType elementType, int64_t maxElements);
 void dlcHostTensorFree(DlcHostTensor *t);
 
+/* Allocates out[0..n) for the first `n` results of `op` (their static
+   types); on failure frees what it allocated and returns false. */
+bool dlcHostTensorAllocResults(MlirOperation op, int n, int64_t maxElements,
+                               DlcHostTensor *out);
+
 /* Reads the `value` of a constant of type `tensorType`: dense or
    dense_resource, splat or not. False when the payload is unavailable or
    the type unsupported. */

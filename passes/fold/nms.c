@@ -60,16 +60,8 @@ static bool suppresses(const Box *c, const Box *p, float iou) {
 bool dlcReferenceNonMaxSuppression(MlirOperation op, const DlcHostTensor *boxes,
                                    const DlcHostTensor *scores, int64_t maxElements,
                                    DlcHostTensor out[2]) {
-  memset(out, 0, 2 * sizeof *out);
-  DlcShape shapes[2];
-  for (int r = 0; r < 2; ++r) {
-    MlirType t = mlirValueGetType(mlirOperationGetResult(op, r));
-    if (!dlcTypeGetShape(t, &shapes[r]) ||
-        !dlcHostTensorAlloc(&out[r], &shapes[r], mlirShapedTypeGetElementType(t), maxElements)) {
-      dlcHostTensorFree(&out[0]);
-      return false;
-    }
-  }
+  if (!dlcHostTensorAllocResults(op, 2, maxElements, out))
+    return false;
   int64_t B = boxes->shape.dims[0], N = boxes->shape.dims[1], C = scores->shape.dims[1];
   int64_t maxOut = dlcGetI64(op, "max_output_boxes_per_class", 0);
   int64_t K = maxOut < N ? maxOut : N;

@@ -11,16 +11,8 @@
 
 bool dlcReferenceNonZero(MlirOperation op, const DlcHostTensor *x, int64_t maxElements,
                          DlcHostTensor out[2]) {
-  memset(out, 0, 2 * sizeof *out);
-  DlcShape shapes[2];
-  for (int r = 0; r < 2; ++r) {
-    MlirType t = mlirValueGetType(mlirOperationGetResult(op, r));
-    if (!dlcTypeGetShape(t, &shapes[r]) ||
-        !dlcHostTensorAlloc(&out[r], &shapes[r], mlirShapedTypeGetElementType(t), maxElements)) {
-      dlcHostTensorFree(&out[0]);
-      return false;
-    }
-  }
+  if (!dlcHostTensorAllocResults(op, 2, maxElements, out))
+    return false;
   int64_t rank = x->shape.rank, columns = x->size, count = 0;
   for (int64_t i = 0; i < out[0].size; ++i)
     dlcHostTensorSetInt(&out[0], i, -1);

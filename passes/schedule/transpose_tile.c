@@ -17,10 +17,9 @@ static int64_t blockSide(int64_t extent, int64_t vw) {
   return extent % vw == 0 ? vw : dlcLargestDivisor(extent, vw);
 }
 
-int dlcTransposeCopyLoop(const DlcLinalgInfo *o, const int64_t *ext, int64_t vw) {
+int dlcTransposedReadLoop(const DlcLinalgInfo *o, const int64_t *ext, int64_t vw) {
   int n = o->loops.numLoops;
-  if (!o->vectorizable || n < 2 || dlcHasReduction(o) ||
-      mlirOperationGetNumOperands(o->op) != 2 || mlirOperationGetNumResults(o->op) != 1)
+  if (!o->vectorizable || n < 2 || dlcHasReduction(o))
     return -1;
   /* a generic's tensor input (a fill's input is a scalar, with no map) */
   if (!dlcOpIs(o->op, "linalg.generic") ||
@@ -40,6 +39,12 @@ int dlcTransposeCopyLoop(const DlcLinalgInfo *o, const int64_t *ext, int64_t vw)
   if (blockSide(ext[t], vw) < 4 || blockSide(ext[n - 1], vw) < 4)
     return -1;
   return t;
+}
+
+int dlcTransposeCopyLoop(const DlcLinalgInfo *o, const int64_t *ext, int64_t vw) {
+  if (mlirOperationGetNumOperands(o->op) != 2 || mlirOperationGetNumResults(o->op) != 1)
+    return -1;
+  return dlcTransposedReadLoop(o, ext, vw);
 }
 
 void dlcScriptTransposeTile(DlcScript *s, int h, const DlcLinalgInfo *o, const int64_t *ext,

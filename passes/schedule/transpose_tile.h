@@ -29,6 +29,11 @@
    `ext`) that a vector tile divides; -1 otherwise. */
 int dlcTransposeCopyLoop(const DlcLinalgInfo *o, const int64_t *ext, int64_t vectorWidth);
 
+/* The same test for any number of operands: the loop that walks the
+   contiguous dim of `o`'s operand 0 (a direct conv's copy back to NCHW,
+   which also reads its epilogue's inputs), or -1. */
+int dlcTransposedReadLoop(const DlcLinalgInfo *o, const int64_t *ext, int64_t vectorWidth);
+
 /* Vector-tiles `o` (handle `h`, loop extents `ext`) with a t x vw block,
    t = the vector tile of loop `inner` (from dlcTransposeCopyLoop), every
    other loop by 1, and vectorises it. */
