@@ -37,7 +37,8 @@ import dlc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gpu_check import assemble, compile_with, find_ptxas, ptx_of  # noqa: E402
+from gpu_check import (BUFFERIZE, CPU_TAIL, assemble, compile_with,  # noqa: E402
+                       find_ptxas, ptx_of)
 from mma_check import to_bf16  # noqa: E402
 
 RNG = np.random.default_rng(11)
@@ -179,20 +180,8 @@ def tolerance(narrow, name, k, want):
 # From the schedule stage's program: the GPU pipeline's bufferisation
 # (passes/pipeline/stages.c), the emulated rewrite, then the CPU's loop,
 # vector and LLVM lowering (passes/lower_to_llvm.c's last stages).
-EMULATE = ("builtin.module(inline,symbol-dce,func.func(dlc-readonly-args),"
-           "one-shot-bufferize{bufferize-function-boundaries "
-           "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops},"
-           "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
-           "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-           "dlc-gpu-conv{emulate=true},"
-           "dlc-copy-to-linalg,func.func(convert-linalg-to-loops),scf-forall-to-parallel,"
-           "canonicalize,lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},"
-           "convert-scf-to-cf,func.func(math-expand-ops{ops=ctlz,sinh,cosh,tanh,asinh,acosh,"
-           "atanh,tan,fma,ceil,exp2,round,roundeven,rsqrt},dlc-expand-exp),"
-           "convert-math-to-funcs{convert-ctlz=false},"
-           "convert-vector-to-llvm{vector-contract-lowering=outerproduct},convert-math-to-llvm,"
-           "convert-math-to-libm,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-           "convert-to-llvm,reconcile-unrealized-casts)")
+EMULATE = ("builtin.module(" + BUFFERIZE + "dlc-gpu-conv{emulate=true},"
+           "dlc-copy-to-linalg,func.func(convert-linalg-to-loops)," + CPU_TAIL)
 
 
 def conv_kernel(ptx):
