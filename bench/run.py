@@ -368,62 +368,62 @@ def main():
                     help="whole models too: ResNet-50, MobileNetV2, BERT-base 12 layers")
     opts = ap.parse_args()
     print(header())
-    if opts.only == "aot":
-        for threads in [int(t) for t in opts.threads.split(",")]:
-            for name, (ours, ref) in aot_vs_jit(threads, 3 if opts.quick else 10).items():
-                print(f"aot {name} ({threads} thread{'s' if threads > 1 else ''}): AOT library "
-                      f"{ours:.3f} ms, JIT {ref:.3f} ms, ratio {ratio(ours, ref, False)}")
-        return
-    if opts.only == "attention":
-        for threads in [int(t) for t in opts.threads.split(",")]:
-            for sl in (128, 512, 2048):
-                ours, ref = attention(sl, threads, 3 if opts.quick else (10 if sl < 2048 else 4))
-                print(f"attention s={sl} 12 heads d=64 ({threads} thread{'s' if threads > 1 else ''}): "
-                      f"one kernel {ours:.3f} ms, three kernels {ref:.3f} ms, ratio {ratio(ours, ref, False)}")
-        return
     reps = 3 if opts.quick else 10
-    if opts.only == "models":
-        blas = openblas()
-        for threads in [int(t) for t in opts.threads.split(",")]:
-            print(f"== {threads} thread{'s' if threads > 1 else ''}")
-            for name, (ours, ref) in models(threads, reps, blas).items():
-                print(f"{name}: dlc {ours:.2f} ms, PyTorch eager "
-                      f"{ref if ref is None else f'{ref:.2f}'} ms, ratio {ratio(ours, ref, False)}")
-            if opts.models:
-                for name, (ours, ref) in whole_models(threads, reps, blas).items():
-                    print(f"{name}: dlc {ours:.2f} ms, PyTorch eager {ref:.2f} ms, "
-                          f"ratio {ratio(ours, ref, False)}")
-        return
-    sizes = [(256, 256, 256), (512, 512, 512)] if opts.quick else \
-        [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (128, 768, 3072)]
+    # Each --only choice runs one section; without it, everything but the
+    # whole models (--models) runs, GEMMs and memory-bound kernels first.
+    sections = {"aot": [print_aot], "attention": [print_attention],
+                "models": [print_models] + ([print_whole_models] if opts.models else [])}
+    if opts.only:
+        chosen = sections[opts.only]
+    else:
+        chosen = [print_kernels] + ([] if opts.quick else
+                                    [print_models, print_aot, print_attention])
+        chosen += [print_whole_models] if opts.models else []
     blas = openblas()
-    hand = hand_c()
     for threads in [int(t) for t in opts.threads.split(",")]:
         print(f"== {threads} thread{'s' if threads > 1 else ''}")
-        for m, k, n in sizes:
-            ours, ref = gemm(m, k, n, threads, reps, blas)
-            print(f"gemm {m}x{k}x{n}: dlc {ours:.2f} GFLOP/s, OpenBLAS "
-                  f"{ref if ref is None else f'{ref:.2f}'} GFLOP/s, ratio {ratio(ours, ref, True)}")
-        ours, ref = chain(threads, reps, hand)
-        print(f"elementwise chain 16M: dlc {ours:.2f} ms, hand-fused C {ref:.2f} ms, ratio {ratio(ours, ref, False)}")
-        ours, ref = rmsnorm(threads, reps, hand)
-        print(f"rms_norm [32,4096]: dlc {ours:.3f} ms, hand-fused C {ref:.3f} ms, ratio {ratio(ours, ref, False)}")
-        if not opts.quick:
-            for name, (ours, ref) in models(threads, reps, blas).items():
-                print(f"{name}: dlc {ours:.2f} ms, PyTorch eager "
-                      f"{ref if ref is None else f'{ref:.2f}'} ms, ratio {ratio(ours, ref, False)}")
-            for name, (ours, ref) in aot_vs_jit(threads, reps).items():
-                print(f"aot {name}: AOT library {ours:.3f} ms, JIT {ref:.3f} ms, "
-                      f"ratio {ratio(ours, ref, False)}")
-            for sl in (128, 512, 2048):
-                ours, ref = attention(sl, threads, reps if sl < 2048 else 4)
-                print(f"attention s={sl} 12 heads d=64: one kernel {ours:.3f} ms, three kernels "
-                      f"{ref:.3f} ms, ratio {ratio(ours, ref, False)}")
-        if opts.models:
-            for name, (ours, ref) in whole_models(threads, reps, blas).items():
-                print(f"{name}: dlc {ours:.2f} ms, PyTorch eager {ref:.2f} ms, "
-                      f"ratio {ratio(ours, ref, False)}")
+        for section in chosen:
+            section(threads, reps, blas, opts.quick)
 
+
+def print_kernels(threads, reps, blas, quick):
+    sizes = [(256, 256, 256), (512, 512, 512)] if quick else \
+        [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (128, 768, 3072)]
+    hand = hand_c()
+    for m, k, n in sizes:
+        ours, ref = gemm(m, k, n, threads, reps, blas)
+        print(f"gemm {m}x{k}x{n}: dlc {ours:.2f} GFLOP/s, OpenBLAS "
+              f"{ref if ref is None else f'{ref:.2f}'} GFLOP/s, ratio {ratio(ours, ref, True)}")
+    ours, ref = chain(threads, reps, hand)
+    print(f"elementwise chain 16M: dlc {ours:.2f} ms, hand-fused C {ref:.2f} ms, ratio {ratio(ours, ref, False)}")
+    ours, ref = rmsnorm(threads, reps, hand)
+    print(f"rms_norm [32,4096]: dlc {ours:.3f} ms, hand-fused C {ref:.3f} ms, ratio {ratio(ours, ref, False)}")
+
+
+def print_models(threads, reps, blas, quick):
+    for name, (ours, ref) in models(threads, reps, blas).items():
+        print(f"{name}: dlc {ours:.2f} ms, PyTorch eager "
+              f"{ref if ref is None else f'{ref:.2f}'} ms, ratio {ratio(ours, ref, False)}")
+
+
+def print_whole_models(threads, reps, blas, quick):
+    for name, (ours, ref) in whole_models(threads, reps, blas).items():
+        print(f"{name}: dlc {ours:.2f} ms, PyTorch eager {ref:.2f} ms, "
+              f"ratio {ratio(ours, ref, False)}")
+
+
+def print_aot(threads, reps, blas, quick):
+    for name, (ours, ref) in aot_vs_jit(threads, reps).items():
+        print(f"aot {name}: AOT library {ours:.3f} ms, JIT {ref:.3f} ms, "
+              f"ratio {ratio(ours, ref, False)}")
+
+
+def print_attention(threads, reps, blas, quick):
+    for sl in (128, 512, 2048):
+        # s = 2048 takes ~0.1 s a call: fewer repetitions keep the run short.
+        ours, ref = attention(sl, threads, reps if sl < 2048 else min(reps, 4))
+        print(f"attention s={sl} 12 heads d=64: one kernel {ours:.3f} ms, three kernels "
+              f"{ref:.3f} ms, ratio {ratio(ours, ref, False)}")
 
 if __name__ == "__main__":
     main()

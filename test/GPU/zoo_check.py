@@ -46,6 +46,29 @@ def emulate(name, text, inputs, ref, tol):
     return err <= tol
 
 
+def zoo_lstm():
+    torch.manual_seed(0)
+    return zoo.LstmLM().eval(), torch.randint(0, 50, (2, 6))
+
+
+def zoo_yolo(cls):
+    """A YOLO-style head with calibrated batch norms, and its input."""
+    torch.manual_seed(0)
+    model = cls()
+    zoo.calibrate(model, 64)
+    return model.eval(), torch.randn(2, 3, 64, 64)
+
+
+def check(name, model, x, opset, ptxas, work):
+    """Every kernel of the model's ONNX export assembles, and the GPU
+    strategy's program run on the CPU matches PyTorch."""
+    with torch.no_grad():
+        ref = model(x).numpy()
+    text = dlc.onnx.import_model(zoo.export(model, x, opset))
+    assembled = bool(ptxas_all(name, text, ptxas, work))
+    return emulate(name, text, [x.numpy()], ref, 1e-4) and assembled
+
+
 def main():
     ptxas = find_ptxas()
     if not ptxas:
@@ -54,30 +77,12 @@ def main():
     work = tempfile.mkdtemp(prefix="dlc-zoo-")
     ok = True
     try:
-        torch.manual_seed(0)
-        lm = zoo.LstmLM().eval()
-        tokens = torch.randint(0, 50, (2, 6))
-        with torch.no_grad():
-            ref = lm(tokens).numpy()
-        text = dlc.onnx.import_model(zoo.export(lm, tokens, 17))
-        ok &= bool(ptxas_all("lstm language model", text, ptxas, work))
-        ok &= emulate("lstm language model", text, [tokens.numpy()], ref, 1e-4)
+        lm, tokens = zoo_lstm()
+        ok &= check("lstm language model", lm, tokens, 17, ptxas, work)
+        yolo, x = zoo_yolo(zoo.TinyYolo)
+        ok &= check("tiny yolo head", yolo, x, 13, ptxas, work)
 
-        torch.manual_seed(0)
-        yolo = zoo.TinyYolo()
-        zoo.calibrate(yolo, 64)
-        yolo.eval()
-        x = torch.randn(2, 3, 64, 64)
-        with torch.no_grad():
-            ref = yolo(x).numpy()
-        text = dlc.onnx.import_model(zoo.export(yolo, x, 13))
-        ok &= bool(ptxas_all("tiny yolo head", text, ptxas, work))
-        ok &= emulate("tiny yolo head", text, [x.numpy()], ref, 1e-4)
-
-        torch.manual_seed(0)
-        nms = zoo.YoloNms()
-        zoo.calibrate(nms, 64)
-        nms.eval()
+        nms, x = zoo_yolo(zoo.YoloNms)
         text = dlc.onnx.import_model(zoo.export(nms, x, 17))
         try:
             dlc.run_pipeline(text, "builtin.module(lower-to-nvvm{format=isa})")
