@@ -45,6 +45,7 @@ static once_flag registered = ONCE_FLAG_INIT;
 static const DlcPipelineDescriptor *const kPipelines[] = {
     &dlcLowerToLLVMPipeline,
     &dlcLowerToNVVMPipeline,
+    &dlcBufferizePipeline,
 };
 
 static void registerOnce(void) {

@@ -331,16 +331,13 @@ def driver_missing():
         return str(e)
 
 
-# From the schedule stage's program: the GPU pipeline's bufferisation
-# (passes/pipeline/stages.c) and launch stage (passes/lower_to_nvvm.c), with
-# dlc-gpu-spread{emulate=true} running its launches as loops on the host,
-# then the CPU's loop, vector and LLVM lowering (passes/lower_to_llvm.c's
-# last stages). For programs whose only launches are leftover work.
-BUFFERIZE = ("inline,symbol-dce,func.func(dlc-readonly-args),"
-             "one-shot-bufferize{bufferize-function-boundaries "
-             "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops},"
-             "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
-             "buffer-deallocation-pipeline,convert-bufferization-to-memref,")
+# From the schedule stage's program: the backends' bufferisation (the
+# registered dlc-bufferize, passes/pipeline/stages.c) and launch stage
+# (passes/lower_to_nvvm.c), with dlc-gpu-spread{emulate=true} running its
+# launches as loops on the host, then the CPU's loop, vector and LLVM
+# lowering (passes/lower_to_llvm.c's last stages). For programs whose only
+# launches are leftover work.
+BUFFERIZE = "dlc-bufferize,"
 CPU_TAIL = ("scf-forall-to-parallel,"
             "canonicalize,lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},"
             "convert-scf-to-cf,func.func(math-expand-ops{ops=ctlz,sinh,cosh,tanh,asinh,acosh,"

@@ -41,6 +41,8 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuRowsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGpuSpreadPass;
 MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcLowerToLLVMPipeline;
 MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcLowerToNVVMPipeline;
+/* --dlc-bufferize: the bufferisation stage alone (tests that emulate a backend). */
+MLIR_CAPI_EXPORTED extern const DlcPipelineDescriptor dlcBufferizePipeline;
 
 /* The CUDA toolkit directory (with nvvm/libdevice/libdevice.10.bc): `given`
    if not empty, else CUDA_HOME/CUDA_PATH/CUDA_ROOT, a ptxas on PATH, or the
