@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,8 +129,15 @@ typedef struct {
   LLVMMemoryBufferRef object;
   char *error;
   double seconds[3]; /* translation, optimisation, code generation: thread CPU */
+  double began, ended; /* wall clock */
   pid_t tid;
 } Job;
+
+static double wallSeconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static double threadSeconds(void) {
   struct timespec t;
@@ -139,6 +147,7 @@ static double threadSeconds(void) {
 
 static void compilePart(Job *j) {
   j->tid = gettid();
+  j->began = wallSeconds();
   double t0 = threadSeconds();
   char *msg = NULL;
   LLVMTargetMachineRef tm = dlcTargetMachineCreate("host", true, j->optLevel, &j->error);
@@ -199,10 +208,22 @@ done:
     LLVMDisposeModule(m);
   LLVMContextDispose(llctx);
   LLVMDisposeTargetMachine(tm);
+  j->ended = wallSeconds();
 }
 
-static void *runJob(void *arg) {
-  compilePart(arg);
+/* Parts per compile thread (see dlcJitCreate). */
+enum { kPartsPerThread = 4 };
+
+typedef struct {
+  Job *jobs;
+  int numJobs;
+  atomic_int next;
+} Queue;
+
+static void *runQueue(void *arg) {
+  Queue *q = arg;
+  for (int k; (k = atomic_fetch_add(&q->next, 1)) < q->numJobs;)
+    compilePart(&q->jobs[k]);
   return NULL;
 }
 
@@ -301,33 +322,42 @@ char *dlcJitCreate(MlirModule module, const char *entry, const DlcJitOptions *o,
   *out = NULL;
   *invoke = NULL;
   dlcInitializeLLVMTarget();
+  /* More parts than threads, taken from a queue: operation counts only
+     approximate LLVM's time (two halves of DenseNet-121 equal in
+     operations took 7 and 10 s), so a thread that finishes early takes
+     the next part. One thread compiles the module whole. */
+  int threads = o->threads > 0 ? o->threads : 1;
   DlcJitPart *parts;
   int numParts;
-  char *err = dlcJitSplit(module, entry, o->threads, &parts, &numParts);
+  char *err = dlcJitSplit(module, entry, threads > 1 ? threads * kPartsPerThread : 1, &parts,
+                          &numParts);
   if (err)
     return err;
+  if (threads > numParts)
+    threads = numParts;
   Job *jobs = dlcXcalloc((size_t)numParts, sizeof *jobs);
   for (int k = 0; k < numParts; ++k)
-    jobs[k] = (Job){&parts[k], k, entry, o->optLevel, NULL, NULL, {0, 0, 0}, 0};
-  /* Part 0 on this thread, the others on threads of their own. The MLIR
+    jobs[k] = (Job){&parts[k], k, entry, o->optLevel, NULL, NULL, {0, 0, 0}, 0, 0, 0};
+  double start = wallSeconds();
+  Queue q = {jobs, numParts, 0};
+  /* This thread and threads-1 more take parts from the queue. The MLIR
      context is shared by the translations: its uniquing takes locks only
      with multithreading on, so it is on while they run. */
   MlirContext ctx = mlirModuleGetContext(module);
-  pthread_t *threads = dlcXcalloc((size_t)numParts, sizeof *threads);
-  bool *started = dlcXcalloc((size_t)numParts, sizeof *started);
-  if (numParts > 1)
+  pthread_t *workers = dlcXcalloc((size_t)threads, sizeof *workers);
+  bool *started = dlcXcalloc((size_t)threads, sizeof *started);
+  int numStarted = 1;
+  if (threads > 1)
     mlirContextEnableMultithreading(ctx, true);
-  for (int k = 1; k < numParts; ++k)
-    started[k] = pthread_create(&threads[k], NULL, runJob, &jobs[k]) == 0;
-  for (int k = 0; k < numParts; ++k)
-    if (!started[k]) /* part 0, or no thread to be had: here */
-      compilePart(&jobs[k]);
-  for (int k = 1; k < numParts; ++k)
-    if (started[k])
-      pthread_join(threads[k], NULL);
-  if (numParts > 1)
+  for (int t = 1; t < threads; ++t)
+    numStarted += started[t] = pthread_create(&workers[t], NULL, runQueue, &q) == 0;
+  runQueue(&q);
+  for (int t = 1; t < threads; ++t)
+    if (started[t])
+      pthread_join(workers[t], NULL);
+  if (threads > 1)
     mlirContextEnableMultithreading(ctx, false);
-  free(threads);
+  free(workers);
   free(started);
 
   if (getenv("DLC_JIT_DEBUG")) {
@@ -338,14 +368,16 @@ char *dlcJitCreate(MlirModule module, const char *entry, const DlcJitOptions *o,
         seen = jobs[q].tid == jobs[k].tid;
       distinct += !seen;
     }
-    fprintf(stderr, "dlc-jit: %d part%s compiled on %d thread%s (%d asked)\n", numParts,
-            numParts == 1 ? "" : "s", distinct, distinct == 1 ? "" : "s", o->threads);
+    fprintf(stderr, "dlc-jit: %d part%s, %d compile thread%s (%d asked), %d did work\n",
+            numParts, numParts == 1 ? "" : "s", numStarted, numStarted == 1 ? "" : "s",
+            o->threads, distinct);
     for (int k = 0; k < numParts; ++k)
       fprintf(stderr,
               "dlc-jit: part %d: %ld ops, %zu exported%s; thread CPU s: translate %.3f, "
-              "optimise %.3f, codegen %.3f\n",
+              "optimise %.3f, codegen %.3f; wall %.3f-%.3f\n",
               k, parts[k].ops, parts[k].numExported, parts[k].hasEntry ? ", entry" : "",
-              jobs[k].seconds[0], jobs[k].seconds[1], jobs[k].seconds[2]);
+              jobs[k].seconds[0], jobs[k].seconds[1], jobs[k].seconds[2], jobs[k].began - start,
+              jobs[k].ended - start);
   }
   for (int k = 0; k < numParts && !err; ++k)
     if (jobs[k].error) {
