@@ -40,7 +40,9 @@ bool dlcJitSupports(MlirModule module);
 /* Compiles `module` (LLVM dialect) and returns the packed entry
    `_mlir_<entry>(void **args)` in *invoke. With DLC_JIT_DEBUG set it
    prints to stderr the parts, the threads started and each part's
-   thread CPU time per stage and wall interval. The module's function bodies
+   thread CPU time per stage and wall interval; DLC_JIT_DUMP_OBJECTS=DIR
+   writes each part's object to DIR/part<k>.o (as ExecutionEngine's
+   object dump, to read the machine code). The module's function bodies
    and global definitions are moved into the parts: afterwards `module` is
    a husk, only fit for mlirModuleDestroy. On failure returns an error
    (free()) and *out is NULL. */

@@ -198,6 +198,17 @@ static void compilePart(Job *j) {
     j->error = dlcFormat("machine code generation failed (part %d): %s", j->index,
                          msg ? msg : "?");
   double t3 = threadSeconds();
+  const char *dump = getenv("DLC_JIT_DUMP_OBJECTS");
+  if (dump && *dump && j->object && !j->error) {
+    char *path = dlcFormat("%s/part%d.o", dump, j->index);
+    FILE *f = fopen(path, "wb");
+    size_t n = LLVMGetBufferSize(j->object);
+    if (!f || fwrite(LLVMGetBufferStart(j->object), 1, n, f) != n)
+      j->error = dlcFormat("DLC_JIT_DUMP_OBJECTS: cannot write %s: %s", path, strerror(errno));
+    if (f)
+      fclose(f);
+    free(path);
+  }
   j->seconds[0] = t1 - t0;
   j->seconds[1] = t2 - t1;
   j->seconds[2] = t3 - t2;
