@@ -7,10 +7,11 @@
    round-robin: one DenseNet kernel can outweigh a hundred small ones.
 
    Symbols with local linkage that another part may reach (functions, and
-   globals that are written or whose initializer takes addresses) are
-   defined once and listed as `exported`: jit_engine.c makes them external
-   with hidden visibility after translation, so the parts link to each
-   other and nothing leaks to the process. Constant local globals (MLIR's
+   globals that are written or whose initializer takes addresses), and
+   those LLVM may drop where unused (linkonce, weak), are defined once and
+   listed as `exported`: jit_engine.c makes them external with hidden
+   visibility after translation, so the parts link to each other (the part
+   defining one need not use it) and nothing leaks to the process. Constant local globals (MLIR's
    constant tables) are copied into every part that reads them and stay
    local, so each part can still fold loads from them.
 
@@ -43,7 +44,10 @@ typedef struct {
   MlirOperation op;
   Kind kind;
   MlirStringRef name;
-  bool local; /* private or internal linkage */
+  bool local;    /* private or internal linkage */
+  bool exported; /* defined once and reached from other parts: local, or
+                    discardable when unused (linkonce, weak: MLIR's
+                    __mlir_math_ipowi_* helpers are linkonce_odr) */
   long ops;   /* FUNC_DEF: its operations */
   int part;   /* FUNC_DEF, GLOBAL_ONE: the part defining it */
   uint64_t usedBy; /* globals: the parts whose code takes their address */
@@ -190,6 +194,9 @@ char *dlcJitSplit(MlirModule module, const char *entry, int maxParts, DlcJitPart
   MlirAttribute linkPrivate = mlirLLVMLinkageAttrGet(ctx, MlirLLVMLinkagePrivate);
   MlirAttribute linkInternal = mlirLLVMLinkageAttrGet(ctx, MlirLLVMLinkageInternal);
   MlirAttribute linkExternal = mlirLLVMLinkageAttrGet(ctx, MlirLLVMLinkageExternal);
+  static const MlirLLVMLinkage kDiscardable[] = {MlirLLVMLinkageLinkonce,
+                                                 MlirLLVMLinkageLinkonceODR,
+                                                 MlirLLVMLinkageWeak, MlirLLVMLinkageWeakODR};
 
   size_t n = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
@@ -212,6 +219,10 @@ char *dlcJitSplit(MlirModule module, const char *entry, int maxParts, DlcJitPart
     MlirAttribute linkage = mlirOperationGetAttributeByName(op, str("linkage"));
     it->local = !mlirAttributeIsNull(linkage) && (mlirAttributeEqual(linkage, linkPrivate) ||
                                                   mlirAttributeEqual(linkage, linkInternal));
+    it->exported = it->local;
+    for (size_t d = 0; d < sizeof kDiscardable / sizeof *kDiscardable; ++d)
+      it->exported |= !mlirAttributeIsNull(linkage) &&
+                      mlirAttributeEqual(linkage, mlirLLVMLinkageAttrGet(ctx, kDiscardable[d]));
     if (mlirIdentifierEqual(name, idFunc)) {
       bool defined = !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
       it->kind = defined ? FUNC_DEF : FUNC_DECL;
@@ -247,7 +258,7 @@ char *dlcJitSplit(MlirModule module, const char *entry, int maxParts, DlcJitPart
     parts[0].module = module;
     parts[0].hasEntry = true;
     for (i = 0; i < n; ++i)
-      if (items[i].local && (items[i].kind == FUNC_DEF || items[i].kind == GLOBAL_ONE))
+      if (items[i].exported && (items[i].kind == FUNC_DEF || items[i].kind == GLOBAL_ONE))
         addExported(&parts[0], items[i].name);
     numParts = 1;
   } else {
@@ -303,7 +314,7 @@ char *dlcJitSplit(MlirModule module, const char *entry, int maxParts, DlcJitPart
         for (int k = 0; k < numParts; ++k)
           if (k != it->part)
             mlirBlockAppendOwnedOperation(bodies[k], declaration(it->op, linkExternal));
-        if (it->local)
+        if (it->exported)
           addExported(&parts[it->part], it->name);
         parts[it->part].hasEntry |= (int)i == entryItem;
         mlirOperationRemoveFromParent(it->op); /* moved, not copied */
