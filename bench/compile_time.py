@@ -11,7 +11,13 @@
           machine code (cpu - mlir)
   cpu     CPU time of dlc.Module(text), in process, all threads: steadier
           than wall time on a loaded machine
-  wall    its wall time
+  wall    its wall time: the LLVM half runs on every core (DLC_COMPILE_THREADS
+          forces a number; capi/lib/jit_engine.c)
+
+--compare-threads R compiles each model R more times, alternating one
+compile thread (DLC_COMPILE_THREADS=1) with all cores, and prints both
+best wall times and their ratio: on a shared machine only a ratio taken
+in turn like this means anything.
 
 Models: BERT-base encoder layer and 12 layers (b=1, s=128, weights as
 arguments, bench/run.py's sources), ResNet-50 and MobileNetV2 (torchvision,
@@ -22,7 +28,8 @@ SqueezeNet 1.0 (48 px). Each is compiled once; the machine is shared, so
 figures move by +-20% between runs: compare before/after in the same run.
 
 Run: DLC_LIB=build/lib/libdlc.so PYTHONPATH=python /usr/bin/python3 bench/compile_time.py
-     [--only bert-layer,resnet50] [--passes 5] [--opt-bin build/bin/dlc-opt]
+     [--only bert-layer,resnet50] [--passes 5] [--compare-threads 3]
+     [--opt-bin build/bin/dlc-opt]
 """
 
 import argparse
@@ -139,10 +146,32 @@ def top_passes(rows, n):
     return sorted(leaves, reverse=True)[:n]
 
 
+def compare_threads(text, name, rounds):
+    """Best wall seconds of dlc.Module(text) with DLC_COMPILE_THREADS=1 and
+    unset (all cores), `rounds` of each taken in turn."""
+    best = {"1": float("inf"), None: float("inf")}
+    saved = os.environ.pop("DLC_COMPILE_THREADS", None)
+    try:
+        for _ in range(rounds):
+            for threads in best:
+                if threads:
+                    os.environ["DLC_COMPILE_THREADS"] = threads
+                t0 = time.perf_counter()
+                dlc.Module(text, name=name)
+                best[threads] = min(best[threads], time.perf_counter() - t0)
+                os.environ.pop("DLC_COMPILE_THREADS", None)
+    finally:
+        if saved is not None:
+            os.environ["DLC_COMPILE_THREADS"] = saved
+    return best["1"], best[None]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", help="comma-separated model names: " + ", ".join(MODELS))
     ap.add_argument("--passes", type=int, default=0, help="print the N slowest passes")
+    ap.add_argument("--compare-threads", type=int, default=0, metavar="R",
+                    help="R rounds of 1 compile thread vs all cores, in turn")
     ap.add_argument("--opt-bin", default=os.path.join(HERE, "..", "build", "bin", "dlc-opt"))
     opts = ap.parse_args()
     names = opts.only.split(",") if opts.only else list(MODELS)
@@ -159,6 +188,11 @@ def main():
               f"{cpu:7.2f} {total:7.2f}", flush=True)
         for s, p in top_passes(rows, opts.passes):
             print(f"      {s:7.3f}  {p.strip()}")
+        if opts.compare_threads > 0:
+            one, many = compare_threads(text, name, opts.compare_threads)
+            print(f"      wall, best of {opts.compare_threads} in turn: 1 compile thread "
+                  f"{one:.2f} s, {os.cpu_count()} threads {many:.2f} s: {one / many:.2f}x",
+                  flush=True)
 
 
 if __name__ == "__main__":

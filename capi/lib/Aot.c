@@ -16,6 +16,7 @@
 #include "dlc-c/Passes.h"
 #include "Entry.h"
 #include "RuntimePaths.h"
+#include "jit_target.h"
 #include "shape/Checked.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -37,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <threads.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -376,15 +376,6 @@ static char *headerText(const char *name, const char *source, const char *entry,
 
 /*--- LLVM: translation, optimisation, object file, shared library ------------------*/
 
-static once_flag llvmInitialized = ONCE_FLAG_INIT;
-
-static void initializeLLVM(void) {
-  LLVMInitializeX86TargetInfo();
-  LLVMInitializeX86Target();
-  LLVMInitializeX86TargetMC();
-  LLVMInitializeX86AsmPrinter();
-}
-
 static const char *const kAbi[] = {"run", "workspace_size", "error_string", "signature"};
 
 /* Whether `sym` is NAME_run or another function of the ABI. */
@@ -455,43 +446,23 @@ static char *embedWeights(MlirModule module, LLVMModuleRef m, LLVMContextRef ctx
 
 static char *emitObject(MlirModule module, const char *name, const char *isa, const char *path,
                         bool tsan) {
-  call_once(&llvmInitialized, initializeLLVM);
+  char *err = NULL, *msg = NULL;
+  LLVMTargetMachineRef tm = dlcTargetMachineCreate(isa, false, 3, &err);
+  if (!tm)
+    return err;
   LLVMContextRef llctx = LLVMContextCreate();
   LLVMModuleRef m = mlirTranslateModuleToLLVMIR(mlirModuleGetOperation(module), llctx);
-  char *err = NULL, *msg = NULL;
   if (!m) {
+    LLVMDisposeTargetMachine(tm);
     LLVMContextDispose(llctx);
     return dlcFormat("translation to LLVM IR failed");
   }
-  if ((err = embedWeights(module, m, llctx))) {
-    LLVMDisposeModule(m);
-    LLVMContextDispose(llctx);
-    return err;
-  }
+  if ((err = embedWeights(module, m, llctx)))
+    goto done;
   internalize(m, name);
   if (tsan)
     markSanitizeThread(m, llctx);
-  char *triple = LLVMGetDefaultTargetTriple();
-  LLVMTargetRef target;
-  char *cpu = NULL, *features = NULL;
-  if (!strcmp(isa, "host")) {
-    cpu = LLVMGetHostCPUName();
-    features = LLVMGetHostCPUFeatures();
-  } else { /* the x86-64 micro-architecture levels: v3 has AVX2+FMA, v4 AVX-512 */
-    cpu = strdup(!strcmp(isa, "avx512") ? "x86-64-v4" : "x86-64-v3");
-    features = strdup("");
-  }
-  LLVMTargetMachineRef tm = NULL;
-  if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
-    err = dlcFormat("no LLVM target for %s: %s", triple, msg);
-    goto done;
-  }
-  tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive,
-                               LLVMRelocPIC, LLVMCodeModelDefault);
-  LLVMSetTarget(m, triple);
-  LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
-  LLVMSetModuleDataLayout(m, layout);
-  LLVMDisposeTargetData(layout);
+  dlcModuleSetTarget(m, tm);
   /* The JIT's optimisation level (ExecutionEngine: O3). */
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e =
@@ -510,16 +481,7 @@ static char *emitObject(MlirModule module, const char *name, const char *isa, co
 done:
   if (msg)
     LLVMDisposeMessage(msg);
-  if (tm)
-    LLVMDisposeTargetMachine(tm);
-  LLVMDisposeMessage(triple);
-  if (!strcmp(isa, "host")) {
-    LLVMDisposeMessage(cpu);
-    LLVMDisposeMessage(features);
-  } else {
-    free(cpu);
-    free(features);
-  }
+  LLVMDisposeTargetMachine(tm);
   LLVMDisposeModule(m);
   LLVMContextDispose(llctx);
   return err;

@@ -7,6 +7,7 @@
 #include "dlc-c/Passes.h"
 #include "dlc-c/Specialize.h"
 #include "Entry.h"
+#include "jit.h"
 #include "RuntimePaths.h"
 #include "profile.h"
 
@@ -36,7 +37,8 @@ typedef struct Workspace {
 typedef struct Variant {
   DlcTensorType *types; /* inputs then outputs, all static */
   MlirModule module;
-  MlirExecutionEngine engine;
+  DlcJit *jit;                /* the split JIT (jit.h), or */
+  MlirExecutionEngine engine; /* MLIR's, for modules with global constructors */
   void (*invoke)(void **args);
   uint64_t lastUse;
   /* The arena of --dlc-memory-plan, passed as the entry's last argument
@@ -155,6 +157,7 @@ static Variant *newVariant(void) {
 static void destroyVariant(Variant *v) {
   dlcProfileDestroy(v->profile);
   dlcCudaConstantsDestroy(v->constants);
+  dlcJitDestroy(v->jit);
   if (v->engine.ptr)
     mlirExecutionEngineDestroy(v->engine);
   if (v->module.ptr)
@@ -274,12 +277,34 @@ static int64_t declaredAlignment(MlirModule m, MlirStringRef sym) {
   return 0;
 }
 
+/* Symbols the compiled code finds at host addresses. */
+typedef struct {
+  DlcJitSymbol *items;
+  size_t n;
+  char **names; /* owned copies of the names */
+} Symbols;
+
+static void addSymbol(Symbols *s, MlirStringRef name, void *address) {
+  s->items = dlcXrealloc(s->items, sizeof *s->items * (s->n + 1));
+  s->names = dlcXrealloc(s->names, sizeof *s->names * (s->n + 1));
+  s->names[s->n] = dlcFormat("%.*s", (int)name.length, name.data);
+  s->items[s->n] = (DlcJitSymbol){s->names[s->n], address};
+  ++s->n;
+}
+
+static void freeSymbols(Symbols *s) {
+  for (size_t i = 0; i < s->n; ++i)
+    free(s->names[i]);
+  free(s->names);
+  free(s->items);
+}
+
 /* The weights --dlc-external-weights took out of the module (its
    dlc.weights dictionary, symbol -> elements attribute) are bound where
    the MLIR context keeps their bytes, which outlive the engine; bytes
    less aligned than the declaration says are copied once. The GPU path
    uploads them by this host address, once per program. */
-static char *bindWeights(Variant *v) {
+static char *bindWeights(Variant *v, Symbols *syms) {
   MlirAttribute w = mlirOperationGetDiscardableAttributeByName(mlirModuleGetOperation(v->module),
                                                                str("dlc.weights"));
   if (mlirAttributeIsNull(w) || !mlirAttributeIsADictionary(w))
@@ -305,8 +330,28 @@ static char *bindWeights(Variant *v) {
       v->weightCopies[v->numWeightCopies++] = copy;
       data = copy;
     }
-    mlirExecutionEngineRegisterSymbol(v->engine, sym, (void *)(uintptr_t)data);
+    addSymbol(syms, sym, (void *)(uintptr_t)data);
   }
+  return NULL;
+}
+
+/* MLIR's ExecutionEngine, for what the split JIT does not run: modules
+   with global constructors (a GPU program loads its kernels in one). */
+static char *executionEngine(DlcProgram *p, Variant *v, const MlirStringRef *libs, int nLibs,
+                             const Symbols *syms, DlcDiagnostics *diags) {
+  v->engine = mlirExecutionEngineCreate(v->module, p->optLevel, nLibs, libs, false, false);
+  if (mlirExecutionEngineIsNull(v->engine))
+    return diagnosticsOr(diags, "JIT compilation failed");
+  for (size_t i = 0; i < syms->n; ++i)
+    mlirExecutionEngineRegisterSymbol(v->engine, str(syms->items[i].name),
+                                      syms->items[i].address);
+  /* global constructors: a GPU program's load its kernel modules in one */
+  mlirExecutionEngineInitialize(v->engine);
+  /* The packed wrapper _mlir_<entry>(void **args) takes one pointer per
+     argument of the lowered function, memrefs expanded field by field. */
+  v->invoke = (void (*)(void **))mlirExecutionEngineLookupPacked(v->engine, str(p->entry));
+  if (!v->invoke)
+    return dlcFormat("the compiled module has no entry '%s'", p->entry);
   return NULL;
 }
 
@@ -319,32 +364,42 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
   char *err;
   if (p->profile && (err = readProfile(v)))
     return err;
+  int threads = dlcJitThreads(&err);
+  if (err)
+    return err;
   MlirStringRef libs[2];
+  const char *libPaths[2];
   int nLibs = 0;
   for (size_t i = 0; i < sizeof kRuntimeLibs / sizeof kRuntimeLibs[0]; ++i)
-    if (kRuntimeLibs[i][0] && access(kRuntimeLibs[i], R_OK) == 0)
+    if (kRuntimeLibs[i][0] && access(kRuntimeLibs[i], R_OK) == 0) {
+      libPaths[nLibs] = kRuntimeLibs[i];
       libs[nLibs++] = str(kRuntimeLibs[i]);
-  v->engine = mlirExecutionEngineCreate(v->module, p->optLevel, nLibs, libs, false, false);
-  if (mlirExecutionEngineIsNull(v->engine))
-    return diagnosticsOr(diags, "JIT compilation failed");
-  if ((err = bindWeights(v)))
+    }
+  /* Bound before compiling: the split JIT moves the module's globals. */
+  Symbols syms = {NULL, 0, NULL};
+  if ((err = bindWeights(v, &syms))) {
+    freeSymbols(&syms);
     return err;
+  }
   if (p->profile) {
-    mlirExecutionEngineRegisterSymbol(v->engine, str("dlcProfileEnter"), (void *)dlcProfileEnter);
-    mlirExecutionEngineRegisterSymbol(v->engine, str("dlcProfileExit"), (void *)dlcProfileExit);
+    addSymbol(&syms, str("dlcProfileEnter"), (void *)dlcProfileEnter);
+    addSymbol(&syms, str("dlcProfileExit"), (void *)dlcProfileExit);
   }
   const char *symbol;
   void *address;
   for (size_t i = 0; p->cuda && dlcCudaRuntimeSymbol(i, &symbol, &address); ++i)
-    mlirExecutionEngineRegisterSymbol(v->engine, str(symbol), address);
-  /* global constructors: a GPU program's load its kernel modules in one */
-  if (p->cuda)
-    mlirExecutionEngineInitialize(v->engine);
-  /* The packed wrapper _mlir_<entry>(void **args) takes one pointer per
-     argument of the lowered function, memrefs expanded field by field. */
-  v->invoke = (void (*)(void **))mlirExecutionEngineLookupPacked(v->engine, str(p->entry));
-  if (!v->invoke)
-    return dlcFormat("the compiled module has no entry '%s'", p->entry);
+    addSymbol(&syms, str(symbol), address);
+  /* A GPU program's kernels are loaded by global constructors that its
+     translation adds (gpu.binary): MLIR's ExecutionEngine runs those. */
+  if (!p->cuda && dlcJitSupports(v->module)) {
+    DlcJitOptions jo = {p->optLevel, threads, libPaths, nLibs, syms.items, syms.n};
+    err = dlcJitCreate(v->module, p->entry, &jo, &v->jit, &v->invoke);
+  } else {
+    err = executionEngine(p, v, libs, nLibs, &syms, diags);
+  }
+  freeSymbols(&syms);
+  if (err)
+    return err;
   if (p->cuda && !(v->constants = dlcCudaConstantsCreate()))
     return dlcFormat("out of memory creating the device constant table");
   if (!p->setThreads) {

@@ -1,8 +1,9 @@
 /*===-- dlc-c/Compile.h - Compile a model and run it in process ---*- C -*-===*\
 |*                                                                            *|
 |* A DlcProgram is a module compiled through a pass pipeline (by default     *|
-|* lower-to-llvm) and JIT-compiled by MLIR's ExecutionEngine. Its entry is   *|
-|* called with caller-owned dense row-major buffers:                         *|
+|* lower-to-llvm) and JIT-compiled on every core (DLC_COMPILE_THREADS=N sets *|
+|* the number; capi/lib/jit_engine.c). Its entry is called with              *|
+|* caller-owned dense row-major buffers:                                     *|
 |*                                                                            *|
 |*   char *err = NULL;                                                       *|
 |*   DlcProgram *p = dlcProgramCompile(text, len, "model.mlir", NULL, &err); *|

@@ -1,0 +1,70 @@
+/* The LLVM TargetMachine shared by the JIT and dlc-compile (jit_target.h). */
+
+#include "jit_target.h"
+#include "Entry.h"
+
+#include "llvm-c/Core.h"
+#include "llvm-c/Target.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+static once_flag llvmInitialized = ONCE_FLAG_INIT;
+
+static void initializeLLVM(void) {
+  LLVMInitializeX86TargetInfo();
+  LLVMInitializeX86Target();
+  LLVMInitializeX86TargetMC();
+  LLVMInitializeX86AsmPrinter();
+  LLVMInitializeX86AsmParser(); /* inline assembly, as ExecutionEngine */
+}
+
+void dlcInitializeLLVMTarget(void) { call_once(&llvmInitialized, initializeLLVM); }
+
+static LLVMCodeGenOptLevel codeGenLevel(int optLevel) {
+  static const LLVMCodeGenOptLevel kLevels[] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
+                                                LLVMCodeGenLevelDefault,
+                                                LLVMCodeGenLevelAggressive};
+  return kLevels[optLevel < 0 ? 0 : optLevel > 3 ? 3 : optLevel];
+}
+
+LLVMTargetMachineRef dlcTargetMachineCreate(const char *isa, bool jit, int optLevel,
+                                            char **error) {
+  dlcInitializeLLVMTarget();
+  *error = NULL;
+  bool host = !strcmp(isa, "host");
+  char *triple = LLVMGetDefaultTargetTriple();
+  /* the x86-64 micro-architecture levels: v3 has AVX2+FMA, v4 AVX-512 */
+  char *cpu = host ? LLVMGetHostCPUName()
+                   : LLVMCreateMessage(!strcmp(isa, "avx512") ? "x86-64-v4" : "x86-64-v3");
+  char *features = host ? LLVMGetHostCPUFeatures() : LLVMCreateMessage("");
+  LLVMTargetRef target;
+  char *msg = NULL;
+  LLVMTargetMachineRef tm = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &msg))
+    *error = dlcFormat("no LLVM target for %s: %s", triple, msg ? msg : "?");
+  else
+    /* LLVMCodeModelJITDefault is the C API's way to say "JIT": the X86
+       target then picks what the ORC JIT gets (static relocations, the
+       large code model), so objects link anywhere in the address space. */
+    tm = LLVMCreateTargetMachine(target, triple, cpu, features, codeGenLevel(optLevel),
+                                 jit ? LLVMRelocDefault : LLVMRelocPIC,
+                                 jit ? LLVMCodeModelJITDefault : LLVMCodeModelDefault);
+  if (!tm && !msg && !*error)
+    *error = dlcFormat("cannot create an LLVM target machine for %s (cpu %s)", triple, cpu);
+  LLVMDisposeMessage(msg);
+  LLVMDisposeMessage(triple);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(features);
+  return tm;
+}
+
+void dlcModuleSetTarget(LLVMModuleRef m, LLVMTargetMachineRef tm) {
+  char *triple = LLVMGetTargetMachineTriple(tm);
+  LLVMSetTarget(m, triple);
+  LLVMDisposeMessage(triple);
+  LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+  LLVMSetModuleDataLayout(m, layout);
+  LLVMDisposeTargetData(layout);
+}
