@@ -579,6 +579,13 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   return result;
 }
 
+/* The schedule writes #dlk.schedule on kernels, so dlk must be loaded
+   even when the input has no dlk op or attribute left (linalg input). */
+static void dependentDialects(MlirDialectRegistry r) {
+  dlcScheduleDialects(r);
+  mlirDialectHandleInsertDialect(mlirGetDialectHandle__dlk__(), r);
+}
+
 static const DlcOptionDesc kOptions[] = {
     {"target", "CPU to schedule for: host, avx2 or avx512", DLC_OPTION_STRING, "host"},
     {"vector-width", "f32 lanes per vector; 0 takes the target's", DLC_OPTION_INT, "0"},
@@ -596,6 +603,6 @@ const DlcPassDescriptor dlcCpuSchedulePass = {
     .numOptions = sizeof kOptions / sizeof kOptions[0],
     .statistics = kStats,
     .numStatistics = 1,
-    .getDependentDialects = dlcScheduleDialects,
+    .getDependentDialects = dependentDialects,
     .run = run,
 };
