@@ -77,34 +77,97 @@ static void freeBlob(void *userData, const void *data, size_t size, size_t align
   free(userData);
 }
 
+/* One element of `w` bytes: a constant size per case, so each copy is a
+   single load and store rather than a call to memcpy. */
+static inline void copyElement(char *dst, const char *src, size_t w) {
+  switch (w) {
+  case 1: memcpy(dst, src, 1); break;
+  case 2: memcpy(dst, src, 2); break;
+  case 4: memcpy(dst, src, 4); break;
+  case 8: memcpy(dst, src, 8); break;
+  default: memcpy(dst, src, w); break;
+  }
+}
+
+enum { kTile = 16 }; /* elements a side of a transposed block */
+
 /* `data` (row-major `in`, elements of `w` bytes) permuted by `perm`
-   (output dim j is input dim perm[j]) into `out`. The innermost run that
-   stays in place (a panel's NR elements) is copied whole. */
+   (output dim j is input dim perm[j]) into `out`, at memory speed.
+
+   Output dims of extent 1 are dropped and output dims that read
+   consecutive input merged, so what is left is a walk whose last dim is
+   either contiguous in the input too (a GEMM's B panels: runs of NR
+   elements, copied whole) or strided there (a conv-as-GEMM's channel
+   panels, W^T: every element of a row is CKK elements from the last).
+   The strided case is a transpose between the output's last dim and the
+   output dim that walks the input's last dim, done in kTile-square
+   blocks so both sides stream whole cache lines; element by element
+   through memcpy calls it was most of this pass's time on ResNet-50. */
 static void permute(const char *data, const DlcShape *in, const int64_t *perm, size_t w,
                     char *out) {
   int r = (int)in->rank;
-  int64_t stride[DLC_MAX_RANK], ostr[DLC_MAX_RANK], oext[DLC_MAX_RANK], idx[DLC_MAX_RANK] = {0};
-  int64_t s = 1;
+  int64_t stride[DLC_MAX_RANK], s = 1;
   for (int d = r - 1; d >= 0; --d)
     stride[d] = s, s *= in->dims[d];
-  for (int j = 0; j < r; ++j)
-    ostr[j] = stride[perm[j]], oext[j] = in->dims[perm[j]];
-  /* trailing output dims that read contiguous input: one memcpy */
-  int inner = r;
-  size_t run = w;
-  while (inner > 0 && ostr[inner - 1] * (int64_t)w == (int64_t)run) {
-    --inner;
-    run *= (size_t)oext[inner];
+  if (s == 0)
+    return;
+  /* the walk: input stride istr (elements) and extent ext per output dim */
+  int64_t istr[DLC_MAX_RANK], ext[DLC_MAX_RANK];
+  int n = 0;
+  for (int j = 0; j < r; ++j) {
+    int64_t e = in->dims[perm[j]], st = stride[perm[j]];
+    if (e == 1)
+      continue;
+    if (n > 0 && istr[n - 1] == st * e) { /* reads on where the last dim ended */
+      ext[n - 1] *= e;
+      istr[n - 1] = st;
+      continue;
+    }
+    istr[n] = st, ext[n] = e, ++n;
   }
-  int64_t total = s;
-  int64_t runs = run ? total / (int64_t)(run / w) : 0;
-  for (int64_t k = 0; k < runs; ++k) {
-    int64_t off = 0;
-    for (int j = 0; j < inner; ++j)
-      off += idx[j] * ostr[j];
-    memcpy(out + (size_t)k * run, data + (size_t)off * w, run);
-    for (int j = inner - 1; j >= 0; --j) {
-      if (++idx[j] < oext[j])
+  if (n == 0 || istr[n - 1] == 1) { /* whole runs */
+    size_t run = (n ? (size_t)ext[n - 1] : 1) * w;
+    int64_t runs = s / (n ? ext[n - 1] : 1), idx[DLC_MAX_RANK] = {0};
+    for (int64_t k = 0; k < runs; ++k) {
+      int64_t off = 0;
+      for (int j = 0; j + 1 < n; ++j)
+        off += idx[j] * istr[j];
+      memcpy(out + (size_t)k * run, data + (size_t)off * w, run);
+      for (int j = n - 2; j >= 0; --j) {
+        if (++idx[j] < ext[j])
+          break;
+        idx[j] = 0;
+      }
+    }
+    return;
+  }
+  /* the output dim `a` that walks the input's last dim (stride 1) */
+  int a = 0;
+  while (a < n && istr[a] != 1)
+    ++a;
+  int64_t ostr[DLC_MAX_RANK], os = 1; /* output strides, elements */
+  for (int j = n - 1; j >= 0; --j)
+    ostr[j] = os, os *= ext[j];
+  int64_t idx[DLC_MAX_RANK] = {0}, outer = s / (ext[a] * ext[n - 1]);
+  int64_t ea = ext[a], eb = ext[n - 1], sb = istr[n - 1], oa = ostr[a];
+  for (int64_t k = 0; k < outer; ++k) {
+    int64_t ioff = 0, ooff = 0;
+    for (int j = 0; j < n - 1; ++j)
+      if (j != a)
+        ioff += idx[j] * istr[j], ooff += idx[j] * ostr[j];
+    const char *src = data + (size_t)ioff * w;
+    char *dst = out + (size_t)ooff * w;
+    for (int64_t i0 = 0; i0 < ea; i0 += kTile)
+      for (int64_t j0 = 0; j0 < eb; j0 += kTile) {
+        int64_t i1 = i0 + kTile < ea ? i0 + kTile : ea, j1 = j0 + kTile < eb ? j0 + kTile : eb;
+        for (int64_t i = i0; i < i1; ++i)
+          for (int64_t j = j0; j < j1; ++j)
+            copyElement(dst + (size_t)(i * oa + j) * w, src + (size_t)(i + j * sb) * w, w);
+      }
+    for (int j = n - 2; j >= 0; --j) {
+      if (j == a)
+        continue;
+      if (++idx[j] < ext[j])
         break;
       idx[j] = 0;
     }

@@ -91,15 +91,18 @@ static void scheduleFunc(DlcScheduleState *st, MlirOperation func) {
   dlcOpListFree(&all);
 }
 
+void dlcScheduleFunc(DlcScheduleState *st, MlirOperation func) {
+  dlcNormalizeForSchedule(func);
+  scheduleFunc(st, func);
+}
+
 void dlcScheduleModule(DlcScheduleState *st, MlirOperation module) {
   dlcScriptBegin(&st->script);
   MlirBlock mb = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   for (MlirOperation f = mlirBlockGetFirstOperation(mb); !mlirOperationIsNull(f);
        f = mlirOperationGetNextInBlock(f))
-    if (dlcOpIs(f, "func.func")) {
-      dlcNormalizeForSchedule(f);
-      scheduleFunc(st, f);
-    }
+    if (dlcOpIs(f, "func.func"))
+      dlcScheduleFunc(st, f);
 }
 
 bool dlcScheduleReadGroup(const DlcScheduleState *st, const MlirOperation *ops, int n,

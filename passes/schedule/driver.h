@@ -54,6 +54,11 @@ struct DlcScheduleState {
    the backend for each. The script gets the common header first. */
 void dlcScheduleModule(DlcScheduleState *st, MlirOperation module);
 
+/* The same for one function, into st->script (which the caller begins):
+   a backend that runs a script per function (dlc-cpu-schedule) keeps
+   each script's matches and handles to its function. */
+void dlcScheduleFunc(DlcScheduleState *st, MlirOperation func);
+
 /* Reads the `n` ops of a group with the backend's reader into `infos`
    (DLC_SCHEDULE_MAX_GROUP entries) and finds its GEMM root, dropped when
    an epilogue changes shape (no common tiling). False when an op cannot be
