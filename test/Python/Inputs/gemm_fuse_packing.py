@@ -1,6 +1,7 @@
 """GEMMs with B as an argument, packed inside the first row block's compute
 (dlc-gemm-fuse-packing): BERT's shapes, rows that MR does not divide (a
-remainder row loop after the fused one), a bias + GELU epilogue, many Kc
+remainder row loop after the fused one), 32 rows (MLP b=32: packed, fused,
+from 32 rows on, gemm_packing.c), a bias + GELU epilogue, many Kc
 blocks, at 1 and 2 threads. Each case checks that the
 pass fused what it should (the IR after it, from dlc-opt), that the result
 is NumPy's, and that it is bit for bit the result of the same GEMM with B
@@ -65,7 +66,7 @@ def fused_loops(src):
 
 def main():
     cases = [case(128, 768, 768), case(128, 3072, 768), case(128, 768, 3072, epilogue=True),
-             case(100, 512, 256), case(67, 512, 256), case(130, 768, 384, tb=True),
+             case(100, 512, 256), case(67, 512, 256), case(32, 784, 512), case(130, 768, 384, tb=True),
              case(64, 160, 256)]
     failed = 0
     for name, src, args, want in cases:
