@@ -209,6 +209,27 @@ static bool kStep(const Match *m, MlirOperation s2, MlirOperation *kLoop, uint64
   return true;
 }
 
+/* Ops that neither read nor write memory: views and constants. The B
+   reads move from the copy to the first row block, past whatever lies
+   between them, so only these may. */
+static bool viewOnly(MlirOperation op) {
+  static const char *const kViews[] = {"memref.subview", "memref.expand_shape",
+                                       "memref.collapse_shape", "memref.alloc",
+                                       "arith.constant", "affine.apply"};
+  for (size_t i = 0; i < sizeof kViews / sizeof *kViews; ++i)
+    if (dlcOpIs(op, kViews[i]))
+      return true;
+  return false;
+}
+
+/* Whether only views and constants run from `op` (inclusive) to `to`. */
+static bool viewsUntil(MlirOperation op, MlirOperation to) {
+  for (; !mlirOperationEqual(op, to); op = mlirOperationGetNextInBlock(op))
+    if (mlirOperationIsNull(op) || !viewOnly(op))
+      return false;
+  return true;
+}
+
 /* The compute: scf.for %p < P whose body views Bp[%p] and whose first
    loop walks rows MR at a time. Bp is used by nothing else than the copy,
    its dealloc and those views; every read of a view sits in the row loop,
@@ -248,7 +269,9 @@ static bool matchCompute(Match *m) {
       break;
     }
   }
-  if (mlirOperationIsNull(m->rLoop))
+  if (mlirOperationIsNull(m->rLoop) ||
+      !viewsUntil(mlirOperationGetNextInBlock(m->copy), m->pLoop) ||
+      !viewsUntil(mlirBlockGetFirstOperation(pBody), m->rLoop))
     return false;
   MlirOperation kLoop = {NULL};
   uint64_t seen = 0;

@@ -253,3 +253,60 @@ func.func @other_use(%a: memref<4x8xf32>, %b: memref<8x2x16xf32>, %c: memref<2x4
   }
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @write_between
+// CHECK:       scf.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:    scf.for %[[J:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NOT:   dlc.fused_packing
+// CHECK:       return
+
+// B is written between the copy and the compute: reading it later, in the
+// first row block, would see the new value. Left alone.
+func.func @write_between(%a: memref<4x8xf32>, %b: memref<8x2x16xf32>, %c: memref<2x4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %pad = ub.poison : f32
+  scf.for %k = %c0 to %c8 step %c4 {
+    %blk = memref.subview %b[%k, 0, 0] [4, 2, 16] [1, 1, 1] : memref<8x2x16xf32> to memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>>
+    %bp = memref.alloc() {alignment = 64 : i64} : memref<2x4x16xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.for %j = %c0 to %c2 step %c1 {
+        %e = memref.subview %blk[%i, %j, 0] [1, 1, 16] [1, 1, 1] : memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>
+        %d = memref.subview %bp[%j, %i, 0] [1, 1, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+        %v = vector.transfer_read %e[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>, vector<16xf32>
+        vector.transfer_write %v, %d[%c0, %c0, %c0] {in_bounds = [true]} : vector<16xf32>, memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    %zero = arith.constant 0.0 : f32
+    memref.store %zero, %b[%k, %c0, %c0] : memref<8x2x16xf32>
+    scf.for %p = %c0 to %c2 step %c1 {
+      %panel = memref.subview %bp[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %cp = memref.subview %c[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      scf.for %m = %c0 to %c4 step %c2 {
+        %acc0 = vector.transfer_read %cp[%c0, %m, %c0], %pad {in_bounds = [true, true]} : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>, vector<2x16xf32>
+        %acc = scf.for %kk = %c0 to %c4 step %c2 iter_args(%s = %acc0) -> (vector<2x16xf32>) {
+          %r0 = memref.subview %panel[0, %kk, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b0 = vector.transfer_read %r0[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka = arith.addi %k, %kk : index
+          %a0 = vector.transfer_read %a[%m, %ka], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s1 = vector.outerproduct %a0, %b0, %s {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          %kk1 = arith.addi %kk, %c1 : index
+          %r1 = memref.subview %panel[0, %kk1, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b1 = vector.transfer_read %r1[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka1 = arith.addi %ka, %c1 : index
+          %a1 = vector.transfer_read %a[%m, %ka1], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s2 = vector.outerproduct %a1, %b1, %s1 {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          scf.yield %s2 : vector<2x16xf32>
+        }
+        vector.transfer_write %acc, %cp[%c0, %m, %c0] {in_bounds = [true, true]} : vector<2x16xf32>, memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    memref.dealloc %bp : memref<2x4x16xf32>
+  }
+  return
+}
