@@ -116,7 +116,7 @@ static void addScheduleStage(DlcPipeline *p, MlirStringRef target, int64_t vecto
    arena (a last argument), what is left of linalg as loops. */
 static void addMemoryPlanStage(DlcPipeline *p) {
   dlcPipelineAdd(p, "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg,"
-                    "func.func(convert-linalg-to-loops)");
+                    "func.func(convert-linalg-to-loops,dlc-gemm-fuse-packing)");
 }
 
 /* The schedule's parallel foralls as OpenMP loops (or serial loops). */

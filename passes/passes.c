@@ -38,6 +38,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGpuSpreadPass,
     &dlcExternalWeightsPass,
     &dlcPrepackWeightsPass,
+    &dlcGemmFusePackingPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

@@ -4,15 +4,21 @@
 #include "schedule/cost_model.h"
 
 /* Packing pays for itself from this many rows of A on: 16 for a conv as
-   a GEMM, whose im2col columns are gathered anyway; 64 for a matmul, whose
-   B rows the unpacked tile streams in place. Matmuls with 16-32 rows ran
-   1.08-1.5x faster unpacked (32x784x512, 32x768x3072, 32x3072x768,
-   16x768x768, AVX-512), tied at 64 rows, lost from 128 (0.73x at
-   128x768x3072). A constant B (a weight only this GEMM reads) is packed
-   at compile time (dlc-prepack-weights), so the conv's 16 rows apply: MLP
+   a GEMM, whose im2col columns are gathered anyway; 32 for a matmul, whose
+   B rows the unpacked tile streams in place. With B packed in a copy loop
+   of its own, matmuls with 16-32 rows ran 1.08-1.5x faster unpacked
+   (32x784x512, 32x768x3072, 32x3072x768, 16x768x768, AVX-512) and the bar
+   was 64 rows. With the copy fused into the first row block's compute
+   (dlc-gemm-fuse-packing), packed won from 32 rows: 1.03x at 32x784x512,
+   1.04x at 32x512x512, 1.3x at 32x768x3072, 1.1x at 48x768x3072, MLP b=32
+   1.04x (1 thread) and 1.06-1.09x (2 threads); it still lost at 16x768x768
+   (0.98x) and 48x768x768 (0.97x), whose 24 panels give each thread little
+   to amortise (1 thread CPU time, interleaved best of 100-300, machine
+   loaded). A constant B (a weight only this GEMM reads) is packed at
+   compile time (dlc-prepack-weights), so the conv's 16 rows apply: MLP
    b=32 with constant weights ran 0.243-0.253 ms packed against 0.258-0.265
    ms unpacked (1 thread, CPU time, best of 300, loaded machine). */
-enum { kPackMinRows = 16, kMatmulPackMinRows = 64 };
+enum { kPackMinRows = 16, kMatmulPackMinRows = 32 };
 /* Batches of up to this many images become one GEMM. */
 enum { kMaxImagesAsGemm = 64 };
 

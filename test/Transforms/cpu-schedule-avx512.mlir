@@ -65,17 +65,17 @@ func.func @big(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<2
   return %0 : tensor<2048x2048xf32>
 }
 
-// A matmul with fewer than 64 rows reads B in place, unpacked: packing B
-// costs K * N moves that 32 rows do not repay (gemm_packing.c), while a
+// A matmul with fewer than 32 rows reads B in place, unpacked: packing B
+// costs K * N moves that 16 rows do not repay (gemm_packing.c), while a
 // conv-as-GEMM still packs from 16 rows. Three loops (m, n, k), no panels:
 // CHECK-LABEL: func.func private @few_rows_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [32, 192, 192], vector = 16, register = [4, 64], parallel = [0, 1]>
+// CHECK-SAME: #dlk.schedule<tile = [16, 192, 192], vector = 16, register = [4, 64], parallel = [0, 1]>
 // CHECK-NOT: x16xf32>
 // CHECK-NOT: x32xf32>
 // CHECK: vector.outerproduct {{.*}} : vector<4xf32>, vector<64xf32>
 // AVX2-LABEL: func.func private @few_rows_kernel0
-// AVX2-SAME: #dlk.schedule<tile = [32, 128, 384], vector = 8, register = [6, 16], parallel = [0, 1]>
-func.func @few_rows(%a: tensor<32x768xf32>, %b: tensor<768x768xf32>) -> tensor<32x768xf32> {
-  %m = dlg.matmul %a, %b : tensor<32x768xf32>, tensor<768x768xf32> -> tensor<32x768xf32>
-  return %m : tensor<32x768xf32>
+// AVX2-SAME: #dlk.schedule<tile = [16, 128, 384], vector = 8, register = [6, 16], parallel = [0, 1]>
+func.func @few_rows(%a: tensor<16x768xf32>, %b: tensor<768x768xf32>) -> tensor<16x768xf32> {
+  %m = dlg.matmul %a, %b : tensor<16x768xf32>, tensor<768x768xf32> -> tensor<16x768xf32>
+  return %m : tensor<16x768xf32>
 }

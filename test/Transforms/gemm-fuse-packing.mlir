@@ -1,0 +1,312 @@
+// RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing))' %s | FileCheck %s
+// RUN: dlc-opt --lower-to-llvm --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
+
+// dlc-gemm-fuse-packing: the copy that packs a Kc block of B goes; the
+// first MR-row block of each panel reads B in place and stores each vector
+// into the packed buffer, the other row blocks read the buffer as before.
+
+// The real pipeline, B an argument: a 64x512x256 GEMM runs 4 parallel
+// tiles of 2 panels, each over 2 Kc blocks of 256; its one Kc loop is fused.
+// PIPE: IR Dump After dlc-gemm-fuse-packing
+// PIPE: scf.forall
+// PIPE: } {dlc.fused_packing}
+// PIPE-NOT: dlc.fused_packing
+
+// CHECK-LABEL: func.func @fused
+// CHECK:       scf.for %[[K:.*]] = %c0 to %c8 step %c4 {
+// CHECK-NEXT:    %[[BLK:.*]] = memref.subview %{{.*}}[%[[K]], 0, 0] [4, 2, 16]
+// CHECK-NEXT:    %[[BP:.*]] = memref.alloc()
+// CHECK-NEXT:    scf.for %[[P:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NEXT:      %[[PANEL:.*]] = memref.subview %[[BP]][%[[P]], 0, 0] [1, 4, 16]
+// CHECK-NEXT:      memref.subview
+// CHECK-NEXT:      %[[MR:.*]] = arith.constant 2 : index
+// The first row block: rows [0, MR), B read in place and stored into Bp.
+// CHECK-NEXT:      scf.for %[[M:.*]] = %c0 to %[[MR]] step %c2 {
+// CHECK:             scf.for %[[KK:.*]] = %c0 to %c4 step %c2
+// CHECK-NEXT:          %[[D0:.*]] = memref.subview %[[PANEL]][0, %[[KK]], 0]
+// CHECK-NEXT:          %[[S0:.*]] = memref.subview %[[BLK]][%[[KK]], %[[P]], 0] [1, 1, 16]
+// CHECK-NEXT:          %[[V0:.*]] = vector.transfer_read %[[S0]]
+// CHECK-NEXT:          vector.transfer_write %[[V0]], %[[D0]]
+// CHECK:               vector.outerproduct %{{.*}}, %[[V0]]
+// CHECK:               %[[KK1:.*]] = arith.addi %[[KK]], %c1
+// CHECK-NEXT:          %[[D1:.*]] = memref.subview %[[PANEL]][0, %[[KK1]], 0]
+// CHECK-NEXT:          %[[S1:.*]] = memref.subview %[[BLK]][%[[KK1]], %[[P]], 0] [1, 1, 16]
+// CHECK-NEXT:          %[[V1:.*]] = vector.transfer_read %[[S1]]
+// CHECK-NEXT:          vector.transfer_write %[[V1]], %[[D1]]
+// The other row blocks read Bp.
+// CHECK:           scf.for %{{.*}} = %[[MR]] to %c4 step %c2 {
+// CHECK:             scf.for %[[KK2:.*]] = %c0 to %c4 step %c2
+// CHECK-NEXT:          %[[R0:.*]] = memref.subview %[[PANEL]][0, %[[KK2]], 0]
+// CHECK-NEXT:          vector.transfer_read %[[R0]]
+// CHECK-NOT:           memref.subview %[[BLK]][
+// CHECK:           memref.dealloc %[[BP]]
+// CHECK-NEXT:    } {dlc.fused_packing}
+
+func.func @fused(%a: memref<4x8xf32>, %b: memref<8x2x16xf32>, %c: memref<2x4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %pad = ub.poison : f32
+  scf.for %k = %c0 to %c8 step %c4 {
+    %blk = memref.subview %b[%k, 0, 0] [4, 2, 16] [1, 1, 1] : memref<8x2x16xf32> to memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>>
+    %bp = memref.alloc() {alignment = 64 : i64} : memref<2x4x16xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.for %j = %c0 to %c2 step %c1 {
+        %e = memref.subview %blk[%i, %j, 0] [1, 1, 16] [1, 1, 1] : memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>
+        %d = memref.subview %bp[%j, %i, 0] [1, 1, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+        %v = vector.transfer_read %e[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>, vector<16xf32>
+        vector.transfer_write %v, %d[%c0, %c0, %c0] {in_bounds = [true]} : vector<16xf32>, memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    scf.for %p = %c0 to %c2 step %c1 {
+      %panel = memref.subview %bp[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %cp = memref.subview %c[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      scf.for %m = %c0 to %c4 step %c2 {
+        %acc0 = vector.transfer_read %cp[%c0, %m, %c0], %pad {in_bounds = [true, true]} : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>, vector<2x16xf32>
+        %acc = scf.for %kk = %c0 to %c4 step %c2 iter_args(%s = %acc0) -> (vector<2x16xf32>) {
+          %r0 = memref.subview %panel[0, %kk, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b0 = vector.transfer_read %r0[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka = arith.addi %k, %kk : index
+          %a0 = vector.transfer_read %a[%m, %ka], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s1 = vector.outerproduct %a0, %b0, %s {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          %kk1 = arith.addi %kk, %c1 : index
+          %r1 = memref.subview %panel[0, %kk1, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b1 = vector.transfer_read %r1[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka1 = arith.addi %ka, %c1 : index
+          %a1 = vector.transfer_read %a[%m, %ka1], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s2 = vector.outerproduct %a1, %b1, %s1 {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          scf.yield %s2 : vector<2x16xf32>
+        }
+        vector.transfer_write %acc, %cp[%c0, %m, %c0] {in_bounds = [true, true]} : vector<2x16xf32>, memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    memref.dealloc %bp : memref<2x4x16xf32>
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @one_offset
+// CHECK:       scf.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:    scf.for %[[J:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NOT:   dlc.fused_packing
+// CHECK:       return
+
+// The k loop steps by 2 but reads only offset 0 of each step (twice): that
+// the reads cover the Kc block cannot be shown, so it is left alone.
+func.func @one_offset(%a: memref<4x8xf32>, %b: memref<8x2x16xf32>, %c: memref<2x4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %pad = ub.poison : f32
+  scf.for %k = %c0 to %c8 step %c4 {
+    %blk = memref.subview %b[%k, 0, 0] [4, 2, 16] [1, 1, 1] : memref<8x2x16xf32> to memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>>
+    %bp = memref.alloc() {alignment = 64 : i64} : memref<2x4x16xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.for %j = %c0 to %c2 step %c1 {
+        %e = memref.subview %blk[%i, %j, 0] [1, 1, 16] [1, 1, 1] : memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>
+        %d = memref.subview %bp[%j, %i, 0] [1, 1, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+        %v = vector.transfer_read %e[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>, vector<16xf32>
+        vector.transfer_write %v, %d[%c0, %c0, %c0] {in_bounds = [true]} : vector<16xf32>, memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    scf.for %p = %c0 to %c2 step %c1 {
+      %panel = memref.subview %bp[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %cp = memref.subview %c[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      scf.for %m = %c0 to %c4 step %c2 {
+        %acc0 = vector.transfer_read %cp[%c0, %m, %c0], %pad {in_bounds = [true, true]} : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>, vector<2x16xf32>
+        %acc = scf.for %kk = %c0 to %c4 step %c2 iter_args(%s = %acc0) -> (vector<2x16xf32>) {
+          %r0 = memref.subview %panel[0, %kk, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b0 = vector.transfer_read %r0[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka = arith.addi %k, %kk : index
+          %a0 = vector.transfer_read %a[%m, %ka], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s1 = vector.outerproduct %a0, %b0, %s {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          %kk1 = arith.addi %kk, %c1 : index
+          %r1 = memref.subview %panel[0, %kk1, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b1 = vector.transfer_read %r0[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka1 = arith.addi %ka, %c1 : index
+          %a1 = vector.transfer_read %a[%m, %ka1], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s2 = vector.outerproduct %a1, %b1, %s1 {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          scf.yield %s2 : vector<2x16xf32>
+        }
+        vector.transfer_write %acc, %cp[%c0, %m, %c0] {in_bounds = [true, true]} : vector<2x16xf32>, memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    memref.dealloc %bp : memref<2x4x16xf32>
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @read_before_rows
+// CHECK:       scf.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:    scf.for %[[J:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NOT:   dlc.fused_packing
+// CHECK:       return
+
+// A read of Bp in the panel loop before the row loop would see it unpacked.
+// Left alone.
+func.func @read_before_rows(%a: memref<4x8xf32>, %b: memref<8x2x16xf32>, %c: memref<2x4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %pad = ub.poison : f32
+  scf.for %k = %c0 to %c8 step %c4 {
+    %blk = memref.subview %b[%k, 0, 0] [4, 2, 16] [1, 1, 1] : memref<8x2x16xf32> to memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>>
+    %bp = memref.alloc() {alignment = 64 : i64} : memref<2x4x16xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.for %j = %c0 to %c2 step %c1 {
+        %e = memref.subview %blk[%i, %j, 0] [1, 1, 16] [1, 1, 1] : memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>
+        %d = memref.subview %bp[%j, %i, 0] [1, 1, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+        %v = vector.transfer_read %e[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>, vector<16xf32>
+        vector.transfer_write %v, %d[%c0, %c0, %c0] {in_bounds = [true]} : vector<16xf32>, memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    scf.for %p = %c0 to %c2 step %c1 {
+      %panel = memref.subview %bp[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %cp = memref.subview %c[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %early = vector.transfer_read %panel[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+      vector.transfer_write %early, %cp[%c0, %c0, %c0] {in_bounds = [true]} : vector<16xf32>, memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      scf.for %m = %c0 to %c4 step %c2 {
+        %acc0 = vector.transfer_read %cp[%c0, %m, %c0], %pad {in_bounds = [true, true]} : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>, vector<2x16xf32>
+        %acc = scf.for %kk = %c0 to %c4 step %c2 iter_args(%s = %acc0) -> (vector<2x16xf32>) {
+          %r0 = memref.subview %panel[0, %kk, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b0 = vector.transfer_read %r0[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka = arith.addi %k, %kk : index
+          %a0 = vector.transfer_read %a[%m, %ka], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s1 = vector.outerproduct %a0, %b0, %s {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          %kk1 = arith.addi %kk, %c1 : index
+          %r1 = memref.subview %panel[0, %kk1, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b1 = vector.transfer_read %r1[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka1 = arith.addi %ka, %c1 : index
+          %a1 = vector.transfer_read %a[%m, %ka1], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s2 = vector.outerproduct %a1, %b1, %s1 {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          scf.yield %s2 : vector<2x16xf32>
+        }
+        vector.transfer_write %acc, %cp[%c0, %m, %c0] {in_bounds = [true, true]} : vector<2x16xf32>, memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    memref.dealloc %bp : memref<2x4x16xf32>
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @other_use
+// CHECK:       scf.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:    scf.for %[[J:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NOT:   dlc.fused_packing
+// CHECK:       return
+
+// Bp has a user besides the copy and the compute. Left alone.
+func.func @other_use(%a: memref<4x8xf32>, %b: memref<8x2x16xf32>, %c: memref<2x4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %pad = ub.poison : f32
+  scf.for %k = %c0 to %c8 step %c4 {
+    %blk = memref.subview %b[%k, 0, 0] [4, 2, 16] [1, 1, 1] : memref<8x2x16xf32> to memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>>
+    %bp = memref.alloc() {alignment = 64 : i64} : memref<2x4x16xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.for %j = %c0 to %c2 step %c1 {
+        %e = memref.subview %blk[%i, %j, 0] [1, 1, 16] [1, 1, 1] : memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>
+        %d = memref.subview %bp[%j, %i, 0] [1, 1, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+        %v = vector.transfer_read %e[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>, vector<16xf32>
+        vector.transfer_write %v, %d[%c0, %c0, %c0] {in_bounds = [true]} : vector<16xf32>, memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    scf.for %p = %c0 to %c2 step %c1 {
+      %panel = memref.subview %bp[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %cp = memref.subview %c[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      scf.for %m = %c0 to %c4 step %c2 {
+        %acc0 = vector.transfer_read %cp[%c0, %m, %c0], %pad {in_bounds = [true, true]} : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>, vector<2x16xf32>
+        %acc = scf.for %kk = %c0 to %c4 step %c2 iter_args(%s = %acc0) -> (vector<2x16xf32>) {
+          %r0 = memref.subview %panel[0, %kk, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b0 = vector.transfer_read %r0[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka = arith.addi %k, %kk : index
+          %a0 = vector.transfer_read %a[%m, %ka], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s1 = vector.outerproduct %a0, %b0, %s {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          %kk1 = arith.addi %kk, %c1 : index
+          %r1 = memref.subview %panel[0, %kk1, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b1 = vector.transfer_read %r1[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka1 = arith.addi %ka, %c1 : index
+          %a1 = vector.transfer_read %a[%m, %ka1], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s2 = vector.outerproduct %a1, %b1, %s1 {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          scf.yield %s2 : vector<2x16xf32>
+        }
+        vector.transfer_write %acc, %cp[%c0, %m, %c0] {in_bounds = [true, true]} : vector<2x16xf32>, memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    memref.copy %bp, %bp : memref<2x4x16xf32> to memref<2x4x16xf32>
+    memref.dealloc %bp : memref<2x4x16xf32>
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @write_between
+// CHECK:       scf.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:    scf.for %[[J:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NOT:   dlc.fused_packing
+// CHECK:       return
+
+// B is written between the copy and the compute: reading it later, in the
+// first row block, would see the new value. Left alone.
+func.func @write_between(%a: memref<4x8xf32>, %b: memref<8x2x16xf32>, %c: memref<2x4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %pad = ub.poison : f32
+  scf.for %k = %c0 to %c8 step %c4 {
+    %blk = memref.subview %b[%k, 0, 0] [4, 2, 16] [1, 1, 1] : memref<8x2x16xf32> to memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>>
+    %bp = memref.alloc() {alignment = 64 : i64} : memref<2x4x16xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.for %j = %c0 to %c2 step %c1 {
+        %e = memref.subview %blk[%i, %j, 0] [1, 1, 16] [1, 1, 1] : memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>
+        %d = memref.subview %bp[%j, %i, 0] [1, 1, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+        %v = vector.transfer_read %e[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>, vector<16xf32>
+        vector.transfer_write %v, %d[%c0, %c0, %c0] {in_bounds = [true]} : vector<16xf32>, memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    %zero = arith.constant 0.0 : f32
+    memref.store %zero, %b[%k, %c0, %c0] : memref<8x2x16xf32>
+    scf.for %p = %c0 to %c2 step %c1 {
+      %panel = memref.subview %bp[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %cp = memref.subview %c[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      scf.for %m = %c0 to %c4 step %c2 {
+        %acc0 = vector.transfer_read %cp[%c0, %m, %c0], %pad {in_bounds = [true, true]} : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>, vector<2x16xf32>
+        %acc = scf.for %kk = %c0 to %c4 step %c2 iter_args(%s = %acc0) -> (vector<2x16xf32>) {
+          %r0 = memref.subview %panel[0, %kk, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b0 = vector.transfer_read %r0[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka = arith.addi %k, %kk : index
+          %a0 = vector.transfer_read %a[%m, %ka], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s1 = vector.outerproduct %a0, %b0, %s {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          %kk1 = arith.addi %kk, %c1 : index
+          %r1 = memref.subview %panel[0, %kk1, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b1 = vector.transfer_read %r1[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka1 = arith.addi %ka, %c1 : index
+          %a1 = vector.transfer_read %a[%m, %ka1], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s2 = vector.outerproduct %a1, %b1, %s1 {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          scf.yield %s2 : vector<2x16xf32>
+        }
+        vector.transfer_write %acc, %cp[%c0, %m, %c0] {in_bounds = [true, true]} : vector<2x16xf32>, memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    memref.dealloc %bp : memref<2x4x16xf32>
+  }
+  return
+}
