@@ -28,6 +28,17 @@ func.func @resnet(%x: tensor<1x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tens
   return %1 : tensor<1x64x56x56xf32>
 }
 
+// The channel block counts the input rows an output row reads (8 x 3
+// rows of 58 floats, 5.4 KiB) with the block's Wp panel (8 x 3 x 3 x 16
+// floats, 4.5 KiB) against half of L1: 8 channels. The panel alone would
+// allow 16 (9 KiB), whose rows take it to 20 KiB, past half of L1.
+// CHECK-LABEL: func.func private @rows_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [1, 1, 14, 0, 0, 8, 0, 0], vector = 16, register = [28, 16], parallel = [0, 1, 2]>
+func.func @rows(%x: tensor<1x64x56x56xf32>, %w: tensor<48x64x3x3xf32>) -> tensor<1x48x56x56xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf32>, tensor<48x64x3x3xf32>) -> tensor<1x48x56x56xf32>
+  return %0 : tensor<1x48x56x56xf32>
+}
+
 // A 1x1 conv at 7x7 (ResNet-50's last stage): 7-pixel register tiles.
 // CHECK-LABEL: func.func private @pointwise_kernel0
 // CHECK-SAME: register = [7, 32]

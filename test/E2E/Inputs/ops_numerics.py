@@ -279,7 +279,14 @@ for xs, ws, st, pd, dl, g, with_bias in [
         ((1, 3, 4, 5), (3, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 3, True),
         # 100 = 2 x 48 (3-vector accumulators) + 4; 5x5 taps, all unrolled
         ((1, 4, 3, 100), (4, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 4, False),
-        ((1, 6, 9, 20), (6, 1, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 6, True)]:
+        ((1, 6, 9, 20), (6, 1, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 6, True),
+        # depthwise with a horizontal stride (MobileNetV2's downsampling
+        # blocks): odd and even widths, asymmetric pads, 5x5, stride 3
+        ((1, 6, 13, 17), (6, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 6, True),
+        ((2, 4, 12, 22), (4, 1, 3, 3), (2, 2), (0, 1, 1, 0), (1, 1), 4, False),
+        ((1, 5, 11, 35), (5, 1, 5, 5), (2, 2), (2, 2, 2, 2), (1, 1), 5, True),
+        ((1, 3, 10, 19), (3, 1, 3, 3), (1, 3), (1, 2, 0, 1), (1, 1), 3, False),
+        ((1, 4, 9, 21), (4, 1, 3, 3), (2, 2), (2, 2, 2, 2), (2, 2), 4, True)]:
     x, w = randn(*xs), randn(*ws)
     bias = randn(ws[0]) if with_bias else None
     want = conv_ref(x, w, bias, st, pd, dl, g)
