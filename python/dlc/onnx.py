@@ -104,7 +104,7 @@ _NP_DTYPES = {**_ONNX_DTYPES, 2: np.uint8, 4: np.uint16, 5: np.int16, 11: np.flo
 # (kept in range: an op that can leave it, like Add, wraps its result modulo
 # 2^bits as ONNX's integer arithmetic does), except UINT64, held as the int64
 # of the same bits (two's complement: Add/Sub/Mul wrap alike; ordering is
-# through the sign-bit flip). dlc.compile widens such inputs before the call
+# through the sign-bit flip; Div/Mod are unsigned, _divmod_u64). dlc.compile widens such inputs before the call
 # and narrows such outputs after it (TypedModule); both are exact.
 _WIDE = {2: (np.int32, 8, False), 4: (np.int32, 16, False), 5: (np.int32, 16, True),
          12: (np.int64, 32, False), 13: (np.int64, 64, False)}
@@ -136,7 +136,7 @@ def _narrow(a, elem):
 # in range except int16's -32768 / -1, wrapped), WRAP can leave the range and
 # is wrapped, BOOL gives a mask, SHAPE reads only the shape. ORDERED ops
 # compare numbers: UINT64 goes through the sign-bit flip for those in FLIP,
-# and is refused for the others.
+# and Div/Mod through _divmod_u64 (unsigned division from int64 ops).
 _WIDE_SAME = {"Identity", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Concat",
               "Slice", "Gather", "Expand", "Tile", "MaxPool", "Max", "Min", "Mod", "Split",
               "Where", "ReduceMax", "ReduceMin", "GlobalMaxPool", "Pad", "DepthToSpace",
@@ -1895,8 +1895,11 @@ class _Importer:
         if any(x is not None and x != e for x in elems):
             raise UnsupportedError(node, "operands of different element types "
                                    f"{sorted({_type_name(x) for x in wide})}")
-        if e == 13 and op in _WIDE_ORDERED and op not in _WIDE_FLIP:
-            raise UnsupportedError(node, f"{op} on UINT64 (unsigned 64-bit division)")
+        if e == 13 and op in ("Div", "Mod"):  # unsigned: from int64 ops (_divmod_u64)
+            q, r = self._divmod_u64(self.value(node.input[0], node),
+                                    self.value(node.input[1], node))
+            self.wide[node.output[0]] = e
+            return q if op == "Div" else r
         flip = e == 13 and op in _WIDE_FLIP
         if flip:  # order-preserving: u64 bits + 2^63 (wrapping) compared as int64
             out = self._substituted(node, fn, {i: self._flip(self.value(i, node))
@@ -1916,6 +1919,47 @@ class _Importer:
             if i < len(node.output) and node.output[i]:
                 self.wide[node.output[i]] = e
         return outs
+
+    def _divmod_u64(self, x, y):
+        """Unsigned 64-bit quotient and remainder of UINT64 bits held as
+        int64 (Mod's fmod=0 and fmod=1 agree on unsigned numbers), from
+        signed int64 ops (dlg.div truncates, dlg.fmod is arith.remsi) that
+        never see a negative operand:
+          y >= 2^63 (negative as int64): q = x >= y, r = x - q*y;
+          y < 2^63, x < 2^63: the signed ones;
+          y < 2^63, x >= 2^63: x = h + 2^63 (h = x - 2^63, the sign flip),
+            2^63 = A*y + a (A, a from INT64_MAX = 2^63 - 1), so q = h/y + A
+            (+1 when h%y + a >= y) and r = h%y + a (- y then), with no sum
+            past 2^63 (the quotient wraps to the right bits for y = 1).
+        A zero divisor gives q = r = 0, as NumPy's uint64 (ONNX leaves it
+        undefined; a hardware division by zero would trap)."""
+        g = self.g
+        zero, one = self._k(x, 0), self._k(x, 1)
+        big_y = g.less(y, zero)
+        y_zero = g.equal(y, zero)
+        ys = g.where(big_y, one, g.where(y_zero, one, y))  # the divisor of the int64 ops
+        # y >= 2^63: at most one y fits in x
+        ge = g.less_equal(self._flip(y), self._flip(x))
+        q_big = g.cast(ge, np.int64)
+        r_big = g.where(ge, g.sub(x, y), x)
+        # y < 2^63, x < 2^63
+        q_pos, r_pos = g.div(x, ys), g.fmod(x, ys)
+        # y < 2^63, x >= 2^63
+        imax = self._k(x, np.iinfo(np.int64).max)
+        t = g.add(g.fmod(imax, ys), one)          # 2^63 mod y, or y when y divides 2^63
+        wrap = g.equal(t, ys)
+        a = g.where(wrap, zero, t)
+        big_a = g.add(g.div(imax, ys), g.cast(wrap, np.int64))  # 2^63 / y
+        h = self._flip(x)
+        hq, hr = g.div(h, ys), g.fmod(h, ys)
+        d = g.sub(ys, a)                           # in (0, y]: hr + a >= y is hr >= d
+        carry = g.greater_equal(hr, d)
+        r_neg = g.where(carry, g.sub(hr, d), g.add(hr, a))
+        q_neg = g.add(g.add(hq, big_a), g.cast(carry, np.int64))
+        x_neg = g.less(x, zero)
+        q = g.where(big_y, q_big, g.where(x_neg, q_neg, q_pos))
+        r = g.where(big_y, r_big, g.where(x_neg, r_neg, r_pos))
+        return g.where(y_zero, zero, q), g.where(y_zero, zero, r)
 
     def _flip(self, v):
         return self.g.add(v, self.g.constant(np.array(np.iinfo(np.int64).min, np.int64)))

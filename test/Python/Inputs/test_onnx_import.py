@@ -516,10 +516,33 @@ def test_narrow_integer_unsupported_op_is_named():
               [("y", U8, None)])
     with pytest.raises(dlc.onnx.UnsupportedError, match=r"ReduceSum on UINT8"):
         run(m, x)
-    m = model([helper.make_node("Mod", ["a", "b"], ["y"])], [("a", U64, [2]), ("b", U64, [2])],
+    m = model([helper.make_node("ReduceProd", ["x"], ["y"], keepdims=0)], [("x", U64, [2])],
               [("y", U64, None)])
-    with pytest.raises(dlc.onnx.UnsupportedError, match=r"Mod on UINT64"):
-        run(m, np.ones(2, np.uint64), np.ones(2, np.uint64))
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"ReduceProd on UINT64"):
+        run(m, np.ones(2, np.uint64))
+
+
+U64_EDGES = [0, 1, 2, 3, 7, 2 ** 32, 2 ** 62, 2 ** 63 - 1, 2 ** 63, 2 ** 63 + 1, 2 ** 63 + 12345,
+             10 ** 19, 12345678901234567890, 2 ** 64 - 2, 2 ** 64 - 1]
+
+
+@pytest.mark.parametrize("op,attrs,ref", [("Mod", {}, np.mod), ("Mod", {"fmod": 1}, np.fmod),
+                                          ("Div", {}, np.floor_divide)])
+def test_uint64_division_unsigned(op, attrs, ref):
+    """UINT64 is held as int64 bits: Div and Mod must divide the unsigned
+    numbers (they were refused). Every pair of edge values: below and above
+    2^63 on both sides, divisors that divide 2^63 or not, 1 (the quotient
+    2^64 - 1 wraps to its bits) and 0 (0, as NumPy's uint64)."""
+    a = np.array([x for x in U64_EDGES for _ in U64_EDGES], np.uint64)
+    b = np.array([y for _ in U64_EDGES for y in U64_EDGES], np.uint64)
+    m = model([helper.make_node(op, ["a", "b"], ["y"], **attrs)],
+              [("a", U64, a.shape), ("b", U64, b.shape)], [("y", U64, None)])
+    y, = run(m, a, b)
+    with np.errstate(divide="ignore"):
+        want = ref(a, b)
+    want[b == 0] = 0
+    assert y.dtype == np.uint64
+    np.testing.assert_array_equal(y, want)
 
 
 def test_narrow_integer_input_type_is_checked():
