@@ -3256,15 +3256,31 @@ class _Importer:
 
     def _scan_bound(self, node, n_scan):
         """The padded length of a runtime Loop's scan outputs: its trip count
-        M, which must be known at import (None without scan outputs)."""
+        M, which must be known at import (None without scan outputs). dlc's
+        tensors have sizes fixed at compile time, so a scan output needs a
+        bound on its length there; M is the only one ONNX gives. An M
+        computed from small graph inputs only (Range's expansion: from
+        start, limit and delta) is a ValueDependentError: dlc specialises
+        on those inputs, as for Range's own operands, whose output has the
+        same run-time length. An M computed from other tensor data has no
+        bound: a named error."""
         if not n_scan:
             return None
         if not self._has(node, 0):
             raise UnsupportedError(node, f"{n_scan} scan output(s) of a Loop with no trip count "
                                    "M whose condition is decided at run time (dlc pads scan "
                                    "outputs to M rows: no bound)")
-        m = int(self._known(node, *self._bound(node, 0), "the trip count M of a Loop with scan "
-                            "outputs decided at run time (dlc pads them to M rows)"))
+        v, deps = self._bound(node, 0)
+        if not isinstance(v, np.ndarray):
+            if deps and deps <= self.value_inputs:
+                raise ValueDependentError(node, "the trip count M of a Loop with scan outputs "
+                                          "(their length) is a runtime value", deps)
+            raise UnsupportedError(node, "the trip count M of a Loop with scan outputs is "
+                                   "computed from tensor data at run time: the scan outputs "
+                                   "need a length bound known at compile time (dlc pads them "
+                                   "to M rows), which only a constant M or one computed from "
+                                   "small graph inputs (dlc specialises on their values) gives")
+        m = int(self._known(node, v, deps, "the trip count M"))
         if m <= 0:
             raise UnsupportedError(node, "zero iterations: empty scan outputs (zero-size tensors)")
         return m
@@ -3686,6 +3702,10 @@ _FOLD = {
     "Identity": lambda imp, n, c, a: c[0],
     "Transpose": lambda imp, n, c, a: np.transpose(c[0], a.get("perm")),
     "Sqrt": lambda imp, n, c, a: np.sqrt(c[0]),
+    # Range's expansion computes its Loop's trip count as Cast(Relu(Ceil(...)))
+    "Ceil": lambda imp, n, c, a: np.ceil(c[0]),
+    "Floor": lambda imp, n, c, a: np.floor(c[0]),
+    "Relu": lambda imp, n, c, a: np.maximum(c[0], c[0].dtype.type(0)),
     "Neg": lambda imp, n, c, a: -c[0],
     "Expand": lambda imp, n, c, a: c[0] * np.ones(tuple(int(d) for d in c[1]), c[0].dtype),
     # window functions: their only input is the size (specialised on when an input)
