@@ -177,6 +177,7 @@ class _Importer:
         self.counted = {}
         self.value_inputs = set()  # graph inputs dlc may specialise on (small, shape-like)
         self.wide = {}      # name -> ONNX element type dlg lacks, held widened (_WIDE)
+        self.empty_counts = set()  # id() of the constant 0 counts of empty Slices
         self.bf16_raw = set()  # Casts to BFLOAT16, truncated only at the boundary
 
     # --- values -----------------------------------------------------------
@@ -1703,6 +1704,7 @@ class _Importer:
         axes = [int(v) % rank for v in cs[2]] if cs[2] is not None else list(range(len(cs[0])))
         steps = [int(v) for v in cs[3]] if cs[3] is not None else [1] * len(axes)
         st, en, sp = [0] * rank, [_END] * rank, [1] * rank
+        empty = []
         for ax, s, e, p in zip(axes, cs[0], cs[1], steps):
             if p == 0:
                 raise UnsupportedError(node, "a step of 0")
@@ -1711,11 +1713,31 @@ class _Importer:
             if dim >= 0:  # ONNX clamps starts and ends like Python slices
                 st[ax], en[ax], _ = slice(st[ax], en[ax], p).indices(dim)
                 if len(range(st[ax], en[ax], p)) == 0:
-                    raise UnsupportedError(node, f"an empty slice of axis {ax} "
-                                           "(zero-size tensors)")
+                    empty.append(ax)
                 if en[ax] < 0:  # a negative step down to the first element
                     en[ax] = -_END
+        if empty:
+            return self._empty_slice(node, x, empty, st, en, sp)
         return self.g.slice(x, starts=st, ends=en, steps=sp, name=node.name)
+
+    def _empty_slice(self, node, x, empty, st, en, sp):
+        """A slice with no entries along axis empty[0]: dlg has no zero-size
+        tensors, so it is held as one padded entry along that axis counted
+        by a constant 0 (self.counted, as NonZero's indices): dlc.Module.run
+        returns it with that dim 0, and only ops that keep the dim (Identity,
+        Cast, Transpose, ...) may read it; any other is a named error."""
+        if len(empty) > 1:
+            raise UnsupportedError(node, f"an empty slice of axes {empty} (zero-size tensors: "
+                                   "dlc holds an empty result padded along one axis only)")
+        ax = empty[0]
+        if len(x.shape) == 0 or any(d < 0 for d in x.shape):
+            raise UnsupportedError(node, f"an empty slice of axis {ax} of a dynamic shape")
+        st[ax], en[ax], sp[ax] = 0, 1, 1
+        pad = self.g.slice(x, starts=st, ends=en, steps=sp, name=node.name)
+        zero = self.g.constant(np.array(0, np.int64))
+        self.empty_counts.add(id(zero))
+        self.counted[node.output[0]] = (zero, ax)
+        return pad
 
     def op_Split(self, node, a):
         x = self._x(node)
@@ -2184,6 +2206,12 @@ class _Importer:
                         n = rank + len(axes)
                         axes = {x % n for x in axes}
                         out = [p for p in range(n) if p not in axes][d]
+        if out is None and id(count) in self.empty_counts:
+            raise UnsupportedError(node, f"input '{name}' is empty along dim {d} (an empty Slice: "
+                                   "dlg has no zero-size tensors, so dlc holds it padded to one "
+                                   "entry): dlc returns it as a graph output, through Identity, "
+                                   "Cast, Transpose, Gather, GatherND, Squeeze or Unsqueeze that "
+                                   f"keep that dim, not into {t}")
         if out is None:
             what = "rows" if d == 0 else f"entries along dim {d}"
             raise UnsupportedError(node, f"input '{name}' has a number of {what} known only at "

@@ -1228,3 +1228,52 @@ def test_scripted_pytorch_loop():
             with pytest.raises(dlc.onnx.UnsupportedError, match=r"\(If, opset 13\): the "
                                "condition is computed from tensors at run time"):
                 run(m, x.numpy())
+
+
+def slice_model(shape, starts, ends, axes, steps=None, elem=F, extra=(), out="y"):
+    inits = [("st", np.array(starts, np.int64)), ("en", np.array(ends, np.int64)),
+             ("ax", np.array(axes, np.int64))]
+    ins = ["x", "st", "en", "ax"]
+    if steps is not None:
+        inits.append(("sp", np.array(steps, np.int64)))
+        ins.append("sp")
+    return model([helper.make_node("Slice", ins, ["y"], name="s"), *extra],
+                  [("x", elem, shape)], [(out, elem, None)], inits=inits)
+
+
+@pytest.mark.parametrize("starts,ends,axes,steps", [
+    ([1000], [1000], [1], None),        # start past the end (ONNX's case)
+    ([3], [3], [-1], None),             # start == end
+    ([2], [5], [0], [-1]),              # a negative step going up
+    ([-100], [-200], [1], None),        # both clamped to the start
+])
+@pytest.mark.parametrize("dtype,elem", [(np.float32, F), (np.int64, TensorProto.INT64),
+                                        (np.uint8, TensorProto.UINT8)])
+def test_slice_empty_axis(starts, ends, axes, steps, dtype, elem):
+    """A Slice with no entries along one axis (was a named error): held as
+    one padded entry counted by 0, so run() returns NumPy's empty array of
+    the right shape and dtype, also through a Transpose that moves the axis."""
+    x = (np.arange(4 * 6 * 5) % 200).astype(dtype).reshape(4, 6, 5)
+    sl = [slice(None)] * 3
+    for s, e, a, p in zip(starts, ends, axes, steps or [1] * len(axes)):
+        sl[a] = slice(s, e, p)
+    want = x[tuple(sl)]
+    assert want.size == 0
+    y, = run(slice_model(x.shape, starts, ends, axes, steps, elem), x)
+    assert y.dtype == want.dtype and y.shape == want.shape
+    tr = [helper.make_node("Transpose", ["y"], ["t"], perm=[2, 0, 1])]
+    t, = run(slice_model(x.shape, starts, ends, axes, steps, elem, tr, "t"), x)
+    assert t.dtype == want.dtype and t.shape == want.transpose(2, 0, 1).shape
+
+
+def test_slice_empty_refusals():
+    """Two empty axes, and an op that would compute on the padding: named."""
+    x = np.zeros((4, 6, 5), np.float32)
+    with pytest.raises(dlc.onnx.UnsupportedError,
+                       match=r"'s' \(Slice, opset 13\): an empty slice of axes \[0, 2\]"):
+        run(slice_model(x.shape, [9, 9], [9, 9], [0, 2]), x)
+    add = [helper.make_node("Add", ["y", "y"], ["z"], name="add")]
+    with pytest.raises(dlc.onnx.UnsupportedError,
+                       match=r"'add' \(Add, opset 13\): input 'y' is empty along dim 1 \(an "
+                             "empty Slice.*not into Add"):
+        run(slice_model(x.shape, [7], [9], [1], extra=add, out="z"), x)
