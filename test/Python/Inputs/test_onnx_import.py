@@ -1277,3 +1277,13 @@ def test_slice_empty_refusals():
                        match=r"'add' \(Add, opset 13\): input 'y' is empty along dim 1 \(an "
                              "empty Slice.*not into Add"):
         run(slice_model(x.shape, [7], [9], [1], extra=add, out="z"), x)
+
+
+def test_uint64_mod_constant_divisor():
+    """A UINT64 divisor given as an initializer (held as int64 bits too)."""
+    a = np.array([2 ** 64 - 1, 2 ** 64 - 1, 2 ** 64 - 3, 2 ** 63], np.uint64)
+    b = np.array([3, 2 ** 63 + 5, 10 ** 19, 7], np.uint64)
+    m = model([helper.make_node("Mod", ["a", "b"], ["y"])], [("a", U64, a.shape)],
+              [("y", U64, None)], inits=[("b", b)])
+    y, = run(m, a)
+    assert y.dtype == np.uint64 and np.array_equal(y, a % b)
