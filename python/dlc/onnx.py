@@ -3222,7 +3222,8 @@ class _Importer:
         buffers...), the before region tests cond (and i < M), the do region
         runs the body. A scan output is a buffer of M rows (M, the trip
         count, must be known at import: a constant or a graph input dlc
-        specialises on) whose row i the body's value replaces; the loop's
+        specialises on) whose row i the body's value replaces (dlg.update_row:
+        an in-place write of the row, not of the buffer); the loop's
         final i counts the rows written, so the output is padded and
         counted (self.counted, dim 0) like NonMaxSuppression's."""
         deps = set()
@@ -3241,14 +3242,23 @@ class _Importer:
         scans = self._scan_types(node, body, n_carried, n_scan, i0, cond0, inits, deps)
         bufs = [self.g.constant(np.zeros((bound,) + shape, dt)) for shape, dt in scans]
 
-        def before(i, c, *vs):
+        # The scan buffers go first in the carried list: canonicalization may
+        # drop a carried value the loop passes through unused (the condition
+        # when the body ignores it), which shifts the ones after it between
+        # the before region's arguments and scf.condition's operands, and
+        # bufferization then copies each shifted buffer on every trip.
+        # First, a buffer keeps its place and is updated in place.
+
+        def before(*state):
+            i, c = state[n_scan], state[n_scan + 1]
             go = c if limit is None else self.g.where(c, self.g.less(i, limit),
                                                       self._mask(False))
-            return go, [i, c] + list(vs)
+            return go, list(state)
 
-        def after(i, c, *vs):
+        def after(*state):
+            old, (i, c), carried = state[:n_scan], state[n_scan:n_scan + 2], state[n_scan + 2:]
+
             def build():
-                carried, old = vs[:n_carried], vs[n_carried:]
                 outs = self._subgraph(body, [(i, deps), (c, deps)] +
                                       [(v, deps) for v in carried])
                 nxt_c = self._scalar_flag(node, outs[0][0], "the body's cond output", np.bool_)
@@ -3267,20 +3277,20 @@ class _Importer:
                         raise UnsupportedError(node, f"scan output {k} changes from {list(shape)} "
                                                f"{dt} to {list(v.shape)} {_elt_np(v)} between "
                                                "iterations (runtime loops keep their types)")
-                    # row i of the buffer := v (a select: dlg has no in-place update)
-                    hit = self.g.equal(self._arange_on(bound, 0, len(shape) + 1, np.int64), i)
-                    rows.append(self.g.where(hit, self.g.reshape(v, (1,) + shape), buf))
+                    # row i of the buffer := v, written in place (O(row) a trip)
+                    rows.append(self.g.update_row(buf, i, v))
                 for _, d in outs:
                     deps.update(d)
                 one = self.g.constant(np.array(1, np.int64))
-                return [self.g.add(i, one), nxt_c] + nxt + rows
+                return rows + [self.g.add(i, one), nxt_c] + nxt
             return self._in_region(build)
-        res = self.g.while_([i0, cond0] + inits + bufs, before, after, name=node.name)
+        res = self.g.while_(bufs + [i0, cond0] + inits, before, after, name=node.name)
+        count = res[n_scan]
         for k in range(n_scan):
             name = node.output[n_carried + k] if n_carried + k < len(node.output) else ""
             if name:
-                self.counted[name] = (res[0], 0)
-        return self._flow_outputs(node, [(v, deps) for v in res[2:]])
+                self.counted[name] = (count, 0)
+        return self._flow_outputs(node, [(v, deps) for v in res[n_scan + 2:] + res[:n_scan]])
 
     def _scan_bound(self, node, n_scan):
         """The padded length of a runtime Loop's scan outputs: its trip count

@@ -1,6 +1,7 @@
 """ONNX Loop at run time with scan outputs. A Loop whose condition depends
 on tensor data is a dlg.while; each scan output is a buffer of M rows (the
-trip count, known at import) whose row i the body replaces, and the
+trip count, known at import) whose row i the body replaces in place
+(dlg.update_row), and the
 loop's final iteration count cuts it (dlc.count), so the user sees ONNX's
 [iterations, ...]. A static trip count without a data-dependent exit is
 unrolled and has a static shape (checked here too). A trip count computed
@@ -72,6 +73,9 @@ def test_early_exit_scan_outputs(trips):
     m = dlc.compile(loop_model(trips=trips))
     assert m.outputs == [((3,), np.dtype(np.float32)), ((None, 3), np.dtype(np.float32)),
                          ((None,), np.dtype(np.int64))]
+    # each trip writes its rows in place (dlg.update_row), no row select (equal(arange, i))
+    dlg = m.ir("dlg")
+    assert dlg.count("dlg.update_row") == 2 and "dlg.equal" not in dlg
     seen = set()
     for y0 in STARTS:
         y0 = np.array(y0, np.float32)
