@@ -104,8 +104,9 @@ _NP_DTYPES = {**_ONNX_DTYPES, 2: np.uint8, 4: np.uint16, 5: np.int16, 11: np.flo
 # (kept in range: an op that can leave it, like Add, wraps its result modulo
 # 2^bits as ONNX's integer arithmetic does), except UINT64, held as the int64
 # of the same bits (two's complement: Add/Sub/Mul wrap alike; ordering is
-# through the sign-bit flip; Div/Mod are unsigned, _divmod_u64). dlc.compile widens such inputs before the call
-# and narrows such outputs after it (TypedModule); both are exact.
+# through the sign-bit flip; Div/Mod are unsigned, _divmod_u64). dlc.compile
+# widens such inputs before the call and narrows such outputs after it
+# (TypedModule); both are exact.
 _WIDE = {2: (np.int32, 8, False), 4: (np.int32, 16, False), 5: (np.int32, 16, True),
          12: (np.int64, 32, False), 13: (np.int64, 64, False)}
 _WIDE_NP = {np.uint8: 2, np.uint16: 4, np.int16: 5, np.uint32: 12, np.uint64: 13}
