@@ -651,7 +651,8 @@ def Dlg_FmodOp : Dlg_BinaryOp<"fmod", "fmod(lhs, rhs)"> {
 // Ops that hold regions of dlg ops: a branch or a loop decided by tensor
 // data at run time (ONNX If and Loop). --dlg-fuse never puts one in a kernel
 // and never fuses across its region boundary; it fuses inside each region on
-// its own. TVM: opaque.
+// its own. Also dlg.update_row, a loop's in-place row update (no region),
+// lowered with them and never in a kernel either. TVM: opaque.
 def Dlg_ControlFamily : Dlg_Family<"CONTROL">;
 
 // A control-flow op of dlg: no shape rule (its results are what its regions
