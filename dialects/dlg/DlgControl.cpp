@@ -1,4 +1,4 @@
-//===- DlgControl.cpp - verifiers of dlg.if / dlg.while ---------*- C++ -*-===//
+//===- DlgControl.cpp - verifiers of dlg.if / dlg.while / dlg.update_row -*- C++ -*-===//
 //
 // The control-flow ops carry no shape rule: what they check is that the
 // types handed across each region boundary agree (the inits, the region
@@ -87,4 +87,21 @@ LogicalResult WhileOp::verify() {
 
 LogicalResult ConditionOp::verify() {
   return verifyCondition(*this, getCondition());
+}
+
+/// The row replaces one entry of dim 0: its type is the buffer's without
+/// that dim; the index is one i64 (0-d).
+LogicalResult UpdateRowOp::verify() {
+  auto buf = cast<RankedTensorType>(getBuffer().getType());
+  auto row = cast<RankedTensorType>(getRow().getType());
+  auto idx = cast<RankedTensorType>(getIndex().getType());
+  if (idx.getRank() != 0)
+    return emitOpError("index must be a 0-d i64 tensor, got ") << idx;
+  if (buf.getRank() == 0)
+    return emitOpError("buffer must have rank 1 or more (rows along dim 0), got ") << buf;
+  auto want = RankedTensorType::get(buf.getShape().drop_front(), buf.getElementType());
+  if (row != want)
+    return emitOpError("row must be ") << want << " (the buffer's type without dim 0), got "
+                                       << row;
+  return success();
 }

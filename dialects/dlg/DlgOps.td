@@ -651,7 +651,8 @@ def Dlg_FmodOp : Dlg_BinaryOp<"fmod", "fmod(lhs, rhs)"> {
 // Ops that hold regions of dlg ops: a branch or a loop decided by tensor
 // data at run time (ONNX If and Loop). --dlg-fuse never puts one in a kernel
 // and never fuses across its region boundary; it fuses inside each region on
-// its own. TVM: opaque.
+// its own. Also dlg.update_row, a loop's in-place row update (no region),
+// lowered with them and never in a kernel either. TVM: opaque.
 def Dlg_ControlFamily : Dlg_Family<"CONTROL">;
 
 // A control-flow op of dlg: no shape rule (its results are what its regions
@@ -744,6 +745,31 @@ def Dlg_ConditionOp : Dlg_ControlOp<"condition", [Pure, Terminator,
   let arguments = (ins Dlg_MaskTensor:$condition, Variadic<Dlg_Tensor>:$args);
   let assemblyFormat = [{
     `(` $condition `:` type($condition) `)` ($args^ `:` type($args))? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Dlg_UpdateRowOp : Dlg_ControlOp<"update_row", [Pure,
+    AllTypesMatch<["buffer", "result"]>]> {
+  let summary = "a buffer with one row (entry along dim 0) replaced, at a run-time index";
+  let description = [{
+    `result` is `buffer` with its row `index` (a 0-d i64 tensor read at run
+    time) replaced by `row`, whose type is `buffer`'s without dim 0. An
+    index outside `[0, dim 0)` is clamped into it. The state update of a
+    run-time loop's scan output (ONNX Loop in a `dlg.while`): lowered by
+    `--dlk-to-linalg` to a `tensor.insert_slice` at that row, which
+    bufferization makes an in-place write of the row, so one trip costs the
+    row's size rather than the buffer's. Never in a kernel.
+
+    ```mlir
+    %b2 = dlg.update_row %b[%i], %r : tensor<10x3xf32>[tensor<i64>], tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Dlg_Tensor:$buffer, RankedTensorOf<[I64]>:$index, Dlg_Tensor:$row);
+  let results = (outs Dlg_Tensor:$result);
+  let assemblyFormat = [{
+    $buffer `[` $index `]` `,` $row attr-dict `:` type($buffer) `[` type($index) `]` `,`
+    type($row)
   }];
   let hasVerifier = 1;
 }

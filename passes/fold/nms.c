@@ -1,7 +1,12 @@
-/* See nms.h. One pass per batch and class: repeatedly the live box of
-   highest score (ties: the lower index; NaN scores last) is kept and kills
-   the live boxes it overlaps by more than the threshold, as in the
-   lowering; every comparison and product is the f32 one onnxruntime does. */
+/* See nms.h. Per batch and class, as the lowering (lowering/nms.c): the
+   boxes above the score threshold are sorted once by descending score (a
+   stable merge sort: ties keep the lower index first; NaN scores last, in
+   index order), then one walk in that order keeps each live box while the
+   class has room and kills the live boxes after it that it overlaps by
+   more than the threshold. That is O(N log N) plus O(N) per kept box;
+   searching all N scores for each kept box, as this kernel did, made a
+   constant input of thousands of boxes fold in seconds. Every comparison
+   and product is the f32 one onnxruntime does. */
 
 #include "fold/nms.h"
 
@@ -57,6 +62,27 @@ static bool suppresses(const Box *c, const Box *p, float iou) {
   return inter / uni > iou;
 }
 
+/* Whether candidate a goes before b (a < b as indices): a higher score, or
+   b's is NaN and a's not. Equal scores (and two NaNs) keep index order. */
+static bool before(float a, float b) { return a > b || (isnan(b) && !isnan(a)); }
+
+/* Stable bottom-up merge sort of idx[0..n) by `before` on s, via tmp. */
+static void sortByScore(int64_t *idx, int64_t *tmp, int64_t n, const float *s) {
+  for (int64_t w = 1; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int64_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) /* the right run's head goes first only if strictly before */
+        tmp[k++] = before(s[idx[j]], s[idx[i]]) ? idx[j++] : idx[i++];
+      while (i < mid)
+        tmp[k++] = idx[i++];
+      while (j < hi)
+        tmp[k++] = idx[j++];
+    }
+    memcpy(idx, tmp, sizeof *idx * (size_t)n);
+  }
+}
+
 bool dlcReferenceNonMaxSuppression(MlirOperation op, const DlcHostTensor *boxes,
                                    const DlcHostTensor *scores, int64_t maxElements,
                                    DlcHostTensor out[2]) {
@@ -72,6 +98,9 @@ bool dlcReferenceNonMaxSuppression(MlirOperation op, const DlcHostTensor *boxes,
   float thr = hasScore ? (float)mlirFloatAttrGetValueDouble(sa) : 0.0f;
   Box *geo = dlcXcalloc((size_t)(N + 1), sizeof *geo);
   bool *live = dlcXcalloc((size_t)(N + 1), sizeof *live);
+  float *s = dlcXcalloc((size_t)(N + 1), sizeof *s);
+  int64_t *order = dlcXcalloc((size_t)(N + 1), sizeof *order);
+  int64_t *tmp = dlcXcalloc((size_t)(N + 1), sizeof *tmp);
   for (int64_t i = 0; i < out[0].size; ++i)
     dlcHostTensorSetInt(&out[0], i, -1);
   int64_t count = 0;
@@ -79,32 +108,36 @@ bool dlcReferenceNonMaxSuppression(MlirOperation op, const DlcHostTensor *boxes,
     for (int64_t i = 0; i < N; ++i)
       geo[i] = corners(boxes, (b * N + i) * 4, center);
     for (int64_t c = 0; c < C; ++c) {
-      const double *s = scores->f + (b * C + c) * N;
-      for (int64_t i = 0; i < N; ++i)
-        live[i] = !hasScore || (float)s[i] > thr;
-      for (int64_t k = 0; k < K; ++k) {
-        int64_t best = -1;
-        for (int64_t i = 0; i < N; ++i) {
-          float si = (float)s[i];
-          if (live[i] && (best < 0 || si > (float)s[best] ||
-                          (isnan((float)s[best]) && !isnan(si))))
-            best = i;
-        }
-        if (best < 0)
-          break;
-        int64_t row = count++ * 3;
+      const double *sc = scores->f + (b * C + c) * N;
+      int64_t n = 0; /* the candidates: above the threshold (NaN never is) */
+      for (int64_t i = 0; i < N; ++i) {
+        s[i] = (float)sc[i];
+        if (!hasScore || s[i] > thr)
+          order[n++] = i;
+      }
+      sortByScore(order, tmp, n, s);
+      for (int64_t p = 0; p < n; ++p)
+        live[p] = true;
+      int64_t kept = 0;
+      for (int64_t p = 0; p < n && kept < K; ++p) {
+        if (!live[p])
+          continue;
+        int64_t best = order[p], row = count++ * 3;
+        ++kept;
         dlcHostTensorSetInt(&out[0], row, b);
         dlcHostTensorSetInt(&out[0], row + 1, c);
         dlcHostTensorSetInt(&out[0], row + 2, best);
-        live[best] = false;
-        for (int64_t j = 0; j < N; ++j)
-          if (live[j] && suppresses(&geo[j], &geo[best], iou))
-            live[j] = false;
+        for (int64_t q = p + 1; q < n; ++q)
+          if (live[q] && suppresses(&geo[order[q]], &geo[best], iou))
+            live[q] = false;
       }
     }
   }
   dlcHostTensorSetInt(&out[1], 0, count);
   free(geo);
   free(live);
+  free(s);
+  free(order);
+  free(tmp);
   return true;
 }

@@ -1,5 +1,6 @@
 /* The lowering of dlg's control flow to scf on tensors: dlg.if becomes
-   scf.if, dlg.while becomes scf.while. Their regions move over as they are
+   scf.if, dlg.while becomes scf.while (and dlg.update_row, a loop's row
+   update, tensor.insert_slice). Their regions move over as they are
    (--dlk-to-linalg lowers the ops inside first: it walks in post-order);
    only the terminators change (dlg.yield to scf.yield, dlg.condition to
    scf.condition) and each condition, a one-element i1 tensor, is read into
@@ -12,6 +13,7 @@
 #include "lowering/lower.h"
 
 #include "dlc-c/Builder.h"
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "shape/Checked.h"
 
@@ -104,12 +106,60 @@ static bool lowerWhile(MlirOperation op) {
   return true;
 }
 
+/* dlg.update_row: tensor.insert_slice of the row into the buffer at
+   [index, 0, ...] with sizes [1, row dims...] (the row is the slice less its
+   unit dim 0, a rank-reducing insert), the index clamped to [0, dim 0).
+   Inside a loop that carries the buffer, bufferization writes the row in
+   place: a trip costs the row, where the select it replaces (row i :=
+   where(arange == i, row, buffer)) read and wrote the whole buffer. */
+static bool lowerUpdateRow(MlirOperation op) {
+  MlirValue buf = mlirOperationGetOperand(op, 0), idx = mlirOperationGetOperand(op, 1),
+            row = mlirOperationGetOperand(op, 2);
+  MlirType bt = mlirValueGetType(buf);
+  intptr_t rank = mlirShapedTypeGetRank(bt);
+  if (rank > DLC_MAX_LOOPS)
+    return !mlirValueIsNull(dlcLowerFail(op, "dlk-to-linalg: a buffer of rank over 16"));
+  if (!mlirShapedTypeHasStaticShape(bt))
+    return !mlirValueIsNull(dlcLowerFail(op, "dlk-to-linalg: 'dlg.update_row' needs a static "
+                                             "buffer shape"));
+  DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
+  MlirContext ctx = mlirOperationGetContext(op);
+  MlirType i64 = mlirIntegerTypeGet(ctx, 64), index = mlirIndexTypeGet(ctx);
+  MlirValue i = mlirOperationGetResult(
+      dlcBuildOpTyped(&b, "tensor.extract", 1, &idx, 1, &i64, DLC_NO_ATTRS), 0);
+  MlirValue x = mlirOperationGetResult(
+      dlcBuildOpTyped(&b, "arith.index_cast", 1, &i, 1, &index, DLC_NO_ATTRS), 0);
+  MlirValue lo = dlcEmitIndex(&b, 0), hi = dlcEmitIndex(&b, mlirShapedTypeGetDimSize(bt, 0) - 1);
+  x = mlirOperationGetResult(
+      dlcBuildOpTyped(&b, "arith.maxsi", DLC_VALUES(x, lo), 1, &index, DLC_NO_ATTRS), 0);
+  x = mlirOperationGetResult(
+      dlcBuildOpTyped(&b, "arith.minsi", DLC_VALUES(x, hi), 1, &index, DLC_NO_ATTRS), 0);
+  int64_t offsets[DLC_MAX_LOOPS], sizes[DLC_MAX_LOOPS], strides[DLC_MAX_LOOPS];
+  for (intptr_t d = 0; d < rank; ++d)
+    offsets[d] = 0, sizes[d] = d ? mlirShapedTypeGetDimSize(bt, d) : 1, strides[d] = 1;
+  offsets[0] = mlirShapedTypeGetDynamicStrideOrOffset(); /* the operand x */
+  MlirOperation ins = dlcBuildOpTyped(
+      &b, "tensor.insert_slice", DLC_VALUES(row, buf, x), 1, &bt,
+      DLC_ATTRS(dlcNamedI64Array(ctx, "static_offsets", rank, offsets),
+                dlcNamedI64Array(ctx, "static_sizes", rank, sizes),
+                dlcNamedI64Array(ctx, "static_strides", rank, strides),
+                dlcNamed(ctx, "operandSegmentSizes",
+                         mlirDenseI32ArrayGet(ctx, 5, (int32_t[]){1, 1, 1, 0, 0}))));
+  if (mlirOperationIsNull(ins))
+    return !mlirValueIsNull(dlcLowerFail(op, "dlk-to-linalg: internal error: the row's "
+                                             "tensor.insert_slice did not build"));
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(ins, 0));
+  return true;
+}
+
 int dlcLowerControl(MlirOperation op) {
   bool ok;
   if (dlcOpIs(op, "dlg.if"))
     ok = lowerIf(op);
   else if (dlcOpIs(op, "dlg.while"))
     ok = lowerWhile(op);
+  else if (dlcOpIs(op, "dlg.update_row"))
+    ok = lowerUpdateRow(op);
   else if (dlcOpIs(op, "dlg.yield") || dlcOpIs(op, "dlg.condition"))
     return 1; /* its parent's lowering replaces it */
   else

@@ -104,8 +104,9 @@ _NP_DTYPES = {**_ONNX_DTYPES, 2: np.uint8, 4: np.uint16, 5: np.int16, 11: np.flo
 # (kept in range: an op that can leave it, like Add, wraps its result modulo
 # 2^bits as ONNX's integer arithmetic does), except UINT64, held as the int64
 # of the same bits (two's complement: Add/Sub/Mul wrap alike; ordering is
-# through the sign-bit flip). dlc.compile widens such inputs before the call
-# and narrows such outputs after it (TypedModule); both are exact.
+# through the sign-bit flip; Div/Mod are unsigned, _divmod_u64). dlc.compile
+# widens such inputs before the call and narrows such outputs after it
+# (TypedModule); both are exact.
 _WIDE = {2: (np.int32, 8, False), 4: (np.int32, 16, False), 5: (np.int32, 16, True),
          12: (np.int64, 32, False), 13: (np.int64, 64, False)}
 _WIDE_NP = {np.uint8: 2, np.uint16: 4, np.int16: 5, np.uint32: 12, np.uint64: 13}
@@ -136,7 +137,7 @@ def _narrow(a, elem):
 # in range except int16's -32768 / -1, wrapped), WRAP can leave the range and
 # is wrapped, BOOL gives a mask, SHAPE reads only the shape. ORDERED ops
 # compare numbers: UINT64 goes through the sign-bit flip for those in FLIP,
-# and is refused for the others.
+# and Div/Mod through _divmod_u64 (unsigned division from int64 ops).
 _WIDE_SAME = {"Identity", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Concat",
               "Slice", "Gather", "Expand", "Tile", "MaxPool", "Max", "Min", "Mod", "Split",
               "Where", "ReduceMax", "ReduceMin", "GlobalMaxPool", "Pad", "DepthToSpace",
@@ -177,6 +178,7 @@ class _Importer:
         self.counted = {}
         self.value_inputs = set()  # graph inputs dlc may specialise on (small, shape-like)
         self.wide = {}      # name -> ONNX element type dlg lacks, held widened (_WIDE)
+        self.empty_counts = set()  # id() of the constant 0 counts of empty Slices
         self.bf16_raw = set()  # Casts to BFLOAT16, truncated only at the boundary
 
     # --- values -----------------------------------------------------------
@@ -1703,6 +1705,7 @@ class _Importer:
         axes = [int(v) % rank for v in cs[2]] if cs[2] is not None else list(range(len(cs[0])))
         steps = [int(v) for v in cs[3]] if cs[3] is not None else [1] * len(axes)
         st, en, sp = [0] * rank, [_END] * rank, [1] * rank
+        empty = []
         for ax, s, e, p in zip(axes, cs[0], cs[1], steps):
             if p == 0:
                 raise UnsupportedError(node, "a step of 0")
@@ -1711,11 +1714,31 @@ class _Importer:
             if dim >= 0:  # ONNX clamps starts and ends like Python slices
                 st[ax], en[ax], _ = slice(st[ax], en[ax], p).indices(dim)
                 if len(range(st[ax], en[ax], p)) == 0:
-                    raise UnsupportedError(node, f"an empty slice of axis {ax} "
-                                           "(zero-size tensors)")
+                    empty.append(ax)
                 if en[ax] < 0:  # a negative step down to the first element
                     en[ax] = -_END
+        if empty:
+            return self._empty_slice(node, x, empty, st, en, sp)
         return self.g.slice(x, starts=st, ends=en, steps=sp, name=node.name)
+
+    def _empty_slice(self, node, x, empty, st, en, sp):
+        """A slice with no entries along axis empty[0]: dlg has no zero-size
+        tensors, so it is held as one padded entry along that axis counted
+        by a constant 0 (self.counted, as NonZero's indices): dlc.Module.run
+        returns it with that dim 0, and only ops that keep the dim (Identity,
+        Cast, Transpose, ...) may read it; any other is a named error."""
+        if len(empty) > 1:
+            raise UnsupportedError(node, f"an empty slice of axes {empty} (zero-size tensors: "
+                                   "dlc holds an empty result padded along one axis only)")
+        ax = empty[0]
+        if len(x.shape) == 0 or any(d < 0 for d in x.shape):
+            raise UnsupportedError(node, f"an empty slice of axis {ax} of a dynamic shape")
+        st[ax], en[ax], sp[ax] = 0, 1, 1
+        pad = self.g.slice(x, starts=st, ends=en, steps=sp, name=node.name)
+        zero = self.g.constant(np.array(0, np.int64))
+        self.empty_counts.add(id(zero))
+        self.counted[node.output[0]] = (zero, ax)
+        return pad
 
     def op_Split(self, node, a):
         x = self._x(node)
@@ -1895,8 +1918,11 @@ class _Importer:
         if any(x is not None and x != e for x in elems):
             raise UnsupportedError(node, "operands of different element types "
                                    f"{sorted({_type_name(x) for x in wide})}")
-        if e == 13 and op in _WIDE_ORDERED and op not in _WIDE_FLIP:
-            raise UnsupportedError(node, f"{op} on UINT64 (unsigned 64-bit division)")
+        if e == 13 and op in ("Div", "Mod"):  # unsigned: from int64 ops (_divmod_u64)
+            q, r = self._divmod_u64(self.value(node.input[0], node),
+                                    self.value(node.input[1], node))
+            self.wide[node.output[0]] = e
+            return q if op == "Div" else r
         flip = e == 13 and op in _WIDE_FLIP
         if flip:  # order-preserving: u64 bits + 2^63 (wrapping) compared as int64
             out = self._substituted(node, fn, {i: self._flip(self.value(i, node))
@@ -1916,6 +1942,47 @@ class _Importer:
             if i < len(node.output) and node.output[i]:
                 self.wide[node.output[i]] = e
         return outs
+
+    def _divmod_u64(self, x, y):
+        """Unsigned 64-bit quotient and remainder of UINT64 bits held as
+        int64 (Mod's fmod=0 and fmod=1 agree on unsigned numbers), from
+        signed int64 ops (dlg.div truncates, dlg.fmod is arith.remsi) that
+        never see a negative operand:
+          y >= 2^63 (negative as int64): q = x >= y, r = x - q*y;
+          y < 2^63, x < 2^63: the signed ones;
+          y < 2^63, x >= 2^63: x = h + 2^63 (h = x - 2^63, the sign flip),
+            2^63 = A*y + a (A, a from INT64_MAX = 2^63 - 1), so q = h/y + A
+            (+1 when h%y + a >= y) and r = h%y + a (- y then), with no sum
+            past 2^63 (the quotient wraps to the right bits for y = 1).
+        A zero divisor gives q = r = 0, as NumPy's uint64 (ONNX leaves it
+        undefined; a hardware division by zero would trap)."""
+        g = self.g
+        zero, one = self._k(x, 0), self._k(x, 1)
+        big_y = g.less(y, zero)
+        y_zero = g.equal(y, zero)
+        ys = g.where(big_y, one, g.where(y_zero, one, y))  # the divisor of the int64 ops
+        # y >= 2^63: at most one y fits in x
+        ge = g.less_equal(self._flip(y), self._flip(x))
+        q_big = g.cast(ge, np.int64)
+        r_big = g.where(ge, g.sub(x, y), x)
+        # y < 2^63, x < 2^63
+        q_pos, r_pos = g.div(x, ys), g.fmod(x, ys)
+        # y < 2^63, x >= 2^63
+        imax = self._k(x, np.iinfo(np.int64).max)
+        t = g.add(g.fmod(imax, ys), one)          # 2^63 mod y, or y when y divides 2^63
+        wrap = g.equal(t, ys)
+        a = g.where(wrap, zero, t)
+        big_a = g.add(g.div(imax, ys), g.cast(wrap, np.int64))  # 2^63 / y
+        h = self._flip(x)
+        hq, hr = g.div(h, ys), g.fmod(h, ys)
+        d = g.sub(ys, a)                           # in (0, y]: hr + a >= y is hr >= d
+        carry = g.greater_equal(hr, d)
+        r_neg = g.where(carry, g.sub(hr, d), g.add(hr, a))
+        q_neg = g.add(g.add(hq, big_a), g.cast(carry, np.int64))
+        x_neg = g.less(x, zero)
+        q = g.where(big_y, q_big, g.where(x_neg, q_neg, q_pos))
+        r = g.where(big_y, r_big, g.where(x_neg, r_neg, r_pos))
+        return g.where(y_zero, zero, q), g.where(y_zero, zero, r)
 
     def _flip(self, v):
         return self.g.add(v, self.g.constant(np.array(np.iinfo(np.int64).min, np.int64)))
@@ -2140,6 +2207,12 @@ class _Importer:
                         n = rank + len(axes)
                         axes = {x % n for x in axes}
                         out = [p for p in range(n) if p not in axes][d]
+        if out is None and id(count) in self.empty_counts:
+            raise UnsupportedError(node, f"input '{name}' is empty along dim {d} (an empty Slice: "
+                                   "dlg has no zero-size tensors, so dlc holds it padded to one "
+                                   "entry): dlc returns it as a graph output, through Identity, "
+                                   "Cast, Transpose, Gather, GatherND, Squeeze or Unsqueeze that "
+                                   f"keep that dim, not into {t}")
         if out is None:
             what = "rows" if d == 0 else f"entries along dim {d}"
             raise UnsupportedError(node, f"input '{name}' has a number of {what} known only at "
@@ -3150,7 +3223,8 @@ class _Importer:
         buffers...), the before region tests cond (and i < M), the do region
         runs the body. A scan output is a buffer of M rows (M, the trip
         count, must be known at import: a constant or a graph input dlc
-        specialises on) whose row i the body's value replaces; the loop's
+        specialises on) whose row i the body's value replaces (dlg.update_row:
+        an in-place write of the row, not of the buffer); the loop's
         final i counts the rows written, so the output is padded and
         counted (self.counted, dim 0) like NonMaxSuppression's."""
         deps = set()
@@ -3169,14 +3243,23 @@ class _Importer:
         scans = self._scan_types(node, body, n_carried, n_scan, i0, cond0, inits, deps)
         bufs = [self.g.constant(np.zeros((bound,) + shape, dt)) for shape, dt in scans]
 
-        def before(i, c, *vs):
+        # The scan buffers go first in the carried list: canonicalization may
+        # drop a carried value the loop passes through unused (the condition
+        # when the body ignores it), which shifts the ones after it between
+        # the before region's arguments and scf.condition's operands, and
+        # bufferization then copies each shifted buffer on every trip.
+        # First, a buffer keeps its place and is updated in place.
+
+        def before(*state):
+            i, c = state[n_scan], state[n_scan + 1]
             go = c if limit is None else self.g.where(c, self.g.less(i, limit),
                                                       self._mask(False))
-            return go, [i, c] + list(vs)
+            return go, list(state)
 
-        def after(i, c, *vs):
+        def after(*state):
+            old, (i, c), carried = state[:n_scan], state[n_scan:n_scan + 2], state[n_scan + 2:]
+
             def build():
-                carried, old = vs[:n_carried], vs[n_carried:]
                 outs = self._subgraph(body, [(i, deps), (c, deps)] +
                                       [(v, deps) for v in carried])
                 nxt_c = self._scalar_flag(node, outs[0][0], "the body's cond output", np.bool_)
@@ -3195,32 +3278,48 @@ class _Importer:
                         raise UnsupportedError(node, f"scan output {k} changes from {list(shape)} "
                                                f"{dt} to {list(v.shape)} {_elt_np(v)} between "
                                                "iterations (runtime loops keep their types)")
-                    # row i of the buffer := v (a select: dlg has no in-place update)
-                    hit = self.g.equal(self._arange_on(bound, 0, len(shape) + 1, np.int64), i)
-                    rows.append(self.g.where(hit, self.g.reshape(v, (1,) + shape), buf))
+                    # row i of the buffer := v, written in place (O(row) a trip)
+                    rows.append(self.g.update_row(buf, i, v))
                 for _, d in outs:
                     deps.update(d)
                 one = self.g.constant(np.array(1, np.int64))
-                return [self.g.add(i, one), nxt_c] + nxt + rows
+                return rows + [self.g.add(i, one), nxt_c] + nxt
             return self._in_region(build)
-        res = self.g.while_([i0, cond0] + inits + bufs, before, after, name=node.name)
+        res = self.g.while_(bufs + [i0, cond0] + inits, before, after, name=node.name)
+        count = res[n_scan]
         for k in range(n_scan):
             name = node.output[n_carried + k] if n_carried + k < len(node.output) else ""
             if name:
-                self.counted[name] = (res[0], 0)
-        return self._flow_outputs(node, [(v, deps) for v in res[2:]])
+                self.counted[name] = (count, 0)
+        return self._flow_outputs(node, [(v, deps) for v in res[n_scan + 2:] + res[:n_scan]])
 
     def _scan_bound(self, node, n_scan):
         """The padded length of a runtime Loop's scan outputs: its trip count
-        M, which must be known at import (None without scan outputs)."""
+        M, which must be known at import (None without scan outputs). dlc's
+        tensors have sizes fixed at compile time, so a scan output needs a
+        bound on its length there; M is the only one ONNX gives. An M
+        computed from small graph inputs only (Range's expansion: from
+        start, limit and delta) is a ValueDependentError: dlc specialises
+        on those inputs, as for Range's own operands, whose output has the
+        same run-time length. An M computed from other tensor data has no
+        bound: a named error."""
         if not n_scan:
             return None
         if not self._has(node, 0):
             raise UnsupportedError(node, f"{n_scan} scan output(s) of a Loop with no trip count "
                                    "M whose condition is decided at run time (dlc pads scan "
                                    "outputs to M rows: no bound)")
-        m = int(self._known(node, *self._bound(node, 0), "the trip count M of a Loop with scan "
-                            "outputs decided at run time (dlc pads them to M rows)"))
+        v, deps = self._bound(node, 0)
+        if not isinstance(v, np.ndarray):
+            if deps and deps <= self.value_inputs:
+                raise ValueDependentError(node, "the trip count M of a Loop with scan outputs "
+                                          "(their length) is a runtime value", deps)
+            raise UnsupportedError(node, "the trip count M of a Loop with scan outputs is "
+                                   "computed from tensor data at run time: the scan outputs "
+                                   "need a length bound known at compile time (dlc pads them "
+                                   "to M rows), which only a constant M or one computed from "
+                                   "small graph inputs (dlc specialises on their values) gives")
+        m = int(self._known(node, v, deps, "the trip count M"))
         if m <= 0:
             raise UnsupportedError(node, "zero iterations: empty scan outputs (zero-size tensors)")
         return m
@@ -3642,6 +3741,10 @@ _FOLD = {
     "Identity": lambda imp, n, c, a: c[0],
     "Transpose": lambda imp, n, c, a: np.transpose(c[0], a.get("perm")),
     "Sqrt": lambda imp, n, c, a: np.sqrt(c[0]),
+    # Range's expansion computes its Loop's trip count as Cast(Relu(Ceil(...)))
+    "Ceil": lambda imp, n, c, a: np.ceil(c[0]),
+    "Floor": lambda imp, n, c, a: np.floor(c[0]),
+    "Relu": lambda imp, n, c, a: np.maximum(c[0], c[0].dtype.type(0)),
     "Neg": lambda imp, n, c, a: -c[0],
     "Expand": lambda imp, n, c, a: c[0] * np.ones(tuple(int(d) for d in c[1]), c[0].dtype),
     # window functions: their only input is the size (specialised on when an input)

@@ -167,10 +167,11 @@ int main(void) {
 // CHECK-NEXT: dlg.tan unary
 // CHECK-NEXT: dlg.tanh unary
 // CHECK-NEXT: dlg.transpose layout perm
+// CHECK-NEXT: dlg.update_row control
 // CHECK-NEXT: dlg.where select
 // CHECK-NEXT: dlg.while control typed
 // CHECK-NEXT: dlg.yield control typed
-// CHECK-NEXT: ops: 66
+// CHECK-NEXT: ops: 67
 // CHECK-NEXT: past the end: null
 // CHECK-NEXT: func.func: none
 // CHECK-NEXT: parsed dlg.matmul: contraction

@@ -1,10 +1,13 @@
 """ONNX Loop at run time with scan outputs. A Loop whose condition depends
 on tensor data is a dlg.while; each scan output is a buffer of M rows (the
-trip count, known at import) whose row i the body replaces, and the
+trip count, known at import) whose row i the body replaces in place
+(dlg.update_row), and the
 loop's final iteration count cuts it (dlc.count), so the user sees ONNX's
 [iterations, ...]. A static trip count without a data-dependent exit is
-unrolled and has a static shape (checked here too). No trip count, or one
-computed from tensor data, leaves no bound: a named error."""
+unrolled and has a static shape (checked here too). A trip count computed
+from small graph inputs (ONNX's Range expansion) is specialised on their
+values; no trip count, or one computed from other tensor data, leaves no
+bound: a named error."""
 
 import numpy as np
 import pytest
@@ -70,6 +73,9 @@ def test_early_exit_scan_outputs(trips):
     m = dlc.compile(loop_model(trips=trips))
     assert m.outputs == [((3,), np.dtype(np.float32)), ((None, 3), np.dtype(np.float32)),
                          ((None,), np.dtype(np.int64))]
+    # each trip writes its rows in place (dlg.update_row), no row select (equal(arange, i))
+    dlg = m.ir("dlg")
+    assert dlg.count("dlg.update_row") == 2 and "dlg.equal" not in dlg
     seen = set()
     for y0 in STARTS:
         y0 = np.array(y0, np.float32)
@@ -170,14 +176,76 @@ def test_no_trip_count_refused():
 
 
 def test_computed_trip_count_refused():
-    """A trip count computed from float data: no bound at import."""
-    model = loop_model(m_input="Mc", graph_inputs=[vi("n", F, [])])
-    model.graph.node.insert(0, helper.make_node("Cast", ["n"], ["Mc"], to=I64))
+    """A trip count computed from tensor data beyond the small inputs dlc
+    specialises on (a sum of 32 floats): no bound at import, named."""
+    model = loop_model(m_input="Mc", graph_inputs=[vi("n", F, [32])])
+    model.graph.node.insert(0, helper.make_node("Cast", ["nsum"], ["Mc"], to=I64))
+    model.graph.node.insert(0, helper.make_node("ReduceSum", ["n"], ["nsum"], keepdims=0))
     with pytest.raises(dlc.onnx.UnsupportedError,
                        match=r"'grow' \(Loop, opset 13\): the trip count M of a Loop with scan "
-                             "outputs decided at run time \\(dlc pads them to M rows\\) is "
-                             "computed from tensors at run time"):
+                             "outputs is computed from tensor data at run time: the scan "
+                             "outputs need a length bound known at compile time"):
         dlc.compile(model)
+
+
+def test_computed_trip_count_from_small_inputs_specialised():
+    """A trip count computed from a float scalar input (Cast(Floor(n))):
+    dlc specialises on n's value, as on Range's operands, so the scan
+    outputs have M rows (cut by the data-dependent exit)."""
+    model = loop_model(m_input="Mc", graph_inputs=[vi("n", F, [])])
+    model.graph.node.insert(0, helper.make_node("Cast", ["nf"], ["Mc"], to=I64))
+    model.graph.node.insert(0, helper.make_node("Floor", ["n"], ["nf"]))
+    m = dlc.compile(model)
+    for n in (2.5, 7.0, 1.0, 7.9):
+        y0 = np.array([0.5, 0.5, 0.5], np.float32)
+        y_f, ys, iis = m(y0, np.array(n, np.float32))
+        want = reference(y0, int(n))
+        np.testing.assert_allclose(y_f, want[0], rtol=1e-6)
+        np.testing.assert_allclose(ys, want[1], rtol=1e-6)
+        assert np.array_equal(iis, want[2])
+
+
+def range_expanded(dtype):
+    """ONNX's Range function body (onnx/defs/generator/defs.cc): the trip
+    count ceil((limit - start) / delta), clamped at 0, computed from the
+    three scalar inputs; the Loop's scan output is the range."""
+    t = {np.float32: F, np.int32: TensorProto.INT32, np.int64: I64}[dtype]
+    b = helper.make_graph(
+        [helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Add", ["prev", "delta"], ["current"]),
+         helper.make_node("Identity", ["prev"], ["range"])],
+        "body", [vi("i", I64, []), vi("cond", B, []), vi("prev", t, [])],
+        [vi("cond_out", B, []), vi("current", t, []), vi("range", t, [])])
+    nodes = [helper.make_node("Sub", ["limit", "start"], ["d"]),
+             helper.make_node("Cast", ["d"], ["df"], to=F),
+             helper.make_node("Cast", ["delta"], ["deltaf"], to=F),
+             helper.make_node("Div", ["df", "deltaf"], ["q"]),
+             helper.make_node("Ceil", ["q"], ["qc"]),
+             helper.make_node("Relu", ["qc"], ["qr"]),
+             helper.make_node("Cast", ["qr"], ["M"], to=I64),
+             helper.make_node("Cast", ["qr"], ["go"], to=B),
+             helper.make_node("Loop", ["M", "go", "start"], ["last", "out"], body=b)]
+    g = helper.make_graph(nodes, "range", [vi(n, t, []) for n in ("start", "limit", "delta")],
+                          [vi("out", t, None)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64])
+def test_range_expanded(dtype):
+    """Range's expansion: one model, several (start, limit, delta), each a
+    specialisation, against np.arange; an empty range is a named error
+    (zero-size tensors)."""
+    m = dlc.compile(range_expanded(dtype))
+    for start, limit, delta in ((1, 5, 2), (10, 6, -3), (0, 17, 1), (-4, 4, 3), (3, 4, 5)):
+        args = [np.array(v, dtype) for v in (start, limit, delta)]
+        got = m(*args)
+        want = np.arange(*args, dtype=dtype)
+        assert got.dtype == want.dtype and np.array_equal(got, want), (start, limit, delta)
+    if dtype == np.float32:
+        got = m(*[np.array(v, dtype) for v in (0.5, 2.0, 0.25)])
+        np.testing.assert_array_equal(got, np.arange(0.5, 2.0, 0.25, dtype=np.float32))
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"zero iterations: empty scan outputs"):
+        m(*[np.array(v, dtype) for v in (5, 1, 1)])
 
 
 def test_scan_output_leaving_a_branch_refused():

@@ -50,6 +50,25 @@ def graph_module(shape_b, shape_s, **attrs):
     return dlc.Module(g.mlir())
 
 
+def folded_module(boxes, scores, **attrs):
+    """The same op on constants: folded by the C reference kernel."""
+    g = dlc.Graph("folded")
+    sel, cnt = g.non_max_suppression(g.constant(boxes), g.constant(scores), **attrs)
+    g.output(sel, cnt, counts={0: 1})
+    m = dlc.Module(g.mlir())
+    assert "non_max_suppression" not in m.ir("dlg")
+    return m
+
+
+def run_both(boxes, scores, **attrs):
+    """The rows the JIT's loops give and the rows the folder gives, checked
+    equal (both sort the candidates once)."""
+    got = graph_module(boxes.shape, scores.shape, **attrs)(boxes, scores)
+    folded = folded_module(boxes, scores, **attrs)()
+    assert np.array_equal(got, folded), (got, folded)
+    return got
+
+
 CASES = [(seed, center, score) for seed in range(6) for center in (0, 1)
          for score in (None, 0.3)]
 
@@ -82,14 +101,15 @@ def test_random_against_reference(seed, center, score):
 
 def test_nan_scores_last():
     """A NaN score ranks below every number (NumPy's argsort, onnxruntime's
-    order for the numbers), and a threshold drops it."""
-    boxes = np.array([[[0, 0, 1, 1], [0, 2, 1, 3], [0, 4, 1, 5]]], np.float32)
-    scores = np.array([[[np.nan, 0.5, 0.7]]], np.float32)
-    m = graph_module((1, 3, 4), (1, 1, 3), max_output_boxes_per_class=3, iou_threshold=0.5)
-    assert m(boxes, scores).tolist() == [[0, 0, 2], [0, 0, 1], [0, 0, 0]]
-    m = graph_module((1, 3, 4), (1, 1, 3), max_output_boxes_per_class=3, iou_threshold=0.5,
-                     score_threshold=0.0)
-    assert m(boxes, scores).tolist() == [[0, 0, 2], [0, 0, 1]]
+    order for the numbers), several NaNs in index order, and a threshold
+    drops them; JIT and folder alike."""
+    boxes = np.array([[[0, 0, 1, 1], [0, 2, 1, 3], [0, 4, 1, 5], [0, 6, 1, 7],
+                       [0, 8, 1, 9]]], np.float32)
+    scores = np.array([[[np.nan, 0.5, np.nan, 0.7, np.nan]]], np.float32)
+    assert run_both(boxes, scores, max_output_boxes_per_class=5,
+                    iou_threshold=0.5)[:, 2].tolist() == [3, 1, 0, 2, 4]
+    assert run_both(boxes, scores, max_output_boxes_per_class=5, iou_threshold=0.5,
+                    score_threshold=0.0)[:, 2].tolist() == [3, 1]
 
 
 def test_nothing_kept():
@@ -111,15 +131,14 @@ def test_ties_keep_the_lower_index_first():
     n = 11
     boxes = np.array([[[0, 2 * i, 1, 2 * i + 1] for i in range(n)]], np.float32)
     scores = np.array([[[0.5, 0.5, 0.9, 0.5, 0.2, 0.9, 0.5, 0.2, 0.5, 0.9, 0.2]]], np.float32)
-    m = graph_module((1, n, 4), (1, 1, n), max_output_boxes_per_class=n, iou_threshold=0.5)
     order = [2, 5, 9, 0, 1, 3, 6, 8, 4, 7, 10]
-    assert m(boxes, scores)[:, 2].tolist() == order
-    m = graph_module((1, n, 4), (1, 1, n), max_output_boxes_per_class=4, iou_threshold=0.5,
-                     score_threshold=0.3)
-    assert m(boxes, scores).tolist() == [[0, 0, i] for i in order[:4]]
-    m = graph_module((1, n, 4), (1, 1, n), max_output_boxes_per_class=n, iou_threshold=0.5,
-                     score_threshold=0.5)  # strictly above: the 0.5 ties drop out
-    assert m(boxes, scores)[:, 2].tolist() == [2, 5, 9]
+    assert run_both(boxes, scores, max_output_boxes_per_class=n,
+                    iou_threshold=0.5)[:, 2].tolist() == order
+    assert run_both(boxes, scores, max_output_boxes_per_class=4, iou_threshold=0.5,
+                    score_threshold=0.3).tolist() == [[0, 0, i] for i in order[:4]]
+    # strictly above: the 0.5 ties drop out
+    assert run_both(boxes, scores, max_output_boxes_per_class=n, iou_threshold=0.5,
+                    score_threshold=0.5)[:, 2].tolist() == [2, 5, 9]
 
 
 def test_tied_overlapping_boxes():
@@ -128,23 +147,23 @@ def test_tied_overlapping_boxes():
     box = [0, 0, 2, 2]
     boxes = np.array([[box, [5, 5, 6, 6], box]], np.float32)
     scores = np.array([[[0.7, 0.1, 0.7], [0.1, 0.1, 0.1]]], np.float32)
-    m = graph_module((1, 3, 4), (1, 2, 3), max_output_boxes_per_class=3, iou_threshold=0.5)
-    assert m(boxes, scores).tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1]]
+    assert run_both(boxes, scores, max_output_boxes_per_class=3, iou_threshold=0.5).tolist() \
+        == [[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1]]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 64, 65, 300, 1000])
 def test_sizes_against_reference(n):
     """Sizes around the merge sort's powers of two, up to a thousand boxes
     with many tied scores, with and without a score threshold that drops
-    about half the candidates."""
+    about half the candidates: the JIT's loops and the folder's kernel."""
     rng = np.random.default_rng(n)
     boxes, scores = random_case(rng, 1, 2, n, 0)
     for score in (None, 0.5):
         attrs = dict(max_output_boxes_per_class=n, iou_threshold=0.3)
         if score is not None:
             attrs["score_threshold"] = score
-        m = graph_module((1, n, 4), (1, 2, n), **attrs)
-        assert np.array_equal(m(boxes, scores), reference(boxes, scores, n, 0.3, score)), score
+        assert np.array_equal(run_both(boxes, scores, **attrs),
+                              reference(boxes, scores, n, 0.3, score)), score
 
 
 def test_out_refused():

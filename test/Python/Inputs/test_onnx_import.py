@@ -516,10 +516,33 @@ def test_narrow_integer_unsupported_op_is_named():
               [("y", U8, None)])
     with pytest.raises(dlc.onnx.UnsupportedError, match=r"ReduceSum on UINT8"):
         run(m, x)
-    m = model([helper.make_node("Mod", ["a", "b"], ["y"])], [("a", U64, [2]), ("b", U64, [2])],
+    m = model([helper.make_node("ReduceProd", ["x"], ["y"], keepdims=0)], [("x", U64, [2])],
               [("y", U64, None)])
-    with pytest.raises(dlc.onnx.UnsupportedError, match=r"Mod on UINT64"):
-        run(m, np.ones(2, np.uint64), np.ones(2, np.uint64))
+    with pytest.raises(dlc.onnx.UnsupportedError, match=r"ReduceProd on UINT64"):
+        run(m, np.ones(2, np.uint64))
+
+
+U64_EDGES = [0, 1, 2, 3, 7, 2 ** 32, 2 ** 62, 2 ** 63 - 1, 2 ** 63, 2 ** 63 + 1, 2 ** 63 + 12345,
+             10 ** 19, 12345678901234567890, 2 ** 64 - 2, 2 ** 64 - 1]
+
+
+@pytest.mark.parametrize("op,attrs,ref", [("Mod", {}, np.mod), ("Mod", {"fmod": 1}, np.fmod),
+                                          ("Div", {}, np.floor_divide)])
+def test_uint64_division_unsigned(op, attrs, ref):
+    """UINT64 is held as int64 bits: Div and Mod must divide the unsigned
+    numbers (they were refused). Every pair of edge values: below and above
+    2^63 on both sides, divisors that divide 2^63 or not, 1 (the quotient
+    2^64 - 1 wraps to its bits) and 0 (0, as NumPy's uint64)."""
+    a = np.array([x for x in U64_EDGES for _ in U64_EDGES], np.uint64)
+    b = np.array([y for _ in U64_EDGES for y in U64_EDGES], np.uint64)
+    m = model([helper.make_node(op, ["a", "b"], ["y"], **attrs)],
+              [("a", U64, a.shape), ("b", U64, b.shape)], [("y", U64, None)])
+    y, = run(m, a, b)
+    with np.errstate(divide="ignore"):
+        want = ref(a, b)
+    want[b == 0] = 0
+    assert y.dtype == np.uint64
+    np.testing.assert_array_equal(y, want)
 
 
 def test_narrow_integer_input_type_is_checked():
@@ -1205,3 +1228,62 @@ def test_scripted_pytorch_loop():
             with pytest.raises(dlc.onnx.UnsupportedError, match=r"\(If, opset 13\): the "
                                "condition is computed from tensors at run time"):
                 run(m, x.numpy())
+
+
+def slice_model(shape, starts, ends, axes, steps=None, elem=F, extra=(), out="y"):
+    inits = [("st", np.array(starts, np.int64)), ("en", np.array(ends, np.int64)),
+             ("ax", np.array(axes, np.int64))]
+    ins = ["x", "st", "en", "ax"]
+    if steps is not None:
+        inits.append(("sp", np.array(steps, np.int64)))
+        ins.append("sp")
+    return model([helper.make_node("Slice", ins, ["y"], name="s"), *extra],
+                  [("x", elem, shape)], [(out, elem, None)], inits=inits)
+
+
+@pytest.mark.parametrize("starts,ends,axes,steps", [
+    ([1000], [1000], [1], None),        # start past the end (ONNX's case)
+    ([3], [3], [-1], None),             # start == end
+    ([2], [5], [0], [-1]),              # a negative step going up
+    ([-100], [-200], [1], None),        # both clamped to the start
+])
+@pytest.mark.parametrize("dtype,elem", [(np.float32, F), (np.int64, TensorProto.INT64),
+                                        (np.uint8, TensorProto.UINT8)])
+def test_slice_empty_axis(starts, ends, axes, steps, dtype, elem):
+    """A Slice with no entries along one axis (was a named error): held as
+    one padded entry counted by 0, so run() returns NumPy's empty array of
+    the right shape and dtype, also through a Transpose that moves the axis."""
+    x = (np.arange(4 * 6 * 5) % 200).astype(dtype).reshape(4, 6, 5)
+    sl = [slice(None)] * 3
+    for s, e, a, p in zip(starts, ends, axes, steps or [1] * len(axes)):
+        sl[a] = slice(s, e, p)
+    want = x[tuple(sl)]
+    assert want.size == 0
+    y, = run(slice_model(x.shape, starts, ends, axes, steps, elem), x)
+    assert y.dtype == want.dtype and y.shape == want.shape
+    tr = [helper.make_node("Transpose", ["y"], ["t"], perm=[2, 0, 1])]
+    t, = run(slice_model(x.shape, starts, ends, axes, steps, elem, tr, "t"), x)
+    assert t.dtype == want.dtype and t.shape == want.transpose(2, 0, 1).shape
+
+
+def test_slice_empty_refusals():
+    """Two empty axes, and an op that would compute on the padding: named."""
+    x = np.zeros((4, 6, 5), np.float32)
+    with pytest.raises(dlc.onnx.UnsupportedError,
+                       match=r"'s' \(Slice, opset 13\): an empty slice of axes \[0, 2\]"):
+        run(slice_model(x.shape, [9, 9], [9, 9], [0, 2]), x)
+    add = [helper.make_node("Add", ["y", "y"], ["z"], name="add")]
+    with pytest.raises(dlc.onnx.UnsupportedError,
+                       match=r"'add' \(Add, opset 13\): input 'y' is empty along dim 1 \(an "
+                             "empty Slice.*not into Add"):
+        run(slice_model(x.shape, [7], [9], [1], extra=add, out="z"), x)
+
+
+def test_uint64_mod_constant_divisor():
+    """A UINT64 divisor given as an initializer (held as int64 bits too)."""
+    a = np.array([2 ** 64 - 1, 2 ** 64 - 1, 2 ** 64 - 3, 2 ** 63], np.uint64)
+    b = np.array([3, 2 ** 63 + 5, 10 ** 19, 7], np.uint64)
+    m = model([helper.make_node("Mod", ["a", "b"], ["y"])], [("a", U64, a.shape)],
+              [("y", U64, None)], inits=[("b", b)])
+    y, = run(m, a)
+    assert y.dtype == np.uint64 and np.array_equal(y, a % b)
