@@ -44,6 +44,7 @@
 #include "mlir-c/Dialect/LLVM.h"
 #include "mlir-c/Dialect/NVGPU.h"
 #include "mlir-c/Dialect/NVVM.h"
+#include "mlir-c/Dialect/Vector.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -928,10 +929,37 @@ static void storeAcc(Thread *t, MlirValue buf, int n, const MlirValue *acc) {
   }
 }
 
-/* The lane's accumulators + init, the epilogue, one store each. */
-static bool epilogueAll(Thread *t, const Conv *c, const MlirValue *acc) {
-  MlirType f32 = mlirF32TypeGet(t->b.context);
+/* The output element at idx ([0, o, ho, wo]) from its accumulator value
+   `acc`: + init, the epilogue's body once; the buffer it goes to in `*dst`. */
+static bool elementValue(DlcBuilder *b, const Conv *c, MlirValue acc, const MlirValue *idx,
+                         MlirValue *v, MlirValue *dst) {
+  MlirType f32 = mlirF32TypeGet(b->context);
   MlirType xElt = mlirShapedTypeGetElementType(mlirValueGetType(c->x));
+  MlirValue init;
+  if (!valueAt(b, c, c->init, idx, (MlirValue){NULL}, &init))
+    return false;
+  *v = convertTo(b, dlcGpuBin(b, "arith.addf", convertTo(b, init, f32), acc), xElt);
+  *dst = c->x;
+  if (mlirOperationIsNull(c->epilogue))
+    return true;
+  intptr_t last = mlirOperationGetNumOperands(c->epilogue) - 1;
+  if (!mlirAffineMapIsIdentity(dlcOperandMap(c->epilogue, last)))
+    return fail(c->epilogue, "the epilogue writes through a non-identity map");
+  *dst = mlirOperationGetOperand(c->epilogue, last);
+  return valueAt(b, c, c->epilogue, idx, *v, v);
+}
+
+/* [0, o, p / Wo, p % Wo] of output channel o, block pixel p. */
+static void pixelIndex(DlcBuilder *b, const Conv *c, MlirValue o, MlirValue p, MlirValue idx[4]) {
+  idx[0] = dlcGpuIndex(b, 0);
+  idx[1] = o;
+  idx[2] = binC(b, "arith.divui", p, c->wo);
+  idx[3] = binC(b, "arith.remui", p, c->wo);
+}
+
+/* The lane's accumulators + init, the epilogue, one store each (outputs
+   that take no 16-byte stores, see storeRows). */
+static bool epilogueAll(Thread *t, const Conv *c, const MlirValue *acc) {
   int tn = (int)(c->wn / 8), nAcc = (int)((c->wm / 16) * tn * 4);
   DlcBuilder *b = &t->b;
   for (int a = 0; a < nAcc; ++a) {
@@ -940,24 +968,164 @@ static bool epilogueAll(Thread *t, const Conv *c, const MlirValue *acc) {
         dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", t->l.wm0, 16 * i + 8 * h), t->l.g);
     MlirValue pix = dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", t->l.wn0, 8 * j + p), t->l.t2);
     DlcBuilder at = c->bp != c->pixels ? dlcGpuIfThen(b, dlcGpuCmpUlt(b, pix, c->pixels)) : *b;
-    MlirValue idx[4] = {dlcGpuIndex(&at, 0), o, binC(&at, "arith.divui", pix, c->wo),
-                        binC(&at, "arith.remui", pix, c->wo)};
-    MlirValue init, v = acc[a];
-    if (!valueAt(&at, c, c->init, idx, (MlirValue){NULL}, &init))
+    MlirValue idx[4], v, dst;
+    pixelIndex(&at, c, o, pix, idx);
+    if (!elementValue(&at, c, acc[a], idx, &v, &dst))
       return false;
-    v = convertTo(&at, dlcGpuBin(&at, "arith.addf", convertTo(&at, init, f32), v), xElt);
-    MlirValue dst = c->x;
-    if (!mlirOperationIsNull(c->epilogue)) {
-      intptr_t last = mlirOperationGetNumOperands(c->epilogue) - 1;
-      if (!mlirAffineMapIsIdentity(dlcOperandMap(c->epilogue, last)))
-        return fail(c->epilogue, "the epilogue writes through a non-identity map");
-      if (!valueAt(&at, c, c->epilogue, idx, v, &v))
-        return false;
-      dst = mlirOperationGetOperand(c->epilogue, last);
-    }
     store(&at, v, dst, 4, idx);
   }
   return true;
+}
+
+/* The output's (or the epilogue's) [1, O tile, rows, Wo] buffer as
+   [O tile, rows x Wo] when its rows follow each other (Wo whole, unit
+   stride): a block's pixels are then adjacent in memory, and a run of
+   them is one vector store. Null when not, or not 16 / 32-bit floats. */
+static MlirValue pixelRows(DlcBuilder *b, const Conv *c, MlirValue dst, int *vec) {
+  MlirType t = mlirValueGetType(dst), elt = mlirShapedTypeGetElementType(t);
+  int64_t strides[4], offset;
+  *vec = 0;
+  if (!mlirTypeIsAMemRef(t) || mlirShapedTypeGetRank(t) != 4 || !mlirTypeIsAFloat(elt) ||
+      mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(t, strides, &offset)) ||
+      strides[3] != 1 || strides[2] != mlirShapedTypeGetDimSize(t, 3) ||
+      mlirShapedTypeIsDynamicStrideOrOffset(strides[1]))
+    return (MlirValue){NULL};
+  unsigned w = mlirFloatTypeGetWidth(elt);
+  if (w != 16 && w != 32)
+    return (MlirValue){NULL};
+  *vec = w == 32 ? 4 : 8;
+  MlirContext ctx = b->context;
+  int64_t rows = mlirShapedTypeGetDimSize(t, 1), cols = c->pixels;
+  MlirAttribute layout =
+      mlirStridedLayoutAttrGet(ctx, offset, 2, (int64_t[]){strides[1], 1});
+  MlirType rt = mlirMemRefTypeGet(elt, 2, (int64_t[]){rows, cols}, layout,
+                                  mlirMemRefTypeGetMemorySpace(t));
+  MlirAttribute re = mlirAttributeParseGet(ctx, str("[[0, 1], [2, 3]]"));
+  MlirNamedAttribute a = dlcNamed(ctx, "reassociation", re);
+  return dlcGpuRes(dlcGpuOp(b, "memref.collapse_shape", 1, &dst, rt, 1, &a));
+}
+
+/* Round 1 of the lane regrouping (gpu_build.h) on the 4 accumulators
+   `own` of a tile: on the GPU the partner's pair by a shuffle; emulated,
+   the partner's send computed from its accumulators `other` (lane ^ 1). */
+static void round1(DlcBuilder *b, MlirValue lane, const MlirValue *own, const MlirValue *other,
+                   MlirValue out[4]) {
+  MlirValue odd = dlcGpuBitSet(b, lane, 1), recv[2];
+  if (other) {
+    MlirValue pOdd = dlcGpuBitSet(b, binC(b, "arith.xori", lane, 1), 1);
+    dlcGpuQuadSend(b, pOdd, other, recv);
+  } else {
+    MlirValue send[2];
+    dlcGpuQuadSend(b, odd, own, send);
+    for (int q = 0; q < 2; ++q)
+      recv[q] = dlcGpuShuffleXor(b, send[q], 1);
+  }
+  dlcGpuQuadJoin(b, odd, own, recv, out);
+}
+
+/* The lane's accumulators through the epilogue with 16-byte stores:
+   lanes regroup the mma.sync C fragments (gpu_build.h, the GEMMs' code)
+   so that a lane holds `vec` adjacent pixels of one output channel; the
+   epilogue runs once per element, then one vector.store. `partner[m]`:
+   emulated, the accumulators of lane ^ m (m = 1, 2, 3); null on the GPU
+   (shuffles). Pixels past the block's (bp > pixels): a run wholly past
+   is skipped; one across the end (pixels % vec != 0) computes at the
+   last pixel and stores its valid elements one by one. False (with
+   *done unset) when the output takes no vector stores. */
+static bool storeRows(Thread *t, const Conv *c, const MlirValue *acc, const MlirValue *partner[4],
+                      bool *done) {
+  DlcBuilder *b = &t->b;
+  *done = false;
+  MlirValue dst0 = mlirOperationIsNull(c->epilogue)
+                       ? c->x
+                       : mlirOperationGetOperand(c->epilogue,
+                                                 mlirOperationGetNumOperands(c->epilogue) - 1);
+  int vec;
+  MlirValue rows = pixelRows(b, c, dst0, &vec);
+  if (mlirValueIsNull(rows) || c->pixels < vec)
+    return true;
+  *done = true;
+  int tm = (int)(c->wm / 16), tn = (int)(c->wn / 8);
+  MlirValue lane = t->l.lane, hi = dlcGpuBitSet(b, lane, 2);
+  MlirValue lane2 = binC(b, "arith.andi", lane, 2);
+  MlirValue row1 = dlcGpuBin(b, "arith.addi", t->l.g,
+                             binC(b, "arith.muli", binC(b, "arith.andi", lane, 1), 8));
+  MlirValue col4 = binC(b, "arith.muli", lane2, 2), col8 = binC(b, "arith.muli", lane2, 4);
+  MlirValue q4[kMaxAcc / 4][4];
+  for (int a = 0; a < tm * tn; ++a)
+    round1(b, lane, acc + 4 * a, partner[1] ? partner[1] + 4 * a : NULL, q4[a]);
+  for (int i = 0; i < tm; ++i)
+    for (int j = 0; j < tn;) {
+      int n = vec == 8 && j + 1 < tn ? 8 : 4;
+      MlirValue vals[8], col;
+      if (n == 8) { /* round 2: tile j + hi's 8 pixels of the row */
+        const MlirValue *a4 = q4[i * tn + j], *c4 = q4[i * tn + j + 1];
+        MlirValue recv[4];
+        if (partner[2]) { /* lane ^ 2's send, from its round 1 (with lane ^ 3) */
+          MlirValue l2 = binC(b, "arith.xori", lane, 2), pa[4], pc[4];
+          round1(b, l2, partner[2] + 4 * (i * tn + j), partner[3] + 4 * (i * tn + j), pa);
+          round1(b, l2, partner[2] + 4 * (i * tn + j + 1), partner[3] + 4 * (i * tn + j + 1), pc);
+          dlcGpuPairSend(b, dlcGpuBitSet(b, l2, 2), pa, pc, recv);
+        } else {
+          MlirValue send[4];
+          dlcGpuPairSend(b, hi, a4, c4, send);
+          for (int e = 0; e < 4; ++e)
+            recv[e] = dlcGpuShuffleXor(b, send[e], 2);
+        }
+        dlcGpuPairJoin(b, hi, a4, c4, recv, vals);
+        col = dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", t->l.wn0, 8 * j), col8);
+      } else {
+        memcpy(vals, q4[i * tn + j], sizeof(MlirValue) * 4);
+        col = dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", t->l.wn0, 8 * j), col4);
+      }
+      j += n / 4;
+      MlirValue o = dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", t->l.wm0, 16 * i), row1);
+      bool tail = c->pixels % n != 0;
+      /* a run wholly past the block's pixels: nothing (pixels % n == 0
+         makes every run wholly in or wholly out) */
+      DlcBuilder at = c->bp != c->pixels && !tail
+                          ? dlcGpuIfThen(b, dlcGpuCmpUlt(b, col, c->pixels))
+                          : *b;
+      MlirValue res[8], dst = dst0, idx[4][8];
+      for (int e = 0; e < n; ++e) {
+        MlirValue p = binC(&at, "arith.addi", col, e);
+        if (tail) { /* computed at the last pixel past the end, not stored */
+          MlirValue mo[2] = {p, dlcGpuIndex(&at, c->pixels - 1)};
+          p = dlcGpuRes(
+              dlcGpuOp(&at, "arith.minui", 2, mo, mlirIndexTypeGet(at.context), 0, NULL));
+        }
+        pixelIndex(&at, c, o, p, idx[e]);
+        if (!elementValue(&at, c, vals[e], idx[e], &res[e], &dst))
+          return false;
+      }
+      MlirValue vidx[2] = {o, col};
+      if (!tail) {
+        dlcGpuStoreVector(&at, n, res, rows, 2, vidx);
+        continue;
+      }
+      /* the run is whole (col + n <= pixels): one vector store; else the
+         elements before the end one by one */
+      MlirValue whole = dlcGpuCmpUlt(&at, col, c->pixels - n + 1);
+      DlcBuilder w = dlcGpuIfThen(&at, whole);
+      dlcGpuStoreVector(&w, n, res, rows, 2, vidx);
+      MlirValue part = dlcGpuBin(&at, "arith.xori", dlcGpuCmpUlt(&at, col, c->pixels), whole);
+      DlcBuilder pt = dlcGpuIfThen(&at, part);
+      for (int e = 0; e < n; ++e) {
+        DlcBuilder one =
+            dlcGpuIfThen(&pt, dlcGpuCmpUlt(&pt, binC(&pt, "arith.addi", col, e), c->pixels));
+        store(&one, res[e], dst, 4, idx[e]);
+      }
+    }
+  return true;
+}
+
+/* The epilogue of the lane's accumulators: 16-byte stores where the
+   output allows them, else one store per element. */
+static bool epilogue(Thread *t, const Conv *c, const MlirValue *acc, const MlirValue *partner[4]) {
+  bool done;
+  if (!storeRows(t, c, acc, partner, &done))
+    return false;
+  return done || epilogueAll(t, c, acc);
 }
 
 /* `emulate`: the same tiles, gather and epilogue with the block's threads
@@ -1012,7 +1180,15 @@ static bool rewrite(const Conv *cIn, bool emulate) {
     b = dlcBuilderBefore(mlirOperationIsNull(c->epilogue) ? c->conv : c->epilogue, loc);
     Thread te = threadScope(&b, c, true, ids);
     loadAcc(&te, buf, nAcc, acc);
-    if (!epilogueAll(&te, c, acc))
+    /* the accumulators of lanes ^ 1, ^ 2, ^ 3: what the shuffles read */
+    MlirValue other[3][kMaxAcc];
+    const MlirValue *partner[4] = {NULL, other[0], other[1], other[2]};
+    for (int m = 1; m < 4; ++m)
+      for (int a = 0; a < nAcc; ++a) {
+        MlirValue idx[2] = {binC(&te.b, "arith.xori", te.tid, m), dlcGpuIndex(&te.b, a)};
+        other[m - 1][a] = load(&te.b, buf, 2, idx);
+      }
+    if (!epilogue(&te, c, acc, partner))
       return false;
   } else {
     /* scf.for kt over the k tiles, the accumulators carried */
@@ -1051,7 +1227,8 @@ static bool rewrite(const Conv *cIn, bool emulate) {
     Thread te = threadScope(&b, c, false, ids);
     for (int a = 0; a < nAcc; ++a)
       acc[a] = mlirOperationGetResult(loop, a);
-    if (!epilogueAll(&te, c, acc))
+    const MlirValue *none[4] = {NULL, NULL, NULL, NULL};
+    if (!epilogue(&te, c, acc, none))
       return false;
   }
   if (!mlirOperationIsNull(c->epilogue))
@@ -1097,7 +1274,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
 
 static void dependentDialects(MlirDialectRegistry r) {
   MlirDialectHandle hs[] = {mlirGetDialectHandle__gpu__(), mlirGetDialectHandle__nvgpu__(),
-                            mlirGetDialectHandle__nvvm__(), mlirGetDialectHandle__llvm__()};
+                            mlirGetDialectHandle__nvvm__(), mlirGetDialectHandle__llvm__(),
+                            mlirGetDialectHandle__vector__()};
   for (size_t i = 0; i < sizeof hs / sizeof hs[0]; ++i)
     mlirDialectHandleInsertDialect(hs[i], r);
 }

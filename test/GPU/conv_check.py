@@ -161,6 +161,13 @@ CASES = [
                                                              stride=(2, 2), epilogue="residual"), "mma16"),
     ("f16 7x7 stride 2 pad 3 (K = 147) 1x3x32x32 -> 32", conv((1, 3, 32, 32), (32, 3, 7, 7), "f16",
                                                               stride=(2, 2), pad=(3, 3, 3, 3)), "mma16"),
+    # 16-byte epilogue stores: 12 pixels a row, a run of 4 (f32) or 8 (f16)
+    # wholly past the block's pixels, or across their end (stored one by one)
+    ("f32 3x3 pad 1 +residual 1x8x12x12 -> 16 (12-pixel rows)",
+     conv((1, 8, 12, 12), (16, 8, 3, 3), pad=(1, 1, 1, 1), epilogue="residual"), "ffma"),
+    ("f16 3x3 pad 1 +bias+residual 1x16x12x12 -> 32 (12-pixel rows)",
+     conv((1, 16, 12, 12), (32, 16, 3, 3), "f16", pad=(1, 1, 1, 1), epilogue="bias residual"), "mma16"),
+    ("f16 1x1 1x16x10x10 -> 48 (10-pixel rows)", conv((1, 16, 10, 10), (48, 16, 1, 1), "f16"), "mma16"),
     ("bf16 3x3 pad 1 +bias+relu (f32 casts around it) 1x16x8x8 -> 32",
      conv((1, 16, 8, 8), (32, 16, 3, 3), "bf16", pad=(1, 1, 1, 1), epilogue="bias relu"), "mmabf16"),
 ]

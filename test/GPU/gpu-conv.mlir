@@ -16,7 +16,11 @@
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-NOT: fma.rn.f32
 // CHECK: max.{{.*}}f16
-// CHECK: st.global.b16
+// 8 bytes a store (st.global.v2.b32): the warp has one 16 x 8 tile, and 8
+// adjacent f16 take a pair (conv-epilogue-f16.mlir)
+// CHECK-NOT: st.global.b16
+// CHECK: st.global.v2.b32
+// CHECK-NOT: st.global.b16
 // CHECK-NOT: .extern
 //
 // The schedule: blocks of [1 image, an out-channel tile, rows of Ho, Wo
