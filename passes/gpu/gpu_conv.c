@@ -209,7 +209,8 @@ static bool fits(const DlcGpuConv *c, const DlcSchedule *s, bool mmaOk, char *ms
   }
   if (s->stages != 1) {
     snprintf(msg, size, "#dlk.schedule stages = %lld: the implicit-GEMM conv stages one k tile "
-                        "(stages = 1)", (long long)s->stages);
+                        "(stages = 1; a cp.async multi-stage pipeline of its tiles is not "
+                        "implemented)", (long long)s->stages);
     return false;
   }
   int64_t bp = roundUp(w[2] * e[3], t[3]);

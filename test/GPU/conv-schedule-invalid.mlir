@@ -51,7 +51,7 @@ func.func @f16_tf32_shape(%x: tensor<1x8x16x16xf16>, %w: tensor<64x8x3x3xf16>) -
 // -----
 
 func.func @stages(%x: tensor<1x8x16x16xf32>, %w: tensor<64x8x3x3xf32>) -> tensor<1x64x14x14xf32> {
-  // expected-error @+1 {{#dlk.schedule stages = 2: the implicit-GEMM conv stages one k tile (stages = 1)}}
+  // expected-error @+1 {{#dlk.schedule stages = 2: the implicit-GEMM conv stages one k tile (stages = 1; a cp.async multi-stage pipeline of its tiles is not implemented)}}
   %0 = dlk.kernel "contraction" schedule #dlk.schedule<workgroup = [1, 32, 2, 0, 0, 0, 0], thread = [0, 16, 0, 16, 0, 0, 0], stages = 2> (%x, %w) : (tensor<1x8x16x16xf32>, tensor<64x8x3x3xf32>) -> tensor<1x64x14x14xf32> {
   ^bb0(%a: tensor<1x8x16x16xf32>, %b: tensor<64x8x3x3xf32>):
     %c = dlg.conv2d %a, %b : (tensor<1x8x16x16xf32>, tensor<64x8x3x3xf32>) -> tensor<1x64x14x14xf32>
