@@ -4,6 +4,9 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/IR.h"
+
+#include <stdio.h>
 
 MlirValue dlcGpuLookup(const DlcGpuValueMap *m, MlirValue v) {
   for (int i = m->n - 1; i >= 0; --i)
@@ -129,4 +132,72 @@ void dlcGpuStoreVector(DlcBuilder *b, int n, const MlirValue *vals, MlirValue me
   for (intptr_t d = 0; d < rank && d < 16; ++d)
     ops[2 + d] = idx[d];
   dlcGpuOp(b, "vector.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
+}
+
+/*--- Multi-stage staging by cp.async (gpu_build.h) ------------------------------------*/
+
+static MlirStringRef ref(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+MlirValue dlcGpuSharedGlobal(DlcBuilder *b, MlirOperation module, const char *prefix,
+                             intptr_t rank, const int64_t *shape, MlirType elt) {
+  MlirContext ctx = b->context;
+  char name[64], type[256], text[512];
+  MlirSymbolTable table = mlirSymbolTableCreate(module);
+  for (int i = 0;; ++i) { /* the first free name: names are per module */
+    snprintf(name, sizeof name, "%s%d", prefix, i);
+    if (mlirOperationIsNull(mlirSymbolTableLookup(table, ref(name))))
+      break;
+  }
+  mlirSymbolTableDestroy(table);
+  int n = snprintf(type, sizeof type, "memref<");
+  for (intptr_t d = 0; d < rank; ++d)
+    n += snprintf(type + n, sizeof type - (size_t)n, "%lldx", (long long)shape[d]);
+  snprintf(type + n, sizeof type - (size_t)n, "%s, #gpu.address_space<workgroup>>",
+           mlirTypeIsAF16(elt) ? "f16" : mlirTypeIsABF16(elt) ? "bf16" : "f32");
+  snprintf(text, sizeof text,
+           "memref.global \"private\" @%s : %s {alignment = 16 : i64}", name, type);
+  MlirOperation g = mlirOperationCreateParse(ctx, ref(text), ref("dlc-gpu"));
+  mlirBlockInsertOwnedOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)), 0, g);
+  MlirNamedAttribute a = dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, ref(name)));
+  return dlcGpuRes(dlcGpuOp(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, ref(type)), 1, &a));
+}
+
+MlirValue dlcGpuAsyncCopy(DlcBuilder *b, MlirValue dst, intptr_t nDst, const MlirValue *dstIdx,
+                          MlirValue src, intptr_t nSrc, const MlirValue *srcIdx,
+                          int64_t elements, MlirValue srcElements, bool bypassL1) {
+  MlirContext ctx = b->context;
+  MlirValue ops[4 + 2 * 16];
+  intptr_t o = 0;
+  ops[o++] = dst;
+  for (intptr_t i = 0; i < nDst; ++i)
+    ops[o++] = dstIdx[i];
+  ops[o++] = src;
+  for (intptr_t i = 0; i < nSrc; ++i)
+    ops[o++] = srcIdx[i];
+  bool partial = !mlirValueIsNull(srcElements);
+  if (partial)
+    ops[o++] = srcElements;
+  MlirNamedAttribute attrs[3];
+  int na = 0;
+  attrs[na++] = dlcNamed(ctx, "dstElements", mlirIntegerAttrGet(mlirIndexTypeGet(ctx), elements));
+  attrs[na++] = dlcNamed(ctx, "operandSegmentSizes",
+                         mlirDenseI32ArrayGet(ctx, 5,
+                                              (int32_t[]){1, (int32_t)nDst, 1, (int32_t)nSrc,
+                                                          partial ? 1 : 0}));
+  if (bypassL1)
+    attrs[na++] = dlcNamed(ctx, "bypassL1", mlirUnitAttrGet(ctx));
+  MlirType token = mlirTypeParseGet(ctx, ref("!nvgpu.device.async.token"));
+  return dlcGpuRes(dlcGpuOp(b, "nvgpu.device_async_copy", o, ops, token, na, attrs));
+}
+
+MlirValue dlcGpuAsyncCommit(DlcBuilder *b, intptr_t n, const MlirValue *tokens) {
+  MlirType token = mlirTypeParseGet(b->context, ref("!nvgpu.device.async.token"));
+  return dlcGpuRes(dlcGpuOp(b, "nvgpu.device_async_create_group", n, tokens, token, 0, NULL));
+}
+
+void dlcGpuAsyncWait(DlcBuilder *b, MlirValue group, int32_t numGroups) {
+  MlirContext ctx = b->context;
+  MlirNamedAttribute n =
+      dlcNamed(ctx, "numGroups", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), numGroups));
+  dlcGpuOp(b, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &n);
 }

@@ -90,4 +90,27 @@ MlirValue dlcGpuBitSet(DlcBuilder *b, MlirValue x, int64_t bit);
 void dlcGpuStoreVector(DlcBuilder *b, int n, const MlirValue *vals, MlirValue mem, intptr_t rank,
                        const MlirValue *idx);
 
+/*--- Multi-stage shared-memory staging by cp.async (dlc-gpu-mma, dlc-gpu-conv) --------*/
+
+/* A memref.global "private" @<prefix><i> (the first free i) of `shape`
+   (`rank` dims) and `elt` in shared memory, 16-byte aligned, at the top of
+   `module`; its memref.get_global by `b`. */
+MlirValue dlcGpuSharedGlobal(DlcBuilder *b, MlirOperation module, const char *prefix,
+                             intptr_t rank, const int64_t *shape, MlirType elt);
+
+/* nvgpu.device_async_copy (cp.async) of `elements` elements from
+   src[srcIdx] to dst[dstIdx]; `srcElements` (an index, may be null) of
+   them read, the rest zero-filled; `bypassL1` (16 bytes only): .cg. Its
+   token. */
+MlirValue dlcGpuAsyncCopy(DlcBuilder *b, MlirValue dst, intptr_t nDst, const MlirValue *dstIdx,
+                          MlirValue src, intptr_t nSrc, const MlirValue *srcIdx,
+                          int64_t elements, MlirValue srcElements, bool bypassL1);
+
+/* The copies of `tokens` as one group (cp.async.commit_group); its token. */
+MlirValue dlcGpuAsyncCommit(DlcBuilder *b, intptr_t n, const MlirValue *tokens);
+
+/* cp.async.wait_group numGroups: at most that many younger groups still
+   in flight (`group`: any group token, the lowering ignores it). */
+void dlcGpuAsyncWait(DlcBuilder *b, MlirValue group, int32_t numGroups);
+
 #endif

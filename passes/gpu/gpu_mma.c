@@ -462,46 +462,14 @@ MlirValue dlcMmaBlockTile(MlirValue v, MlirOperation warp) {
 }
 
 
-/* memref.global in shared memory (workgroup address space) in `module`;
-   memref.get_global of it by `b`. */
-static MlirValue sharedBuffer(DlcBuilder *b, MlirOperation module, int64_t s, int64_t r, int64_t c,
-                              MlirType elt) {
-  MlirContext ctx = b->context;
-  char name[64], text[512], eltName[16];
-  MlirSymbolTable table = mlirSymbolTableCreate(module);
-  for (int i = 0;; ++i) { /* the first free name: names are per module */
-    snprintf(name, sizeof name, "__dlc_smem_%d", i);
-    if (mlirOperationIsNull(mlirSymbolTableLookup(table, str(name))))
-      break;
-  }
-  mlirSymbolTableDestroy(table);
-  snprintf(eltName, sizeof eltName, "%s",
-           mlirTypeIsAF16(elt) ? "f16" : mlirTypeIsABF16(elt) ? "bf16" : "f32");
-  snprintf(text, sizeof text,
-           "memref.global \"private\" @%s : memref<%lldx%lldx%lldx%s, "
-           "#gpu.address_space<workgroup>> {alignment = 16 : i64}",
-           name, (long long)s, (long long)r, (long long)c, eltName);
-  MlirOperation g = mlirOperationCreateParse(ctx, str(text), str("dlc-gpu-mma"));
-  MlirBlock top = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  mlirBlockInsertOwnedOperation(top, 0, g);
-  snprintf(text, sizeof text, "memref<%lldx%lldx%lldx%s, #gpu.address_space<workgroup>>",
-           (long long)s, (long long)r, (long long)c, eltName);
-  MlirNamedAttribute n =
-      dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, str(name)));
-  return dlcGpuRes(
-      dlcGpuOp(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
-}
-
 /* cp.async of a rows x cols tile of `src` at (row0, col0) into
    dst[stage] by the block's `threads` threads (16 bytes each a copy, in
    rounds); the tokens go to `tokens`. */
 static int copyTile(DlcBuilder *b, MlirValue src, MlirValue row0, MlirValue col0, MlirValue dst,
                     MlirValue stage, int64_t rows, int64_t cols, MlirValue tid, int64_t threads,
                     MlirValue *tokens) {
-  MlirContext ctx = b->context;
   MlirType elt = mlirShapedTypeGetElementType(mlirValueGetType(src));
   int64_t vec = 16 / (mlirTypeIsAF32(elt) ? 4 : 2), perRow = cols / vec, total = rows * perRow;
-  MlirType token = mlirTypeParseGet(ctx, str("!nvgpu.device.async.token"));
   int n = 0;
   for (int64_t first = 0; first < total; first += threads) {
     MlirValue c = addIndex(b, tid, first);
@@ -513,33 +481,19 @@ static int copyTile(DlcBuilder *b, MlirValue src, MlirValue row0, MlirValue col0
     MlirValue k =
         dlcGpuBinIndex(&at, "arith.muli", dlcGpuBinIndex(&at, "arith.remui", c, perRow), vec);
     intptr_t sr = mlirShapedTypeGetRank(mlirValueGetType(src));
-    MlirValue ops[8 + DLC_SCHEDULE_MAX_LOOPS];
-    int o = 0;
-    ops[o++] = dst;
-    ops[o++] = stage;
-    ops[o++] = r;
-    ops[o++] = k;
-    ops[o++] = src;
+    MlirValue si[DLC_SCHEDULE_MAX_LOOPS], di[3] = {stage, r, k};
+    intptr_t o = 0;
     for (intptr_t d = 0; d + 2 < sr; ++d)
-      ops[o++] = dlcGpuIndex(&at, 0);
-    ops[o++] = addValues(&at, row0, r);
-    ops[o++] = addValues(&at, col0, k);
-    MlirNamedAttribute attrs[3] = {
-        dlcNamed(ctx, "dstElements", mlirIntegerAttrGet(mlirIndexTypeGet(ctx), vec)),
-        dlcNamed(ctx, "bypassL1", mlirUnitAttrGet(ctx)),
-        dlcNamed(ctx, "operandSegmentSizes",
-                 mlirDenseI32ArrayGet(ctx, 5, (int32_t[]){1, 3, 1, (int32_t)sr, 0}))};
-    MlirValue tok = dlcGpuRes(dlcGpuOp(&at, "nvgpu.device_async_copy", o, ops, token, 3, attrs));
+      si[o++] = dlcGpuIndex(&at, 0);
+    si[o++] = addValues(&at, row0, r);
+    si[o++] = addValues(&at, col0, k);
+    MlirValue tok = dlcGpuAsyncCopy(&at, dst, 3, di, src, sr, si, vec, (MlirValue){NULL}, true);
     if (!guarded)
       tokens[n++] = tok;
   }
   return n;
 }
 
-static MlirValue commitGroup(DlcBuilder *b, int n, const MlirValue *tokens) {
-  MlirType token = mlirTypeParseGet(b->context, str("!nvgpu.device.async.token"));
-  return dlcGpuRes(dlcGpuOp(b, "nvgpu.device_async_create_group", n, tokens, token, 0, NULL));
-}
 
 /* The element type and rank the epilogue (or the contraction) writes. */
 static MlirValue outputOf(const Tile *t) {
@@ -712,8 +666,8 @@ static bool rewriteTile(const Tile *t) {
     int64_t threads = mlirDenseI64ArrayGetElement(dims, 0) * mlirDenseI64ArrayGetElement(dims, 1) *
                       mlirDenseI64ArrayGetElement(dims, 2);
     MlirOperation module = dlcGpuModuleOf(t->warp);
-    MlirValue smA = sharedBuffer(&b, module, S, bm, bk + pad, ab);
-    MlirValue smB = sharedBuffer(&b, module, S, bk, bn + pad, ab);
+    MlirValue smA = dlcGpuSharedGlobal(&b, module, "__dlc_smem_", 3, (int64_t[]){S, bm, bk + pad}, ab);
+    MlirValue smB = dlcGpuSharedGlobal(&b, module, "__dlc_smem_", 3, (int64_t[]){S, bk, bn + pad}, ab);
     MlirNamedAttribute dx =
         dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim x>")));
     MlirNamedAttribute dy =
@@ -732,16 +686,14 @@ static bool rewriteTile(const Tile *t) {
       MlirValue stage = dlcGpuIndex(&b, s0), k0 = dlcGpuIndex(&b, kt * bk);
       int n = copyTile(&b, blockA, zero, k0, smA, stage, bm, bk, tid, threads, tokens);
       n += copyTile(&b, blockB, k0, zero, smB, stage, bk, bn, tid, threads, tokens + n);
-      group = commitGroup(&b, n, tokens);
+      group = dlcGpuAsyncCommit(&b, n, tokens);
     }
     loop = buildFor(&b, nK, 1, nt, accTypes, inits, &body);
     DlcBuilder in = dlcBuilderAtEnd(body, loc);
     MlirValue kt = mlirBlockGetArgument(body, 0);
-    MlirNamedAttribute ng = dlcNamed(ctx, "numGroups",
-                                     mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), S - 2));
     /* tile kt has landed (at most S - 2 younger groups in flight) and
        every warp is done with the stage the next copy overwrites */
-    dlcGpuOp(&in, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &ng);
+    dlcGpuAsyncWait(&in, group, (int32_t)(S - 2));
     dlcGpuOp(&in, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL);
     MlirValue next = addIndex(&in, kt, S - 1);
     MlirValue mops[2] = {next, dlcGpuIndex(&in, nK - 1)};
@@ -752,7 +704,7 @@ static bool rewriteTile(const Tile *t) {
         copyTile(&in, blockA, dlcGpuIndex(&in, 0), k0, smA, nstage, bm, bk, tid, threads, tokens);
     n += copyTile(&in, blockB, k0, dlcGpuIndex(&in, 0), smB, nstage, bk, bn, tid, threads,
                   tokens + n);
-    commitGroup(&in, n, tokens);
+    dlcGpuAsyncCommit(&in, n, tokens);
     MlirValue stage = dlcGpuBinIndex(&in, "arith.remui", kt, S);
     for (int i = 0; i < nt; ++i)
       acc[i] = mlirBlockGetArgument(body, 1 + i);
@@ -765,9 +717,7 @@ static bool rewriteTile(const Tile *t) {
     dlcGpuOp(&in, "scf.yield", nt, acc, (MlirType){NULL}, 0, NULL);
     /* no copy left in flight (the clamped repeats of the last tile) when
        the block moves on to the epilogue and exits */
-    MlirNamedAttribute none = dlcNamed(ctx, "numGroups",
-                                       mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 0));
-    dlcGpuOp(&b, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &none);
+    dlcGpuAsyncWait(&b, group, 0);
   }
 
   /* the epilogue (or the store), where the epilogue was: its operands
