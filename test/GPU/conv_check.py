@@ -252,7 +252,15 @@ def main():
         for one in binaries:
             g1, m1, k1 = assemble(ptxas, one, work)
             good, msg, kernels = good and g1, msg or (m1 if not g1 else ""), kernels + k1
-        staged = "st.shared" in kern and "bar.sync" in kern
+        m = re.search(r"stages = (\d+)", sched.group(0)) if sched else None
+        stages = int(m.group(1)) if m else 1
+        if stages > 1:  # the cp.async pipeline: no synchronous st.shared of a tile
+            staged = ("cp.async.ca.shared.global" in kern and "cp.async.commit_group" in kern
+                      and re.search(rf"cp\.async\.wait_group\s+{stages - 2};", kern)
+                      and re.search(r"cp\.async\.wait_group\s+0;", kern)
+                      and "bar.sync" in kern and "st.shared" not in kern)
+        else:
+            staged = "st.shared" in kern and "bar.sync" in kern
         if kind == "ffma":
             arith = "fma.rn.f32" in kern and "mma.sync" not in kern and "ld.shared" in kern
             what = f"{kern.count('fma.rn.f32')} fma.rn.f32"
@@ -262,7 +270,7 @@ def main():
             what = f"{kern.count(PTX_SHAPE[kind])} {PTX_SHAPE[kind]}"
         if good and staged and arith:
             ok_ptx += 1
-            print(f"ok   ptxas {name}: {what}; " +
+            print(f"ok   ptxas {name}: {what}, {stages} stage{'s' if stages > 1 else ''}; " +
                   "; ".join(f"{kn} regs={r} smem={s}" + (f" spill={sp}" if sp else "")
                             for kn, r, s, sp in kernels if s))
         else:

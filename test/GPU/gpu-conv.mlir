@@ -30,7 +30,7 @@
 // RUN: dlc-opt %s --lower-to-nvvm='stop-after=schedule' | FileCheck %s --check-prefix=SCHED
 // SCHED: dlk.schedule = #dlk.schedule<workgroup = [1, {{[0-9]+}}, {{[0-9]+}}, 0, 0, 0, 0], thread = [0, {{[0-9]+}}, 0, {{[0-9]+}}, 0, 0, 0], mma = [16, 8, 16]>
 // SCHED: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
-// SCHED: dlc.block_dims = array<i64: {{[0-9]+}}, {{[0-9]+}}, 1>, dlc.conv = array<i64: {{[0-9]+}}, {{[0-9]+}}, 16, 1, 1, 1, 1, {{[0-9]+}}>, mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]
+// SCHED: dlc.block_dims = array<i64: {{[0-9]+}}, {{[0-9]+}}, 1>, dlc.conv = array<i64: {{[0-9]+}}, {{[0-9]+}}, 16, 1, 1, 1, 1, {{[0-9]+}}, 1>, mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]
 //
 // After bufferisation dlc-gpu-conv rewrites the block: the k loop carries
 // the accumulators, two barriers around the tile loads, no linalg left:
