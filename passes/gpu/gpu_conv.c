@@ -4,7 +4,10 @@
    bufferisation:
 
      warp (wy, wx) = (tid.y, tid.x / 32); lane = tid.x % 32, g = lane / 4, t = lane % 4
-     scf.for kt over ceil(K / 16) k tiles, carrying the warp's accumulators:
+     scf.for kt over ceil(K / 16) k tiles, carrying the warp's accumulators
+     (f32 with stages S > 1: the tiles come by cp.async into S stages, a
+     prologue of S - 1 tiles, wait_group S - 2 + one barrier a step, see
+     docs/gpu.md; else:)
        gpu.barrier                        (every warp done with the last tile)
        sA[o][kk]  = W[o, c, r, q]          k = 16 kt + kk = (c, r, q), 0 past K
        sB[kk][p]  = In[0, c, ho s + r d, wo s + q d]   p = (ho, wo) flattened,
@@ -12,9 +15,11 @@
        gpu.barrier                        (the tile is in shared memory)
        f16 / bf16: ldmatrix x4 (A) and x2 transposed (B), mma.sync m16n8k16
        f32:        per k, the lane's (16i + g + 8h, 8j + 2t + p) elements by FFMA
-     per accumulator element (o, p) of the lane, p inside the block's pixels:
+     lanes regroup the accumulators by shuffles (gpu_build.h) to 4 / 8
+     adjacent pixels p of one channel o, per element inside the block's pixels:
        v = acc + init(o, p)     (the conv's init: zero or the bias broadcast)
-       the epilogue's body on v (BN scale / shift, ReLU, residual), one store
+       the epilogue's body on v (BN scale / shift, ReLU, residual)
+     then one 16-byte vector.store (per-element stores where it cannot)
 
    Every thread of the block loads a share of both tiles each k step (in
    rounds of the block's threads; consecutive threads take consecutive

@@ -9,9 +9,10 @@
          PTX ISA gives lane (g, t) for mma.m16n8k16 (f16) / m16n8k8 (tf32)
        per 8-column tile j: B fragment likewise
        nvgpu.mma.sync per (i, j)
-     the epilogue: per accumulator element (row 16i + g + 8h, column
-       8j + 2t + p) the epilogue's body cloned on that value, its other
-       operands loaded at that element, its result stored there.
+     the epilogue: lanes regroup the accumulators by shuffles so that each
+       holds 4 (f32) or 8 (16-bit) adjacent columns of a row (gpu_build.h);
+       the epilogue's body cloned once per element there, its other
+       operands loaded there, then one 16-byte vector.store.
 
    The fill that zeroed the accumulator, the contraction and the epilogue
    are erased: the accumulators never leave registers and the epilogue
