@@ -4,7 +4,10 @@
    bufferisation:
 
      warp (wy, wx) = (tid.y, tid.x / 32); lane = tid.x % 32, g = lane / 4, t = lane % 4
-     scf.for kt over ceil(K / 16) k tiles, carrying the warp's accumulators:
+     scf.for kt over ceil(K / 16) k tiles, carrying the warp's accumulators
+     (f32 with stages S > 1: the tiles come by cp.async into S stages, a
+     prologue of S - 1 tiles, wait_group S - 2 + one barrier a step, see
+     docs/gpu.md; else:)
        gpu.barrier                        (every warp done with the last tile)
        sA[o][kk]  = W[o, c, r, q]          k = 16 kt + kk = (c, r, q), 0 past K
        sB[kk][p]  = In[0, c, ho s + r d, wo s + q d]   p = (ho, wo) flattened,
@@ -12,9 +15,11 @@
        gpu.barrier                        (the tile is in shared memory)
        f16 / bf16: ldmatrix x4 (A) and x2 transposed (B), mma.sync m16n8k16
        f32:        per k, the lane's (16i + g + 8h, 8j + 2t + p) elements by FFMA
-     per accumulator element (o, p) of the lane, p inside the block's pixels:
+     lanes regroup the accumulators by shuffles (gpu_build.h) to 4 / 8
+     adjacent pixels p of one channel o, per element inside the block's pixels:
        v = acc + init(o, p)     (the conv's init: zero or the bias broadcast)
-       the epilogue's body on v (BN scale / shift, ReLU, residual), one store
+       the epilogue's body on v (BN scale / shift, ReLU, residual)
+     then one 16-byte vector.store (per-element stores where it cannot)
 
    Every thread of the block loads a share of both tiles each k step (in
    rounds of the block's threads; consecutive threads take consecutive
@@ -44,6 +49,7 @@
 #include "mlir-c/Dialect/LLVM.h"
 #include "mlir-c/Dialect/NVGPU.h"
 #include "mlir-c/Dialect/NVVM.h"
+#include "mlir-c/Dialect/Vector.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +167,8 @@ bool dlcGpuConvGroupOk(const DlcLinalgInfo *ops, int n, int conv) {
 
 static int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
+enum { kMaxStages = 4 }; /* cp.async stages of the conv's k tiles */
+
 /* The warp's pixel tile for P pixels a block: the one of 32, 16, 8 that
    pads P least, the larger on a tie. */
 static int64_t warpPixels(int64_t pixels) {
@@ -206,22 +214,46 @@ static bool fits(const DlcGpuConv *c, const DlcSchedule *s, bool mmaOk, char *ms
                       : "f16 / bf16 take [16, 8, 16]");
     return false;
   }
-  if (s->stages != 1) {
-    snprintf(msg, size, "#dlk.schedule stages = %lld: the implicit-GEMM conv stages one k tile "
-                        "(stages = 1)", (long long)s->stages);
+  if (s->stages < 1 || s->stages > kMaxStages) {
+    snprintf(msg, size, "#dlk.schedule stages = %lld: an implicit-GEMM conv takes 1 to %d stages",
+             (long long)s->stages, kMaxStages);
+    return false;
+  }
+  if (s->stages > 1 && (c->f16 || !mmaOk)) {
+    snprintf(msg, size,
+             "#dlk.schedule stages = %lld: %s, so this conv stages one k tile (stages = 1)",
+             (long long)s->stages,
+             c->f16 ? "the im2col gather of 16-bit elements has no cp.async (it copies 4, 8 or "
+                      "16 bytes)"
+                    : "the target chip has no cp.async (sm_80 and newer)");
     return false;
   }
   int64_t bp = roundUp(w[2] * e[3], t[3]);
-  int64_t warps = (w[1] / t[1]) * (bp / t[3]);
-  if (warps * kGpuWarpSize > kGpuMaxThreads || smemBytes(c, w[1], bp) > kGpuSmemBytes) {
+  int64_t warps = (w[1] / t[1]) * (bp / t[3]), smem = s->stages * smemBytes(c, w[1], bp);
+  if (warps * kGpuWarpSize > kGpuMaxThreads || smem > kGpuSmemBytes) {
     snprintf(msg, size,
              "#dlk.schedule of an implicit-GEMM conv: %lld warps (%lld pixels a block, padded to "
-             "%lld) and %lld bytes of shared memory; at most %d warps and %d bytes",
-             (long long)warps, (long long)(w[2] * e[3]), (long long)bp,
-             (long long)smemBytes(c, w[1], bp), kGpuMaxThreads / kGpuWarpSize, (int)kGpuSmemBytes);
+             "%lld) and %lld bytes of shared memory (stages = %lld); at most %d warps and %d bytes",
+             (long long)warps, (long long)(w[2] * e[3]), (long long)bp, (long long)smem,
+             (long long)s->stages, kGpuMaxThreads / kGpuWarpSize, (int)kGpuSmemBytes);
     return false;
   }
   return true;
+}
+
+/* Stages of a fitting tiling: f32 convs on sm_80+ (cp.async of 4-byte
+   elements) take up to 3 (no more than k tiles) while the stages fit in
+   shared memory; else 1. */
+static int64_t chooseStages(const DlcGpuConv *c, const DlcSchedule *s, bool mmaOk) {
+  if (c->f16 || !mmaOk)
+    return 1;
+  int64_t k = c->extent[4] * c->extent[5] * c->extent[6];
+  int64_t nK = (k + kGpuConvKTile - 1) / kGpuConvKTile;
+  int64_t bp = roundUp(s->workgroup[2] * c->extent[3], s->thread[3]);
+  int64_t st = nK < 3 ? nK : 3;
+  while (st > 1 && st * smemBytes(c, s->workgroup[1], bp) > kGpuSmemBytes)
+    --st;
+  return st;
 }
 
 static void setTiles(const DlcGpuConv *c, int64_t bo, int64_t th, bool mma, DlcSchedule *s) {
@@ -244,7 +276,8 @@ static void setTiles(const DlcGpuConv *c, int64_t bo, int64_t th, bool mma, DlcS
 /* Block tiles tried: O tiles 64, 32, 16 (dividing O), pixels a block
    about 128 down to 8 (the rows of Ho that fit); the first whose grid
    has a block per SM, else the one with most blocks. */
-static bool choose(const DlcGpuConv *c, bool mma, DlcSchedule *s, char *msg, size_t size) {
+static bool choose(const DlcGpuConv *c, bool mma, bool mmaOk, DlcSchedule *s, char *msg,
+                   size_t size) {
   static const int64_t kO[] = {64, 32, 16}, kPixels[] = {128, 64, 32, 16, 8};
   const int64_t *e = c->extent;
   int64_t bestBlocks = -1;
@@ -257,6 +290,7 @@ static bool choose(const DlcGpuConv *c, bool mma, DlcSchedule *s, char *msg, siz
       setTiles(c, kO[i], th, mma, &cand);
       if (!fits(c, &cand, true, msg, size))
         continue;
+      cand.stages = chooseStages(c, &cand, mmaOk);
       int64_t blocks = e[0] * (e[1] / kO[i]) * (e[2] / th);
       if (blocks > bestBlocks) {
         bestBlocks = blocks;
@@ -281,7 +315,7 @@ bool dlcGpuConvSchedule(DlcScheduleState *st, MlirOperation func, const DlcGpuCo
     *out = *given;
     return true;
   }
-  *direct = !choose(c, c->f16 && mmaOk, out, why, sizeof why);
+  *direct = !choose(c, c->f16 && mmaOk, mmaOk, out, why, sizeof why);
   return true;
 }
 
@@ -295,8 +329,8 @@ void dlcGpuConvEmit(DlcScript *s, DlcScheduleGroup *g, const DlcGpuConv *c) {
   int forall = dlcScriptTileAndFuse(s, handles, g->numOps, wg, sink->loops.numLoops, "block");
   int64_t bp = roundUp(sc->workgroup[2] * c->extent[3], sc->thread[3]);
   int64_t dims[3] = {kGpuWarpSize * (bp / sc->thread[3]), sc->workgroup[1] / sc->thread[1], 1};
-  int64_t conv[8] = {sc->thread[1], sc->thread[3], sc->mma[2],   c->stride[0],
-                     c->stride[1],  c->dilation[0], c->dilation[1], bp};
+  int64_t conv[9] = {sc->thread[1], sc->thread[3],   sc->mma[2],     c->stride[0], c->stride[1],
+                     c->dilation[0], c->dilation[1], bp,             sc->stages};
   int p = s->next++, q = s->next++;
   dlcScriptEmit(
       s,
@@ -306,17 +340,17 @@ void dlcGpuConvEmit(DlcScript *s, DlcScheduleGroup *g, const DlcGpuConv *c) {
       p, (long long)dims[0], (long long)dims[1], (long long)dims[2], forall, p);
   dlcScriptEmit(s,
                 "    %%h%d = transform.param.constant array<i64: %lld, %lld, %lld, %lld, %lld, "
-                "%lld, %lld, %lld> -> !transform.any_param\n"
+                "%lld, %lld, %lld, %lld> -> !transform.any_param\n"
                 "    transform.annotate %%h%d \"" DLC_ATTR_CONV "\" = %%h%d : !transform.any_op, "
                 "!transform.any_param\n",
                 q, (long long)conv[0], (long long)conv[1], (long long)conv[2], (long long)conv[3],
                 (long long)conv[4], (long long)conv[5], (long long)conv[6], (long long)conv[7],
-                forall, q);
+                (long long)conv[8], forall, q);
 }
 
 /*--- dlc-gpu-conv: the rewrite ---------------------------------------------------------*/
 
-enum { kMaxAcc = 256 };
+enum { kMaxAcc = 256, kMaxCopies = 1024 };
 
 /* x `name` c on indices; x itself for + 0, * 1, / 1. */
 static MlirValue binC(DlcBuilder *b, const char *name, MlirValue x, int64_t c) {
@@ -365,7 +399,7 @@ typedef struct {
   MlirValue src, off[4];
   int64_t padT, padL, srcH, srcW;
   MlirOperation inView, padAlloc;
-  int64_t wm, wn, mmaK, stride[2], dil[2], bp;
+  int64_t wm, wn, mmaK, stride[2], dil[2], bp, stages;
   int64_t bo, th, wo, c, kh, kw, k, pixels, threads, dimX;
 } Conv;
 
@@ -534,7 +568,7 @@ static bool readConv(MlirOperation block, Conv *c) {
   c->block = block;
   MlirAttribute a = mlirOperationGetDiscardableAttributeByName(block, str(DLC_ATTR_CONV));
   MlirAttribute dims = mlirOperationGetDiscardableAttributeByName(block, str(DLC_ATTR_BLOCK_DIMS));
-  if (mlirDenseArrayGetNumElements(a) != 8 || mlirAttributeIsNull(dims))
+  if (mlirDenseArrayGetNumElements(a) != 9 || mlirAttributeIsNull(dims))
     return fail(block, "a conv block without its tiles");
   c->wm = mlirDenseI64ArrayGetElement(a, 0);
   c->wn = mlirDenseI64ArrayGetElement(a, 1);
@@ -544,6 +578,7 @@ static bool readConv(MlirOperation block, Conv *c) {
     c->dil[i] = mlirDenseI64ArrayGetElement(a, 5 + i);
   }
   c->bp = mlirDenseI64ArrayGetElement(a, 7);
+  c->stages = mlirDenseI64ArrayGetElement(a, 8);
   c->dimX = mlirDenseI64ArrayGetElement(dims, 0);
   c->threads = c->dimX * mlirDenseI64ArrayGetElement(dims, 1);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(block, 0));
@@ -584,6 +619,7 @@ static bool readConv(MlirOperation block, Conv *c) {
   c->k = c->c * c->kh * c->kw;
   c->pixels = c->th * c->wo;
   if (dimOf(c->x, 0) != 1 || dimOf(c->w, 0) != c->bo || c->bp < c->pixels || c->bp % c->wn ||
+      c->stages < 1 || c->stages > kMaxStages ||
       c->bo % c->wm || (c->wm / 16) * (c->wn / 8) * 4 > kMaxAcc)
     return fail(c->conv, "the conv's tiles do not match its schedule");
   return true;
@@ -662,33 +698,6 @@ static bool valueAt(DlcBuilder *b, const Conv *c, MlirOperation op, const MlirVa
   return fail(op, "a body without linalg.yield");
 }
 
-/* A [rows x cols] array of `elt` in shared memory (a memref.global in the
-   workgroup address space, named apart from dlc-gpu-mma's). */
-static MlirValue sharedArray(DlcBuilder *b, MlirOperation module, int64_t rows, int64_t cols,
-                             MlirType elt) {
-  MlirContext ctx = b->context;
-  char name[64], text[512];
-  const char *e = mlirTypeIsAF16(elt) ? "f16" : mlirTypeIsABF16(elt) ? "bf16" : "f32";
-  MlirSymbolTable table = mlirSymbolTableCreate(module);
-  for (int i = 0;; ++i) {
-    snprintf(name, sizeof name, "__dlc_conv_smem_%d", i);
-    if (mlirOperationIsNull(mlirSymbolTableLookup(table, str(name))))
-      break;
-  }
-  mlirSymbolTableDestroy(table);
-  snprintf(text, sizeof text,
-           "memref.global \"private\" @%s : memref<%lldx%lldx%s, #gpu.address_space<workgroup>> "
-           "{alignment = 16 : i64}",
-           name, (long long)rows, (long long)cols, e);
-  MlirOperation g = mlirOperationCreateParse(ctx, str(text), str("dlc-gpu-conv"));
-  mlirBlockInsertOwnedOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)), 0, g);
-  snprintf(text, sizeof text, "memref<%lldx%lldx%s, #gpu.address_space<workgroup>>",
-           (long long)rows, (long long)cols, e);
-  MlirNamedAttribute n = dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, str(name)));
-  return dlcGpuRes(
-      dlcGpuOp(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
-}
-
 /* k = (c, r, q) of the weights, k clamped to K - 1 (its value is masked). */
 static void splitK(DlcBuilder *b, const Conv *c, MlirValue k, MlirValue *ch, MlirValue *r,
                    MlirValue *q) {
@@ -721,22 +730,32 @@ static MlirValue andI1(DlcBuilder *b, MlirValue x, MlirValue y) {
 /* One k tile of the weights (which = 0: sA[o][kk]) or of the gathered
    input (1: sB[kk][p]) loaded by the block's threads, `total` elements in
    rounds of `threads`. */
-static void loadTile(DlcBuilder *b, const Conv *c, int which, MlirValue kt, MlirValue tid,
-                     MlirValue dst) {
+static int loadTile(DlcBuilder *b, const Conv *c, int which, MlirValue kt, MlirValue tid,
+                    MlirValue dst, MlirValue stage, MlirValue *tokens) {
   int64_t cols = which ? c->bp : kGpuConvKTile, total = (which ? kGpuConvKTile : c->bo) * cols;
   MlirValue k0 = binC(b, "arith.muli", kt, kGpuConvKTile);
+  int n = 0;
   for (int64_t first = 0; first < total; first += c->threads) {
     MlirValue e = binC(b, "arith.addi", tid, first);
-    DlcBuilder at = first + c->threads > total ? dlcGpuIfThen(b, dlcGpuCmpUlt(b, e, total)) : *b;
+    bool last = first + c->threads > total;
+    DlcBuilder at = *b;
+    if (last && tokens) { /* cp.async: threads past the tile repeat its last element (the same
+                             bytes to the same place), so every copy's token is in the group */
+      MlirValue mo[2] = {e, dlcGpuIndex(b, total - 1)};
+      e = dlcGpuRes(dlcGpuOp(b, "arith.minui", 2, mo, mlirIndexTypeGet(b->context), 0, NULL));
+    } else if (last) {
+      at = dlcGpuIfThen(b, dlcGpuCmpUlt(b, e, total));
+    }
     MlirValue row = binC(&at, "arith.divui", e, cols), col = binC(&at, "arith.remui", e, cols);
     MlirValue kk = which ? row : col;
     MlirValue k = dlcGpuBin(&at, "arith.addi", k0, kk), valid = {NULL}, ch, r, q, v;
     if (c->k % kGpuConvKTile)
       valid = dlcGpuCmpUlt(&at, k, c->k);
     splitK(&at, c, k, &ch, &r, &q);
+    MlirValue src, idx[4];
     if (!which) {
-      MlirValue idx[4] = {row, ch, r, q};
-      v = load(&at, c->w, 4, idx);
+      src = c->w;
+      idx[0] = row, idx[1] = ch, idx[2] = r, idx[3] = q;
     } else {
       MlirValue p = col;
       if (c->bp != c->pixels) { /* the block's padded pixels read pixel P - 1, masked */
@@ -758,18 +777,33 @@ static void loadTile(DlcBuilder *b, const Conv *c, int which, MlirValue kt, Mlir
         valid = andI1(&at, valid, andI1(&at, inH, inW));
         MlirValue z = dlcGpuIndex(&at, 0), s1[3] = {inH, sh, z}, s2[3] = {inW, sw, z};
         MlirType index = mlirIndexTypeGet(at.context);
-        MlirValue idx[4] = {c->off[0], dlcGpuBin(&at, "arith.addi", c->off[1], ch),
-                            dlcGpuRes(dlcGpuOp(&at, "arith.select", 3, s1, index, 0, NULL)),
-                            dlcGpuRes(dlcGpuOp(&at, "arith.select", 3, s2, index, 0, NULL))};
-        v = load(&at, c->src, 4, idx);
+        src = c->src;
+        idx[0] = c->off[0];
+        idx[1] = dlcGpuBin(&at, "arith.addi", c->off[1], ch);
+        idx[2] = dlcGpuRes(dlcGpuOp(&at, "arith.select", 3, s1, index, 0, NULL));
+        idx[3] = dlcGpuRes(dlcGpuOp(&at, "arith.select", 3, s2, index, 0, NULL));
       } else {
-        MlirValue idx[4] = {dlcGpuIndex(&at, 0), ch, ih, iw};
-        v = load(&at, c->in, 4, idx);
+        src = c->in;
+        idx[0] = dlcGpuIndex(&at, 0), idx[1] = ch, idx[2] = ih, idx[3] = iw;
       }
     }
-    MlirValue sidx[2] = {row, col};
-    store(&at, masked(&at, valid, v), dst, 2, sidx);
+    MlirValue sidx[3] = {stage, row, col};
+    bool staged = !mlirValueIsNull(stage);
+    if (tokens) { /* 4 bytes by cp.async, zero-filled (0 bytes read) where masked; the
+                     indices are clamped in range, so the address is valid either way */
+      MlirValue srcElts = {NULL};
+      if (!mlirValueIsNull(valid)) {
+        MlirValue so[3] = {valid, dlcGpuIndex(&at, 1), dlcGpuIndex(&at, 0)};
+        srcElts = dlcGpuRes(
+            dlcGpuOp(&at, "arith.select", 3, so, mlirIndexTypeGet(at.context), 0, NULL));
+      }
+      tokens[n++] = dlcGpuAsyncCopy(&at, dst, 3, sidx, src, 4, idx, 1, srcElts, false);
+      continue;
+    }
+    v = load(&at, src, 4, idx);
+    store(&at, masked(&at, valid, v), dst, staged ? 3 : 2, staged ? sidx : sidx + 1);
   }
+  return n;
 }
 
 typedef struct {
@@ -779,7 +813,8 @@ typedef struct {
 /* The lane's accumulators (tile (i, j), row half h, column p at
    ((i tn + j) 2 + h) 2 + p) += sA[warp rows][k tile] x sB[k tile][warp columns]. */
 static void computeTile(DlcBuilder *b, const Conv *c, const Lanes *l, MlirValue sA, MlirValue sB,
-                        MlirValue *acc) {
+                        MlirValue stage, MlirValue *acc) {
+  bool staged = !mlirValueIsNull(stage); /* [stage][row][col] tiles */
   MlirContext ctx = b->context;
   MlirType f32 = mlirF32TypeGet(ctx);
   MlirType elt = mlirShapedTypeGetElementType(mlirValueGetType(sA));
@@ -787,20 +822,25 @@ static void computeTile(DlcBuilder *b, const Conv *c, const Lanes *l, MlirValue 
   if (c->mmaK) { /* ldmatrix x4 / x2.trans, mma.sync m16n8k16 per (i, j) */
     MlirValue aF[8], bF[8];
     for (int i = 0; i < tm; ++i) {
-      MlirValue ops[3] = {
-          sA, dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", l->wm0, 16 * i), l->lane16), l->hi8};
+      MlirValue ops[4] = {
+          sA, stage, dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", l->wm0, 16 * i), l->lane16),
+          l->hi8};
+      if (!staged)
+        ops[1] = ops[2], ops[2] = ops[3];
       MlirNamedAttribute at[2] = {
           dlcNamed(ctx, "numTiles", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 4)),
           dlcNamedBool(ctx, "transpose", false)};
-      aF[i] = dlcGpuRes(dlcGpuOp(b, "nvgpu.ldmatrix", 3, ops,
+      aF[i] = dlcGpuRes(dlcGpuOp(b, "nvgpu.ldmatrix", staged ? 4 : 3, ops,
                                  mlirVectorTypeGet(2, (int64_t[]){4, 2}, elt), 2, at));
     }
     for (int j = 0; j < tn; ++j) {
-      MlirValue ops[3] = {sB, l->lane16, binC(b, "arith.addi", l->wn0, 8 * j)};
+      MlirValue ops[4] = {sB, stage, l->lane16, binC(b, "arith.addi", l->wn0, 8 * j)};
+      if (!staged)
+        ops[1] = ops[2], ops[2] = ops[3];
       MlirNamedAttribute at[2] = {
           dlcNamed(ctx, "numTiles", mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 2)),
           dlcNamedBool(ctx, "transpose", true)};
-      bF[j] = dlcGpuRes(dlcGpuOp(b, "nvgpu.ldmatrix", 3, ops,
+      bF[j] = dlcGpuRes(dlcGpuOp(b, "nvgpu.ldmatrix", staged ? 4 : 3, ops,
                                  mlirVectorTypeGet(2, (int64_t[]){2, 2}, elt), 2, at));
     }
     MlirType accV = mlirVectorTypeGet(2, (int64_t[]){2, 2}, f32);
@@ -824,15 +864,16 @@ static void computeTile(DlcBuilder *b, const Conv *c, const Lanes *l, MlirValue 
     MlirValue a[8][2], bv[8][2], kI = dlcGpuIndex(b, kk);
     for (int i = 0; i < tm; ++i)
       for (int h = 0; h < 2; ++h) {
-        MlirValue idx[2] = {
-            dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", l->wm0, 16 * i + 8 * h), l->g), kI};
-        a[i][h] = convertTo(b, load(b, sA, 2, idx), f32);
+        MlirValue idx[3] = {
+            stage, dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", l->wm0, 16 * i + 8 * h), l->g),
+            kI};
+        a[i][h] = convertTo(b, load(b, sA, staged ? 3 : 2, staged ? idx : idx + 1), f32);
       }
     for (int j = 0; j < tn; ++j)
       for (int p = 0; p < 2; ++p) {
-        MlirValue idx[2] = {
-            kI, dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", l->wn0, 8 * j + p), l->t2)};
-        bv[j][p] = convertTo(b, load(b, sB, 2, idx), f32);
+        MlirValue idx[3] = {
+            stage, kI, dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", l->wn0, 8 * j + p), l->t2)};
+        bv[j][p] = convertTo(b, load(b, sB, staged ? 3 : 2, staged ? idx : idx + 1), f32);
       }
     for (int i = 0; i < tm; ++i)
       for (int j = 0; j < tn; ++j)
@@ -901,12 +942,15 @@ static Thread threadScope(DlcBuilder *b, const Conv *c, bool emulate, const Mlir
 
 /* Shared memory: a workgroup global on the GPU; emulated, a buffer of
    the block (an alloca in the block's loop body). */
-static MlirValue sharedTile(DlcBuilder *b, MlirOperation module, int64_t rows, int64_t cols,
-                            MlirType elt, bool emulate) {
+static MlirValue sharedTile(DlcBuilder *b, MlirOperation module, int64_t stages, int64_t rows,
+                            int64_t cols, MlirType elt, bool emulate) {
+  /* [rows x cols], or [stages x rows x cols] for a pipeline */
+  int64_t shape[3] = {stages, rows, cols};
+  intptr_t rank = stages > 1 ? 3 : 2;
+  const int64_t *sh = stages > 1 ? shape : shape + 1;
   if (!emulate)
-    return sharedArray(b, module, rows, cols, elt);
-  MlirType t = mlirMemRefTypeGet(elt, 2, (int64_t[]){rows, cols}, mlirAttributeGetNull(),
-                                 mlirAttributeGetNull());
+    return dlcGpuSharedGlobal(b, module, "__dlc_conv_smem_", rank, sh, elt);
+  MlirType t = mlirMemRefTypeGet(elt, rank, sh, mlirAttributeGetNull(), mlirAttributeGetNull());
   MlirNamedAttribute seg = dlcNamed(b->context, "operandSegmentSizes",
                                     mlirDenseI32ArrayGet(b->context, 2, (int32_t[]){0, 0}));
   return dlcGpuRes(dlcGpuOp(b, "memref.alloca", 0, NULL, t, 1, &seg));
@@ -928,10 +972,37 @@ static void storeAcc(Thread *t, MlirValue buf, int n, const MlirValue *acc) {
   }
 }
 
-/* The lane's accumulators + init, the epilogue, one store each. */
-static bool epilogueAll(Thread *t, const Conv *c, const MlirValue *acc) {
-  MlirType f32 = mlirF32TypeGet(t->b.context);
+/* The output element at idx ([0, o, ho, wo]) from its accumulator value
+   `acc`: + init, the epilogue's body once; the buffer it goes to in `*dst`. */
+static bool elementValue(DlcBuilder *b, const Conv *c, MlirValue acc, const MlirValue *idx,
+                         MlirValue *v, MlirValue *dst) {
+  MlirType f32 = mlirF32TypeGet(b->context);
   MlirType xElt = mlirShapedTypeGetElementType(mlirValueGetType(c->x));
+  MlirValue init;
+  if (!valueAt(b, c, c->init, idx, (MlirValue){NULL}, &init))
+    return false;
+  *v = convertTo(b, dlcGpuBin(b, "arith.addf", convertTo(b, init, f32), acc), xElt);
+  *dst = c->x;
+  if (mlirOperationIsNull(c->epilogue))
+    return true;
+  intptr_t last = mlirOperationGetNumOperands(c->epilogue) - 1;
+  if (!mlirAffineMapIsIdentity(dlcOperandMap(c->epilogue, last)))
+    return fail(c->epilogue, "the epilogue writes through a non-identity map");
+  *dst = mlirOperationGetOperand(c->epilogue, last);
+  return valueAt(b, c, c->epilogue, idx, *v, v);
+}
+
+/* [0, o, p / Wo, p % Wo] of output channel o, block pixel p. */
+static void pixelIndex(DlcBuilder *b, const Conv *c, MlirValue o, MlirValue p, MlirValue idx[4]) {
+  idx[0] = dlcGpuIndex(b, 0);
+  idx[1] = o;
+  idx[2] = binC(b, "arith.divui", p, c->wo);
+  idx[3] = binC(b, "arith.remui", p, c->wo);
+}
+
+/* The lane's accumulators + init, the epilogue, one store each (outputs
+   that take no 16-byte stores, see storeRows). */
+static bool epilogueAll(Thread *t, const Conv *c, const MlirValue *acc) {
   int tn = (int)(c->wn / 8), nAcc = (int)((c->wm / 16) * tn * 4);
   DlcBuilder *b = &t->b;
   for (int a = 0; a < nAcc; ++a) {
@@ -940,29 +1011,179 @@ static bool epilogueAll(Thread *t, const Conv *c, const MlirValue *acc) {
         dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", t->l.wm0, 16 * i + 8 * h), t->l.g);
     MlirValue pix = dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", t->l.wn0, 8 * j + p), t->l.t2);
     DlcBuilder at = c->bp != c->pixels ? dlcGpuIfThen(b, dlcGpuCmpUlt(b, pix, c->pixels)) : *b;
-    MlirValue idx[4] = {dlcGpuIndex(&at, 0), o, binC(&at, "arith.divui", pix, c->wo),
-                        binC(&at, "arith.remui", pix, c->wo)};
-    MlirValue init, v = acc[a];
-    if (!valueAt(&at, c, c->init, idx, (MlirValue){NULL}, &init))
+    MlirValue idx[4], v, dst;
+    pixelIndex(&at, c, o, pix, idx);
+    if (!elementValue(&at, c, acc[a], idx, &v, &dst))
       return false;
-    v = convertTo(&at, dlcGpuBin(&at, "arith.addf", convertTo(&at, init, f32), v), xElt);
-    MlirValue dst = c->x;
-    if (!mlirOperationIsNull(c->epilogue)) {
-      intptr_t last = mlirOperationGetNumOperands(c->epilogue) - 1;
-      if (!mlirAffineMapIsIdentity(dlcOperandMap(c->epilogue, last)))
-        return fail(c->epilogue, "the epilogue writes through a non-identity map");
-      if (!valueAt(&at, c, c->epilogue, idx, v, &v))
-        return false;
-      dst = mlirOperationGetOperand(c->epilogue, last);
-    }
     store(&at, v, dst, 4, idx);
   }
   return true;
 }
 
+/* The output's (or the epilogue's) [1, O tile, rows, Wo] buffer as
+   [O tile, rows x Wo] when its rows follow each other (Wo whole, unit
+   stride): a block's pixels are then adjacent in memory, and a run of
+   them is one vector store. Null when not, or not 16 / 32-bit floats. */
+static MlirValue pixelRows(DlcBuilder *b, const Conv *c, MlirValue dst, int *vec) {
+  MlirType t = mlirValueGetType(dst), elt = mlirShapedTypeGetElementType(t);
+  int64_t strides[4], offset;
+  *vec = 0;
+  if (!mlirTypeIsAMemRef(t) || mlirShapedTypeGetRank(t) != 4 || !mlirTypeIsAFloat(elt) ||
+      mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(t, strides, &offset)) ||
+      strides[3] != 1 || strides[2] != mlirShapedTypeGetDimSize(t, 3) ||
+      mlirShapedTypeIsDynamicStrideOrOffset(strides[1]))
+    return (MlirValue){NULL};
+  unsigned w = mlirFloatTypeGetWidth(elt);
+  if (w != 16 && w != 32)
+    return (MlirValue){NULL};
+  *vec = w == 32 ? 4 : 8;
+  MlirContext ctx = b->context;
+  int64_t rows = mlirShapedTypeGetDimSize(t, 1), cols = c->pixels;
+  MlirAttribute layout =
+      mlirStridedLayoutAttrGet(ctx, offset, 2, (int64_t[]){strides[1], 1});
+  MlirType rt = mlirMemRefTypeGet(elt, 2, (int64_t[]){rows, cols}, layout,
+                                  mlirMemRefTypeGetMemorySpace(t));
+  MlirAttribute re = mlirAttributeParseGet(ctx, str("[[0, 1], [2, 3]]"));
+  MlirNamedAttribute a = dlcNamed(ctx, "reassociation", re);
+  return dlcGpuRes(dlcGpuOp(b, "memref.collapse_shape", 1, &dst, rt, 1, &a));
+}
+
+/* Round 1 of the lane regrouping (gpu_build.h) on the 4 accumulators
+   `own` of a tile: on the GPU the partner's pair by a shuffle; emulated,
+   the partner's send computed from its accumulators `other` (lane ^ 1). */
+static void round1(DlcBuilder *b, MlirValue lane, const MlirValue *own, const MlirValue *other,
+                   MlirValue out[4]) {
+  MlirValue odd = dlcGpuBitSet(b, lane, 1), recv[2];
+  if (other) {
+    MlirValue pOdd = dlcGpuBitSet(b, binC(b, "arith.xori", lane, 1), 1);
+    dlcGpuQuadSend(b, pOdd, other, recv);
+  } else {
+    MlirValue send[2];
+    dlcGpuQuadSend(b, odd, own, send);
+    for (int q = 0; q < 2; ++q)
+      recv[q] = dlcGpuShuffleXor(b, send[q], 1);
+  }
+  dlcGpuQuadJoin(b, odd, own, recv, out);
+}
+
+/* The lane's accumulators through the epilogue with 16-byte stores:
+   lanes regroup the mma.sync C fragments (gpu_build.h, the GEMMs' code)
+   so that a lane holds `vec` adjacent pixels of one output channel; the
+   epilogue runs once per element, then one vector.store. `partner[m]`:
+   emulated, the accumulators of lane ^ m (m = 1, 2, 3); null on the GPU
+   (shuffles). Pixels past the block's (bp > pixels): a run wholly past
+   is skipped; one across the end (pixels % vec != 0) computes at the
+   last pixel and stores its valid elements one by one. False (with
+   *done unset) when the output takes no vector stores. */
+static bool storeRows(Thread *t, const Conv *c, const MlirValue *acc, const MlirValue *partner[4],
+                      bool *done) {
+  DlcBuilder *b = &t->b;
+  *done = false;
+  MlirValue dst0 = mlirOperationIsNull(c->epilogue)
+                       ? c->x
+                       : mlirOperationGetOperand(c->epilogue,
+                                                 mlirOperationGetNumOperands(c->epilogue) - 1);
+  int vec;
+  MlirValue rows = pixelRows(b, c, dst0, &vec);
+  if (mlirValueIsNull(rows) || c->pixels < vec)
+    return true;
+  *done = true;
+  int tm = (int)(c->wm / 16), tn = (int)(c->wn / 8);
+  MlirValue lane = t->l.lane, hi = dlcGpuBitSet(b, lane, 2);
+  MlirValue lane2 = binC(b, "arith.andi", lane, 2);
+  MlirValue row1 = dlcGpuBin(b, "arith.addi", t->l.g,
+                             binC(b, "arith.muli", binC(b, "arith.andi", lane, 1), 8));
+  MlirValue col4 = binC(b, "arith.muli", lane2, 2), col8 = binC(b, "arith.muli", lane2, 4);
+  MlirValue q4[kMaxAcc / 4][4];
+  for (int a = 0; a < tm * tn; ++a)
+    round1(b, lane, acc + 4 * a, partner[1] ? partner[1] + 4 * a : NULL, q4[a]);
+  for (int i = 0; i < tm; ++i)
+    for (int j = 0; j < tn;) {
+      int n = vec == 8 && j + 1 < tn ? 8 : 4;
+      MlirValue vals[8], col;
+      if (n == 8) { /* round 2: tile j + hi's 8 pixels of the row */
+        const MlirValue *a4 = q4[i * tn + j], *c4 = q4[i * tn + j + 1];
+        MlirValue recv[4];
+        if (partner[2]) { /* lane ^ 2's send, from its round 1 (with lane ^ 3) */
+          MlirValue l2 = binC(b, "arith.xori", lane, 2), pa[4], pc[4];
+          round1(b, l2, partner[2] + 4 * (i * tn + j), partner[3] + 4 * (i * tn + j), pa);
+          round1(b, l2, partner[2] + 4 * (i * tn + j + 1), partner[3] + 4 * (i * tn + j + 1), pc);
+          dlcGpuPairSend(b, dlcGpuBitSet(b, l2, 2), pa, pc, recv);
+        } else {
+          MlirValue send[4];
+          dlcGpuPairSend(b, hi, a4, c4, send);
+          for (int e = 0; e < 4; ++e)
+            recv[e] = dlcGpuShuffleXor(b, send[e], 2);
+        }
+        dlcGpuPairJoin(b, hi, a4, c4, recv, vals);
+        col = dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", t->l.wn0, 8 * j), col8);
+      } else {
+        memcpy(vals, q4[i * tn + j], sizeof(MlirValue) * 4);
+        col = dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", t->l.wn0, 8 * j), col4);
+      }
+      j += n / 4;
+      MlirValue o = dlcGpuBin(b, "arith.addi", binC(b, "arith.addi", t->l.wm0, 16 * i), row1);
+      bool tail = c->pixels % n != 0;
+      /* a run wholly past the block's pixels: nothing (pixels % n == 0
+         makes every run wholly in or wholly out) */
+      DlcBuilder at = c->bp != c->pixels && !tail
+                          ? dlcGpuIfThen(b, dlcGpuCmpUlt(b, col, c->pixels))
+                          : *b;
+      MlirValue res[8], dst = dst0, idx[4][8];
+      for (int e = 0; e < n; ++e) {
+        MlirValue p = binC(&at, "arith.addi", col, e);
+        if (tail) { /* computed at the last pixel past the end, not stored */
+          MlirValue mo[2] = {p, dlcGpuIndex(&at, c->pixels - 1)};
+          p = dlcGpuRes(
+              dlcGpuOp(&at, "arith.minui", 2, mo, mlirIndexTypeGet(at.context), 0, NULL));
+        }
+        pixelIndex(&at, c, o, p, idx[e]);
+        if (!elementValue(&at, c, vals[e], idx[e], &res[e], &dst))
+          return false;
+      }
+      MlirValue vidx[2] = {o, col};
+      if (!tail) {
+        dlcGpuStoreVector(&at, n, res, rows, 2, vidx);
+        continue;
+      }
+      /* the run is whole (col + n <= pixels): one vector store; else the
+         elements before the end one by one */
+      MlirValue whole = dlcGpuCmpUlt(&at, col, c->pixels - n + 1);
+      DlcBuilder w = dlcGpuIfThen(&at, whole);
+      dlcGpuStoreVector(&w, n, res, rows, 2, vidx);
+      MlirValue part = dlcGpuBin(&at, "arith.xori", dlcGpuCmpUlt(&at, col, c->pixels), whole);
+      DlcBuilder pt = dlcGpuIfThen(&at, part);
+      for (int e = 0; e < n; ++e) {
+        DlcBuilder one =
+            dlcGpuIfThen(&pt, dlcGpuCmpUlt(&pt, binC(&pt, "arith.addi", col, e), c->pixels));
+        store(&one, res[e], dst, 4, idx[e]);
+      }
+    }
+  return true;
+}
+
+/* The epilogue of the lane's accumulators: 16-byte stores where the
+   output allows them, else one store per element. */
+static bool epilogue(Thread *t, const Conv *c, const MlirValue *acc, const MlirValue *partner[4]) {
+  bool done;
+  if (!storeRows(t, c, acc, partner, &done))
+    return false;
+  return done || epilogueAll(t, c, acc);
+}
+
 /* `emulate`: the same tiles, gather and epilogue with the block's threads
    as loops between the barriers and FFMA for every type (nvgpu's ldmatrix
    and mma.sync have no CPU lowering), so the CPU can run the rewrite. */
+/* Tile kt + S - 1 of the pipeline (clamped to the last: a repeat lands in
+   a stage never read again) and its stage, (kt + S - 1) % S. */
+static void nextTile(DlcBuilder *b, MlirValue kt, int64_t S, int64_t nK, MlirValue *next,
+                     MlirValue *stage) {
+  MlirValue n = binC(b, "arith.addi", kt, S - 1);
+  MlirValue mo[2] = {n, dlcGpuIndex(b, nK - 1)};
+  *next = dlcGpuRes(dlcGpuOp(b, "arith.minui", 2, mo, mlirIndexTypeGet(b->context), 0, NULL));
+  *stage = binC(b, "arith.remui", n, S);
+}
+
 static bool rewrite(const Conv *cIn, bool emulate) {
   Conv cc = *cIn;
   const Conv *c = &cc;
@@ -975,8 +1196,9 @@ static bool rewrite(const Conv *cIn, bool emulate) {
   MlirType elt = mlirShapedTypeGetElementType(mlirValueGetType(c->in));
   int64_t pad = kGpuSmemPadBytes / (mlirTypeIsAF32(elt) ? 4 : 2);
   MlirOperation module = dlcGpuModuleOf(c->block);
-  MlirValue sA = sharedTile(&b, module, c->bo, kGpuConvKTile + pad, elt, emulate);
-  MlirValue sB = sharedTile(&b, module, kGpuConvKTile, c->bp + pad, elt, emulate);
+  int64_t S = c->stages;
+  MlirValue sA = sharedTile(&b, module, S, c->bo, kGpuConvKTile + pad, elt, emulate);
+  MlirValue sB = sharedTile(&b, module, S, kGpuConvKTile, c->bp + pad, elt, emulate);
   MlirValue ids[2] = {{NULL}, {NULL}};
   if (!emulate) {
     MlirNamedAttribute dx =
@@ -989,6 +1211,14 @@ static bool rewrite(const Conv *cIn, bool emulate) {
   int nAcc = (int)((c->wm / 16) * (c->wn / 8) * 4);
   int64_t nK = (c->k + kGpuConvKTile - 1) / kGpuConvKTile;
   MlirValue zero = floatConst(&b, f32, 0.0), acc[kMaxAcc];
+  /* a thread's cp.async copies of one k tile: rounds of both tiles */
+  int64_t copies = (c->bo * kGpuConvKTile + c->threads - 1) / c->threads +
+                   (kGpuConvKTile * c->bp + c->threads - 1) / c->threads;
+  if (S > 1 && !mlirTypeIsAF32(elt))
+    return fail(c->conv, "a cp.async pipeline of 16-bit tiles (the schedule allows f32 only)");
+  if (S > 1 && copies > kMaxCopies)
+    return fail(c->conv, "a k tile takes more cp.async copies a thread than the rewrite holds");
+  MlirValue tokens[kMaxCopies];
 
   if (emulate) {
     MlirType t = mlirMemRefTypeGet(f32, 2, (int64_t[]){c->threads, nAcc}, mlirAttributeGetNull(),
@@ -1000,21 +1230,50 @@ static bool rewrite(const Conv *cIn, bool emulate) {
     for (int a = 0; a < nAcc; ++a)
       acc[a] = zero;
     storeAcc(&t0, buf, nAcc, acc);
-    MlirValue kt;
+    for (int64_t s0 = 0; s0 + 1 < S; ++s0) { /* the pipeline's prologue: tiles 0 .. S - 2 */
+      Thread tp = threadScope(&b, c, true, ids);
+      MlirValue kt0 = dlcGpuIndex(&tp.b, s0 < nK ? s0 : nK - 1), st0 = dlcGpuIndex(&tp.b, s0);
+      loadTile(&tp.b, c, 0, kt0, tp.tid, sA, st0, NULL);
+      loadTile(&tp.b, c, 1, kt0, tp.tid, sB, st0, NULL);
+    }
+    MlirValue kt, next = {NULL}, nstage = {NULL}, stage = {NULL};
     DlcBuilder k = forLoop(&b, nK, &kt);
     Thread tl = threadScope(&k, c, true, ids); /* barrier */
-    loadTile(&tl.b, c, 0, kt, tl.tid, sA);
-    loadTile(&tl.b, c, 1, kt, tl.tid, sB);
+    if (S > 1) /* the copies of tile kt + S - 1 (the GPU overlaps them with tile kt) */
+      nextTile(&tl.b, kt, S, nK, &next, &nstage);
+    loadTile(&tl.b, c, 0, S > 1 ? next : kt, tl.tid, sA, nstage, NULL);
+    loadTile(&tl.b, c, 1, S > 1 ? next : kt, tl.tid, sB, nstage, NULL);
     Thread tc = threadScope(&k, c, true, ids); /* barrier */
     loadAcc(&tc, buf, nAcc, acc);
-    computeTile(&tc.b, c, &tc.l, sA, sB, acc);
+    if (S > 1)
+      stage = binC(&tc.b, "arith.remui", kt, S);
+    computeTile(&tc.b, c, &tc.l, sA, sB, stage, acc);
     storeAcc(&tc, buf, nAcc, acc);
     b = dlcBuilderBefore(mlirOperationIsNull(c->epilogue) ? c->conv : c->epilogue, loc);
     Thread te = threadScope(&b, c, true, ids);
     loadAcc(&te, buf, nAcc, acc);
-    if (!epilogueAll(&te, c, acc))
+    /* the accumulators of lanes ^ 1, ^ 2, ^ 3: what the shuffles read */
+    MlirValue other[3][kMaxAcc];
+    const MlirValue *partner[4] = {NULL, other[0], other[1], other[2]};
+    for (int m = 1; m < 4; ++m)
+      for (int a = 0; a < nAcc; ++a) {
+        MlirValue idx[2] = {binC(&te.b, "arith.xori", te.tid, m), dlcGpuIndex(&te.b, a)};
+        other[m - 1][a] = load(&te.b, buf, 2, idx);
+      }
+    if (!epilogue(&te, c, acc, partner))
       return false;
   } else {
+    /* S > 1: the prologue's cp.async of tiles 0 .. S - 2, a group each */
+    MlirValue group = {NULL};
+    if (S > 1) {
+      Thread tp = threadScope(&b, c, false, ids);
+      for (int64_t s0 = 0; s0 + 1 < S; ++s0) {
+        MlirValue kt0 = dlcGpuIndex(&tp.b, s0 < nK ? s0 : nK - 1), st0 = dlcGpuIndex(&tp.b, s0);
+        int n = loadTile(&tp.b, c, 0, kt0, tp.tid, sA, st0, tokens);
+        n += loadTile(&tp.b, c, 1, kt0, tp.tid, sB, st0, tokens + n);
+        group = dlcGpuAsyncCommit(&tp.b, n, tokens);
+      }
+    }
     /* scf.for kt over the k tiles, the accumulators carried */
     MlirValue ops[3 + kMaxAcc] = {dlcGpuIndex(&b, 0), dlcGpuIndex(&b, nK), dlcGpuIndex(&b, 1)};
     MlirType types[1 + kMaxAcc];
@@ -1039,19 +1298,36 @@ static bool rewrite(const Conv *cIn, bool emulate) {
     MlirValue kt = mlirBlockGetArgument(body, 0);
     for (int i = 0; i < nAcc; ++i)
       acc[i] = mlirBlockGetArgument(body, 1 + i);
-    dlcGpuOp(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* the last tile is used */
-    loadTile(&t.b, c, 0, kt, t.tid, sA);
-    loadTile(&t.b, c, 1, kt, t.tid, sB);
-    dlcGpuOp(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* this tile has landed */
-    computeTile(&t.b, c, &t.l, sA, sB, acc);
+    if (S == 1) {
+      dlcGpuOp(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* the last tile is used */
+      loadTile(&t.b, c, 0, kt, t.tid, sA, (MlirValue){NULL}, NULL);
+      loadTile(&t.b, c, 1, kt, t.tid, sB, (MlirValue){NULL}, NULL);
+      dlcGpuOp(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL); /* this tile has landed */
+      computeTile(&t.b, c, &t.l, sA, sB, (MlirValue){NULL}, acc);
+    } else {
+      /* tile kt has landed (at most S - 2 younger groups in flight), and
+         every warp is done with tile kt - 1, whose stage the copies of
+         tile kt + S - 1 overwrite; those copies run while kt is computed */
+      dlcGpuAsyncWait(&t.b, group, (int32_t)(S - 2));
+      dlcGpuOp(&t.b, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL);
+      MlirValue next, nstage;
+      nextTile(&t.b, kt, S, nK, &next, &nstage);
+      int n = loadTile(&t.b, c, 0, next, t.tid, sA, nstage, tokens);
+      n += loadTile(&t.b, c, 1, next, t.tid, sB, nstage, tokens + n);
+      dlcGpuAsyncCommit(&t.b, n, tokens);
+      computeTile(&t.b, c, &t.l, sA, sB, binC(&t.b, "arith.remui", kt, S), acc);
+    }
     dlcGpuOp(&t.b, "scf.yield", nAcc, acc, (MlirType){NULL}, 0, NULL);
+    if (S > 1) /* no copy left in flight (the clamped repeats of the last tile) */
+      dlcGpuAsyncWait(&b, group, 0);
     /* per accumulator element: + init, the epilogue, one store; where the
        epilogue was (its operands' subviews may follow the conv) */
     b = dlcBuilderBefore(mlirOperationIsNull(c->epilogue) ? c->conv : c->epilogue, loc);
     Thread te = threadScope(&b, c, false, ids);
     for (int a = 0; a < nAcc; ++a)
       acc[a] = mlirOperationGetResult(loop, a);
-    if (!epilogueAll(&te, c, acc))
+    const MlirValue *none[4] = {NULL, NULL, NULL, NULL};
+    if (!epilogue(&te, c, acc, none))
       return false;
   }
   if (!mlirOperationIsNull(c->epilogue))
@@ -1097,7 +1373,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
 
 static void dependentDialects(MlirDialectRegistry r) {
   MlirDialectHandle hs[] = {mlirGetDialectHandle__gpu__(), mlirGetDialectHandle__nvgpu__(),
-                            mlirGetDialectHandle__nvvm__(), mlirGetDialectHandle__llvm__()};
+                            mlirGetDialectHandle__nvvm__(), mlirGetDialectHandle__llvm__(),
+                            mlirGetDialectHandle__vector__()};
   for (size_t i = 0; i < sizeof hs / sizeof hs[0]; ++i)
     mlirDialectHandleInsertDialect(hs[i], r);
 }

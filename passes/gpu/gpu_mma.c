@@ -9,9 +9,10 @@
          PTX ISA gives lane (g, t) for mma.m16n8k16 (f16) / m16n8k8 (tf32)
        per 8-column tile j: B fragment likewise
        nvgpu.mma.sync per (i, j)
-     the epilogue: per accumulator element (row 16i + g + 8h, column
-       8j + 2t + p) the epilogue's body cloned on that value, its other
-       operands loaded at that element, its result stored there.
+     the epilogue: lanes regroup the accumulators by shuffles so that each
+       holds 4 (f32) or 8 (16-bit) adjacent columns of a row (gpu_build.h);
+       the epilogue's body cloned once per element there, its other
+       operands loaded there, then one 16-byte vector.store.
 
    The fill that zeroed the accumulator, the contraction and the epilogue
    are erased: the accumulators never leave registers and the epilogue
@@ -226,9 +227,11 @@ static bool readTile(MlirOperation warp, Tile *t) {
   return true;
 }
 
-/* The epilogue's body on one accumulator element at `idx` (all loops),
-   its result stored; `value` is the element, of the accumulator's type. */
-bool dlcMmaEpilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const MlirValue *idx) {
+/* The epilogue's body on one accumulator element at `idx` (all loops):
+   the value it yields in `*res` and the buffer it writes in `*dst`;
+   `value` is the element, of the accumulator's type. */
+static bool epilogueValue(DlcBuilder *b, const Tile *t, MlirValue value, const MlirValue *idx,
+                          MlirValue *res, MlirValue *dst) {
   MlirOperation e = t->epilogue;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(e, 0));
   intptr_t nOps = mlirOperationGetNumOperands(e);
@@ -269,20 +272,13 @@ bool dlcMmaEpilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const MlirV
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     if (dlcOpIs(op, "linalg.yield")) {
-      for (intptr_t y = 0; y < mlirOperationGetNumOperands(op) && y < numInits; ++y) {
-        MlirValue out = mlirOperationGetOperand(e, nOps - numInits + y);
-        MlirAffineMap am = dlcOperandMap(e, nOps - numInits + y);
-        if (!mlirAffineMapIsIdentity(am))
-          return fail(e, "the epilogue writes through a non-identity map");
-        intptr_t rank = mlirAffineMapGetNumDims(am);
-        MlirValue ops[2 + DLC_SCHEDULE_MAX_LOOPS];
-        ops[0] = dlcGpuLookup(&m, mlirOperationGetOperand(op, y));
-        ops[1] = out;
-        for (intptr_t d = 0; d < rank; ++d)
-          ops[2 + d] = idx[d];
-        dlcGpuOp(b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
-      }
-      continue;
+      if (mlirOperationGetNumOperands(op) != numInits)
+        return fail(e, "the epilogue does not yield one value");
+      if (!mlirAffineMapIsIdentity(dlcOperandMap(e, nOps - numInits)))
+        return fail(e, "the epilogue writes through a non-identity map");
+      *dst = mlirOperationGetOperand(e, nOps - numInits);
+      *res = dlcGpuLookup(&m, mlirOperationGetOperand(op, 0));
+      return true;
     }
     if (dlcOpIs(op, "linalg.index")) {
       int64_t dim = dlcGetI64(op, "dim", 0);
@@ -303,6 +299,26 @@ bool dlcMmaEpilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const MlirV
     if (m.n >= DLC_GPU_MAX_MAP)
       return fail(e, "epilogue too large");
   }
+  return fail(e, "an epilogue without linalg.yield");
+}
+
+static void storeAt(DlcBuilder *b, MlirValue v, MlirValue mem, intptr_t rank,
+                    const MlirValue *idx) {
+  MlirValue ops[2 + DLC_SCHEDULE_MAX_LOOPS];
+  ops[0] = v;
+  ops[1] = mem;
+  for (intptr_t d = 0; d < rank; ++d)
+    ops[2 + d] = idx[d];
+  dlcGpuOp(b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
+}
+
+/* The epilogue's body on one accumulator element at `idx`, its result
+   stored there (the wgmma path's per-element epilogue). */
+bool dlcMmaEpilogueAt(DlcBuilder *b, const Tile *t, MlirValue value, const MlirValue *idx) {
+  MlirValue res, dst;
+  if (!epilogueValue(b, t, value, idx, &res, &dst))
+    return false;
+  storeAt(b, res, dst, mlirShapedTypeGetRank(mlirValueGetType(dst)), idx);
   return true;
 }
 
@@ -447,46 +463,14 @@ MlirValue dlcMmaBlockTile(MlirValue v, MlirOperation warp) {
 }
 
 
-/* memref.global in shared memory (workgroup address space) in `module`;
-   memref.get_global of it by `b`. */
-static MlirValue sharedBuffer(DlcBuilder *b, MlirOperation module, int64_t s, int64_t r, int64_t c,
-                              MlirType elt) {
-  MlirContext ctx = b->context;
-  char name[64], text[512], eltName[16];
-  MlirSymbolTable table = mlirSymbolTableCreate(module);
-  for (int i = 0;; ++i) { /* the first free name: names are per module */
-    snprintf(name, sizeof name, "__dlc_smem_%d", i);
-    if (mlirOperationIsNull(mlirSymbolTableLookup(table, str(name))))
-      break;
-  }
-  mlirSymbolTableDestroy(table);
-  snprintf(eltName, sizeof eltName, "%s",
-           mlirTypeIsAF16(elt) ? "f16" : mlirTypeIsABF16(elt) ? "bf16" : "f32");
-  snprintf(text, sizeof text,
-           "memref.global \"private\" @%s : memref<%lldx%lldx%lldx%s, "
-           "#gpu.address_space<workgroup>> {alignment = 16 : i64}",
-           name, (long long)s, (long long)r, (long long)c, eltName);
-  MlirOperation g = mlirOperationCreateParse(ctx, str(text), str("dlc-gpu-mma"));
-  MlirBlock top = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  mlirBlockInsertOwnedOperation(top, 0, g);
-  snprintf(text, sizeof text, "memref<%lldx%lldx%lldx%s, #gpu.address_space<workgroup>>",
-           (long long)s, (long long)r, (long long)c, eltName);
-  MlirNamedAttribute n =
-      dlcNamed(ctx, "name", mlirFlatSymbolRefAttrGet(ctx, str(name)));
-  return dlcGpuRes(
-      dlcGpuOp(b, "memref.get_global", 0, NULL, mlirTypeParseGet(ctx, str(text)), 1, &n));
-}
-
 /* cp.async of a rows x cols tile of `src` at (row0, col0) into
    dst[stage] by the block's `threads` threads (16 bytes each a copy, in
    rounds); the tokens go to `tokens`. */
 static int copyTile(DlcBuilder *b, MlirValue src, MlirValue row0, MlirValue col0, MlirValue dst,
                     MlirValue stage, int64_t rows, int64_t cols, MlirValue tid, int64_t threads,
                     MlirValue *tokens) {
-  MlirContext ctx = b->context;
   MlirType elt = mlirShapedTypeGetElementType(mlirValueGetType(src));
   int64_t vec = 16 / (mlirTypeIsAF32(elt) ? 4 : 2), perRow = cols / vec, total = rows * perRow;
-  MlirType token = mlirTypeParseGet(ctx, str("!nvgpu.device.async.token"));
   int n = 0;
   for (int64_t first = 0; first < total; first += threads) {
     MlirValue c = addIndex(b, tid, first);
@@ -498,32 +482,132 @@ static int copyTile(DlcBuilder *b, MlirValue src, MlirValue row0, MlirValue col0
     MlirValue k =
         dlcGpuBinIndex(&at, "arith.muli", dlcGpuBinIndex(&at, "arith.remui", c, perRow), vec);
     intptr_t sr = mlirShapedTypeGetRank(mlirValueGetType(src));
-    MlirValue ops[8 + DLC_SCHEDULE_MAX_LOOPS];
-    int o = 0;
-    ops[o++] = dst;
-    ops[o++] = stage;
-    ops[o++] = r;
-    ops[o++] = k;
-    ops[o++] = src;
+    MlirValue si[DLC_SCHEDULE_MAX_LOOPS], di[3] = {stage, r, k};
+    intptr_t o = 0;
     for (intptr_t d = 0; d + 2 < sr; ++d)
-      ops[o++] = dlcGpuIndex(&at, 0);
-    ops[o++] = addValues(&at, row0, r);
-    ops[o++] = addValues(&at, col0, k);
-    MlirNamedAttribute attrs[3] = {
-        dlcNamed(ctx, "dstElements", mlirIntegerAttrGet(mlirIndexTypeGet(ctx), vec)),
-        dlcNamed(ctx, "bypassL1", mlirUnitAttrGet(ctx)),
-        dlcNamed(ctx, "operandSegmentSizes",
-                 mlirDenseI32ArrayGet(ctx, 5, (int32_t[]){1, 3, 1, (int32_t)sr, 0}))};
-    MlirValue tok = dlcGpuRes(dlcGpuOp(&at, "nvgpu.device_async_copy", o, ops, token, 3, attrs));
+      si[o++] = dlcGpuIndex(&at, 0);
+    si[o++] = addValues(&at, row0, r);
+    si[o++] = addValues(&at, col0, k);
+    MlirValue tok = dlcGpuAsyncCopy(&at, dst, 3, di, src, sr, si, vec, (MlirValue){NULL}, true);
     if (!guarded)
       tokens[n++] = tok;
   }
   return n;
 }
 
-static MlirValue commitGroup(DlcBuilder *b, int n, const MlirValue *tokens) {
-  MlirType token = mlirTypeParseGet(b->context, str("!nvgpu.device.async.token"));
-  return dlcGpuRes(dlcGpuOp(b, "nvgpu.device_async_create_group", n, tokens, token, 0, NULL));
+
+/* The element type and rank the epilogue (or the contraction) writes. */
+static MlirValue outputOf(const Tile *t) {
+  if (mlirOperationIsNull(t->epilogue))
+    return t->acc;
+  return mlirOperationGetOperand(t->epilogue, mlirOperationGetNumOperands(t->epilogue) - 1);
+}
+
+/* `n` adjacent outputs of one row: element e at column col + e of `row`,
+   each through the epilogue once (`vals`: the accumulator values, f32),
+   then one vector.store of the n results (16 bytes: st.global.v4). */
+static bool storeRun(DlcBuilder *b, const Tile *t, int n, const MlirValue *vals, MlirValue row,
+                     MlirValue col) {
+  MlirType accElt = mlirShapedTypeGetElementType(mlirValueGetType(t->acc));
+  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(t->acc));
+  MlirValue idx[DLC_SCHEDULE_MAX_LOOPS], res[8], dst = t->acc;
+  for (intptr_t d = 0; d + 2 < rank; ++d)
+    idx[d] = dlcGpuIndex(b, 0);
+  idx[rank - 2] = row;
+  for (int e = 0; e < n; ++e) {
+    MlirValue v = dlcMmaConvert(b, vals[e], accElt);
+    idx[rank - 1] = addIndex(b, col, e);
+    if (mlirOperationIsNull(t->epilogue))
+      res[e] = v;
+    else if (!epilogueValue(b, t, v, idx, &res[e], &dst))
+      return false;
+  }
+  idx[rank - 1] = col;
+  dlcGpuStoreVector(b, n, res, dst, rank, idx);
+  return true;
+}
+
+/* The warp's accumulators (one vector<2x2xf32> per 16 x 8 tile) through
+   the epilogue into the output: lanes regroup them by shuffles
+   (gpu_build.h) so that each lane stores 16 adjacent bytes of a row --
+   four f32, or eight 16-bit values from a pair of tiles (an odd last tile
+   of a 16-bit output: four, 8 bytes). An output whose rows are not
+   contiguous (no unit stride) or of another width takes one store per
+   element. */
+static bool storeRows(DlcBuilder *b, const Tile *t, const Lane *l, const MlirValue *acc) {
+  MlirContext ctx = b->context;
+  MlirType f32 = mlirF32TypeGet(ctx), accElt = mlirShapedTypeGetElementType(mlirValueGetType(t->acc));
+  MlirValue out = outputOf(t);
+  MlirType ot = mlirValueGetType(out);
+  intptr_t rank = mlirShapedTypeGetRank(ot);
+  int64_t strides[DLC_SCHEDULE_MAX_LOOPS], offset;
+  unsigned width = mlirTypeIsAFloat(mlirShapedTypeGetElementType(ot))
+                       ? mlirFloatTypeGetWidth(mlirShapedTypeGetElementType(ot))
+                       : 0;
+  bool rows = rank <= DLC_SCHEDULE_MAX_LOOPS &&
+              mlirLogicalResultIsSuccess(mlirMemRefTypeGetStridesAndOffset(ot, strides, &offset)) &&
+              strides[rank - 1] == 1 && (width == 32 || width == 16);
+  int tm = (int)(t->wm / 16), tn = (int)(t->wn / 8);
+  MlirValue v[kMaxTiles][4];
+  for (int a = 0; a < tm * tn; ++a)
+    for (int q = 0; q < 4; ++q) {
+      MlirNamedAttribute pos = dlcNamedI64Array(ctx, "static_position", 2, (int64_t[]){q / 2, q % 2});
+      v[a][q] = dlcGpuRes(dlcGpuOp(b, "vector.extract", 1, &acc[a], f32, 1, &pos));
+    }
+  if (!rows) { /* per element: (16i + g + 8h, 8j + 2t + p) */
+    MlirValue idx[DLC_SCHEDULE_MAX_LOOPS];
+    intptr_t ar = mlirShapedTypeGetRank(mlirValueGetType(t->acc));
+    for (intptr_t d = 0; d + 2 < ar; ++d)
+      idx[d] = dlcGpuIndex(b, 0);
+    for (int a = 0; a < tm * tn; ++a)
+      for (int q = 0; q < 4; ++q) {
+        MlirValue x = dlcMmaConvert(b, v[a][q], accElt);
+        idx[ar - 2] = addIndex(b, l->g, 16 * (a / tn) + 8 * (q / 2));
+        idx[ar - 1] = addIndex(b, l->t2, 8 * (a % tn) + q % 2);
+        if (mlirOperationIsNull(t->epilogue))
+          storeAt(b, x, t->acc, ar, idx);
+        else if (!dlcMmaEpilogueAt(b, t, x, idx))
+          return false;
+      }
+    return true;
+  }
+  MlirValue odd = dlcGpuBitSet(b, l->lane, 1), hi = dlcGpuBitSet(b, l->lane, 2);
+  MlirValue lane2 = dlcGpuBinIndex(b, "arith.andi", l->lane, 2);
+  /* round 1: row g + 8 (lane & 1), columns 4 (t >> 1) .. + 3 of each tile */
+  MlirValue row1 = addValues(b, l->g,
+                             dlcGpuBinIndex(b, "arith.muli",
+                                            dlcGpuBinIndex(b, "arith.andi", l->lane, 1), 8));
+  MlirValue col4 = dlcGpuBinIndex(b, "arith.muli", lane2, 2);
+  MlirValue q4[kMaxTiles][4];
+  for (int a = 0; a < tm * tn; ++a) {
+    MlirValue send[2], recv[2];
+    dlcGpuQuadSend(b, odd, v[a], send);
+    for (int p = 0; p < 2; ++p)
+      recv[p] = dlcGpuShuffleXor(b, send[p], 1);
+    dlcGpuQuadJoin(b, odd, v[a], recv, q4[a]);
+  }
+  /* round 2 (16-bit outputs): tile j + hi's 8 columns of that row */
+  MlirValue col8 = dlcGpuBinIndex(b, "arith.muli", lane2, 4);
+  for (int i = 0; i < tm; ++i)
+    for (int j = 0; j < tn;) {
+      MlirValue row = addIndex(b, row1, 16 * i);
+      if (width == 16 && j + 1 < tn) {
+        const MlirValue *a4 = q4[i * tn + j], *c4 = q4[i * tn + j + 1];
+        MlirValue send[4], recv[4], o8[8];
+        dlcGpuPairSend(b, hi, a4, c4, send);
+        for (int e = 0; e < 4; ++e)
+          recv[e] = dlcGpuShuffleXor(b, send[e], 2);
+        dlcGpuPairJoin(b, hi, a4, c4, recv, o8);
+        if (!storeRun(b, t, 8, o8, row, addIndex(b, col8, 8 * j)))
+          return false;
+        j += 2;
+      } else {
+        if (!storeRun(b, t, 4, q4[i * tn + j], row, addIndex(b, col4, 8 * j)))
+          return false;
+        j += 1;
+      }
+    }
+  return true;
 }
 
 static bool rewriteTile(const Tile *t) {
@@ -533,7 +617,6 @@ static bool rewriteTile(const Tile *t) {
   MlirType index = mlirIndexTypeGet(ctx), f32 = mlirF32TypeGet(ctx);
   MlirValue A = mlirOperationGetOperand(t->gemm, 0), B = mlirOperationGetOperand(t->gemm, 1);
   MlirType ab = mlirShapedTypeGetElementType(mlirValueGetType(A));
-  MlirType accElt = mlirShapedTypeGetElementType(mlirValueGetType(t->acc));
   int tm = (int)(t->wm / 16), tn = (int)(t->wn / 8), nt = tm * tn;
   MlirType accV = mlirVectorTypeGet(2, (int64_t[]){2, 2}, f32);
 
@@ -584,8 +667,8 @@ static bool rewriteTile(const Tile *t) {
     int64_t threads = mlirDenseI64ArrayGetElement(dims, 0) * mlirDenseI64ArrayGetElement(dims, 1) *
                       mlirDenseI64ArrayGetElement(dims, 2);
     MlirOperation module = dlcGpuModuleOf(t->warp);
-    MlirValue smA = sharedBuffer(&b, module, S, bm, bk + pad, ab);
-    MlirValue smB = sharedBuffer(&b, module, S, bk, bn + pad, ab);
+    MlirValue smA = dlcGpuSharedGlobal(&b, module, "__dlc_smem_", 3, (int64_t[]){S, bm, bk + pad}, ab);
+    MlirValue smB = dlcGpuSharedGlobal(&b, module, "__dlc_smem_", 3, (int64_t[]){S, bk, bn + pad}, ab);
     MlirNamedAttribute dx =
         dlcNamed(ctx, "dimension", mlirAttributeParseGet(ctx, str("#gpu<dim x>")));
     MlirNamedAttribute dy =
@@ -604,16 +687,14 @@ static bool rewriteTile(const Tile *t) {
       MlirValue stage = dlcGpuIndex(&b, s0), k0 = dlcGpuIndex(&b, kt * bk);
       int n = copyTile(&b, blockA, zero, k0, smA, stage, bm, bk, tid, threads, tokens);
       n += copyTile(&b, blockB, k0, zero, smB, stage, bk, bn, tid, threads, tokens + n);
-      group = commitGroup(&b, n, tokens);
+      group = dlcGpuAsyncCommit(&b, n, tokens);
     }
     loop = buildFor(&b, nK, 1, nt, accTypes, inits, &body);
     DlcBuilder in = dlcBuilderAtEnd(body, loc);
     MlirValue kt = mlirBlockGetArgument(body, 0);
-    MlirNamedAttribute ng = dlcNamed(ctx, "numGroups",
-                                     mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), S - 2));
     /* tile kt has landed (at most S - 2 younger groups in flight) and
        every warp is done with the stage the next copy overwrites */
-    dlcGpuOp(&in, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &ng);
+    dlcGpuAsyncWait(&in, group, (int32_t)(S - 2));
     dlcGpuOp(&in, "gpu.barrier", 0, NULL, (MlirType){NULL}, 0, NULL);
     MlirValue next = addIndex(&in, kt, S - 1);
     MlirValue mops[2] = {next, dlcGpuIndex(&in, nK - 1)};
@@ -624,7 +705,7 @@ static bool rewriteTile(const Tile *t) {
         copyTile(&in, blockA, dlcGpuIndex(&in, 0), k0, smA, nstage, bm, bk, tid, threads, tokens);
     n += copyTile(&in, blockB, k0, dlcGpuIndex(&in, 0), smB, nstage, bk, bn, tid, threads,
                   tokens + n);
-    commitGroup(&in, n, tokens);
+    dlcGpuAsyncCommit(&in, n, tokens);
     MlirValue stage = dlcGpuBinIndex(&in, "arith.remui", kt, S);
     for (int i = 0; i < nt; ++i)
       acc[i] = mlirBlockGetArgument(body, 1 + i);
@@ -637,42 +718,16 @@ static bool rewriteTile(const Tile *t) {
     dlcGpuOp(&in, "scf.yield", nt, acc, (MlirType){NULL}, 0, NULL);
     /* no copy left in flight (the clamped repeats of the last tile) when
        the block moves on to the epilogue and exits */
-    MlirNamedAttribute none = dlcNamed(ctx, "numGroups",
-                                       mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 0));
-    dlcGpuOp(&b, "nvgpu.device_async_wait", 1, &group, (MlirType){NULL}, 1, &none);
+    dlcGpuAsyncWait(&b, group, 0);
   }
 
-  /* the epilogue (or the store) per accumulator element, where the
-     epilogue was: its operands (subviews) may be defined after the
-     contraction */
+  /* the epilogue (or the store), where the epilogue was: its operands
+     (subviews) may be defined after the contraction */
   b = dlcBuilderBefore(mlirOperationIsNull(t->epilogue) ? t->gemm : t->epilogue, loc);
-  intptr_t rank = mlirShapedTypeGetRank(mlirValueGetType(t->acc));
-  MlirValue idx[DLC_SCHEDULE_MAX_LOOPS];
-  for (intptr_t d = 0; d + 2 < rank; ++d)
-    idx[d] = dlcGpuIndex(&b, 0);
-  MlirValue g = l.g, t2 = l.t2;
-  for (int i = 0; i < tm; ++i)
-    for (int j = 0; j < tn; ++j)
-      for (int h = 0; h < 2; ++h)
-        for (int p = 0; p < 2; ++p) {
-          MlirValue acc = mlirOperationGetResult(loop, i * tn + j);
-          MlirNamedAttribute pos = dlcNamedI64Array(ctx, "static_position", 2, (int64_t[]){h, p});
-          MlirValue v = dlcGpuRes(dlcGpuOp(&b, "vector.extract", 1, &acc, f32, 1, &pos));
-          v = dlcMmaConvert(&b, v, accElt);
-          idx[rank - 2] = addIndex(&b, g, 16 * i + 8 * h);
-          idx[rank - 1] = addIndex(&b, t2, 8 * j + p);
-          if (mlirOperationIsNull(t->epilogue)) {
-            MlirValue ops[2 + DLC_SCHEDULE_MAX_LOOPS];
-            ops[0] = v;
-            ops[1] = t->acc;
-            for (intptr_t d = 0; d < rank; ++d)
-              ops[2 + d] = idx[d];
-            dlcGpuOp(&b, "memref.store", 2 + rank, ops, (MlirType){NULL}, 0, NULL);
-          } else {
-            if (!dlcMmaEpilogueAt(&b, t, v, idx))
-              return false;
-          }
-        }
+  for (int i = 0; i < nt; ++i)
+    acc[i] = mlirOperationGetResult(loop, i);
+  if (!storeRows(&b, t, &l, acc))
+    return false;
   if (!mlirOperationIsNull(t->epilogue))
     mlirOperationDestroy(t->epilogue);
   mlirOperationDestroy(t->gemm);

@@ -16,10 +16,24 @@ func.func @no_tensor_cores(%x: tensor<1x8x16x16xf16>, %w: tensor<64x8x3x3xf16>) 
 
 // -----
 
+// cp.async (the conv's multi-stage pipeline) is sm_80 and newer too.
+func.func @no_cp_async(%x: tensor<1x8x16x16xf32>, %w: tensor<64x8x3x3xf32>) -> tensor<1x64x14x14xf32> {
+  // expected-error @+1 {{#dlk.schedule stages = 2: the target chip has no cp.async (sm_80 and newer), so this conv stages one k tile (stages = 1)}}
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<workgroup = [1, 32, 2, 0, 0, 0, 0], thread = [0, 16, 0, 16, 0, 0, 0], stages = 2> (%x, %w) : (tensor<1x8x16x16xf32>, tensor<64x8x3x3xf32>) -> tensor<1x64x14x14xf32> {
+  ^bb0(%a: tensor<1x8x16x16xf32>, %b: tensor<64x8x3x3xf32>):
+    %c = dlg.conv2d %a, %b : (tensor<1x8x16x16xf32>, tensor<64x8x3x3xf32>) -> tensor<1x64x14x14xf32>
+    dlk.yield %c : tensor<1x64x14x14xf32>
+  }
+  return %0 : tensor<1x64x14x14xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func private @cost_model_kernel
 // CHECK-SAME: thread = [0, 16, 0, {{[0-9]+}}, 0, 0, 0]>
 // CHECK-NOT: mma =
-// CHECK: dlc.conv = array<i64: 16, {{[0-9]+}}, 0,
+// CHECK-NOT: stages =
+// CHECK: dlc.conv = array<i64: 16, {{[0-9]+}}, 0, 1, 1, 1, 1, {{[0-9]+}}, 1>
 func.func @cost_model(%x: tensor<1x8x16x16xf16>, %w: tensor<64x8x3x3xf16>) -> tensor<1x64x14x14xf16> {
   %0 = dlg.conv2d %x, %w : (tensor<1x8x16x16xf16>, tensor<64x8x3x3xf16>) -> tensor<1x64x14x14xf16>
   return %0 : tensor<1x64x14x14xf16>

@@ -9,7 +9,7 @@
 // 16 x 16: 2 x 3 warps; K = 8 x 2 x 2 = 32, two k tiles.
 // SCHED-LABEL: func.func private @given_kernel
 // SCHED-SAME: #dlk.schedule<workgroup = [1, 32, 3, 0, 0, 0, 0], thread = [0, 16, 0, 16, 0, 0, 0]>
-// SCHED: dlc.block_dims = array<i64: 96, 2, 1>, dlc.conv = array<i64: 16, 16, 0, 1, 1, 1, 1, 48>
+// SCHED: dlc.block_dims = array<i64: 96, 2, 1>, dlc.conv = array<i64: 16, 16, 0, 1, 1, 1, 1, 48, 1>
 // CHECK-LABEL: func.func @given
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c5, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c96, {{.*}} = %c2, {{.*}} = %c1)
 // CHECK: scf.for {{.*}} = %c0 to %c2 step %c1 iter_args(

@@ -161,6 +161,13 @@ CASES = [
                                                              stride=(2, 2), epilogue="residual"), "mma16"),
     ("f16 7x7 stride 2 pad 3 (K = 147) 1x3x32x32 -> 32", conv((1, 3, 32, 32), (32, 3, 7, 7), "f16",
                                                               stride=(2, 2), pad=(3, 3, 3, 3)), "mma16"),
+    # 16-byte epilogue stores: 12 pixels a row, a run of 4 (f32) or 8 (f16)
+    # wholly past the block's pixels, or across their end (stored one by one)
+    ("f32 3x3 pad 1 +residual 1x8x12x12 -> 16 (12-pixel rows)",
+     conv((1, 8, 12, 12), (16, 8, 3, 3), pad=(1, 1, 1, 1), epilogue="residual"), "ffma"),
+    ("f16 3x3 pad 1 +bias+residual 1x16x12x12 -> 32 (12-pixel rows)",
+     conv((1, 16, 12, 12), (32, 16, 3, 3), "f16", pad=(1, 1, 1, 1), epilogue="bias residual"), "mma16"),
+    ("f16 1x1 1x16x10x10 -> 48 (10-pixel rows)", conv((1, 16, 10, 10), (48, 16, 1, 1), "f16"), "mma16"),
     ("bf16 3x3 pad 1 +bias+relu (f32 casts around it) 1x16x8x8 -> 32",
      conv((1, 16, 8, 8), (32, 16, 3, 3), "bf16", pad=(1, 1, 1, 1), epilogue="bias relu"), "mmabf16"),
 ]
@@ -245,7 +252,15 @@ def main():
         for one in binaries:
             g1, m1, k1 = assemble(ptxas, one, work)
             good, msg, kernels = good and g1, msg or (m1 if not g1 else ""), kernels + k1
-        staged = "st.shared" in kern and "bar.sync" in kern
+        m = re.search(r"stages = (\d+)", sched.group(0)) if sched else None
+        stages = int(m.group(1)) if m else 1
+        if stages > 1:  # the cp.async pipeline: no synchronous st.shared of a tile
+            staged = ("cp.async.ca.shared.global" in kern and "cp.async.commit_group" in kern
+                      and re.search(rf"cp\.async\.wait_group\s+{stages - 2};", kern)
+                      and re.search(r"cp\.async\.wait_group\s+0;", kern)
+                      and "bar.sync" in kern and "st.shared" not in kern)
+        else:
+            staged = "st.shared" in kern and "bar.sync" in kern
         if kind == "ffma":
             arith = "fma.rn.f32" in kern and "mma.sync" not in kern and "ld.shared" in kern
             what = f"{kern.count('fma.rn.f32')} fma.rn.f32"
@@ -255,7 +270,7 @@ def main():
             what = f"{kern.count(PTX_SHAPE[kind])} {PTX_SHAPE[kind]}"
         if good and staged and arith:
             ok_ptx += 1
-            print(f"ok   ptxas {name}: {what}; " +
+            print(f"ok   ptxas {name}: {what}, {stages} stage{'s' if stages > 1 else ''}; " +
                   "; ".join(f"{kn} regs={r} smem={s}" + (f" spill={sp}" if sp else "")
                             for kn, r, s, sp in kernels if s))
         else:

@@ -16,7 +16,11 @@
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-NOT: fma.rn.f32
 // CHECK: max.{{.*}}f16
-// CHECK: st.global.b16
+// 8 bytes a store (st.global.v2.b32): the warp has one 16 x 8 tile, and 8
+// adjacent f16 take a pair (conv-epilogue-f16.mlir)
+// CHECK-NOT: st.global.b16
+// CHECK: st.global.v2.b32
+// CHECK-NOT: st.global.b16
 // CHECK-NOT: .extern
 //
 // The schedule: blocks of [1 image, an out-channel tile, rows of Ho, Wo
@@ -26,7 +30,7 @@
 // RUN: dlc-opt %s --lower-to-nvvm='stop-after=schedule' | FileCheck %s --check-prefix=SCHED
 // SCHED: dlk.schedule = #dlk.schedule<workgroup = [1, {{[0-9]+}}, {{[0-9]+}}, 0, 0, 0, 0], thread = [0, {{[0-9]+}}, 0, {{[0-9]+}}, 0, 0, 0], mma = [16, 8, 16]>
 // SCHED: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
-// SCHED: dlc.block_dims = array<i64: {{[0-9]+}}, {{[0-9]+}}, 1>, dlc.conv = array<i64: {{[0-9]+}}, {{[0-9]+}}, 16, 1, 1, 1, 1, {{[0-9]+}}>, mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]
+// SCHED: dlc.block_dims = array<i64: {{[0-9]+}}, {{[0-9]+}}, 1>, dlc.conv = array<i64: {{[0-9]+}}, {{[0-9]+}}, 16, 1, 1, 1, 1, {{[0-9]+}}, 1>, mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]
 //
 // After bufferisation dlc-gpu-conv rewrites the block: the k loop carries
 // the accumulators, two barriers around the tile loads, no linalg left:

@@ -3,7 +3,10 @@
 // read by ldmatrix, each warp's 16-row x 8-column tiles
 // mma.sync.aligned.m16n8k16 with f32 accumulators, the epilogue applied to
 // the accumulators in registers (no FFMA loop, no round trip of C through
-// memory before the epilogue).
+// memory before the epilogue). Lanes regroup the accumulators by two
+// rounds of shuffles (lane ^ 1, then lane ^ 2 across a pair of 16 x 8
+// tiles) so that each lane stores 8 adjacent f16 of a row: one 128-bit
+// st.global.v4.b32, no per-element store.
 // RUN: %python %dlc_src/test/GPU/print_ptx.py %s | FileCheck %s
 // CHECK: .visible .entry main_kernel(
 // CHECK: .shared .align 16 .b8 __dlc_smem_{{[0-9]+}}[
@@ -15,8 +18,12 @@
 // CHECK: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-NOT: fma.rn.f32
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
 // CHECK: max.{{.*}}f16
-// CHECK: st.global.b16
+// CHECK-NOT: st.global.b16
+// CHECK: st.global.v4.b32
+// CHECK-NOT: st.global.b16
 // CHECK-NOT: .extern
 //
 // The schedule records the shape; the warp tile is the thread tile:
@@ -37,10 +44,14 @@
 // LAUNCH: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
 // LAUNCH: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // LAUNCH: vector.extract
+// LAUNCH: gpu.shuffle xor {{.*}} : f32
+// LAUNCH: gpu.shuffle xor {{.*}} : f32
 // LAUNCH: arith.truncf
 // LAUNCH: arith.addf
 // LAUNCH: arith.maximumf
-// LAUNCH: memref.store
+// LAUNCH-NOT: memref.store
+// LAUNCH: vector.store {{.*}} : memref<{{.*}}xf16{{.*}}>, vector<8xf16>
+// LAUNCH-NOT: memref.store
 // LAUNCH-NOT: linalg.generic
 //
 // The whole pipeline is clean: the host's copies of the shared-memory
