@@ -184,8 +184,8 @@ static void addNVVMStage(DlcPipeline *p, const Gpu *g) {
 static void addHostStage(DlcPipeline *p, const Gpu *g) {
   /* convert-nvgpu-to-nvvm: the host's nvgpu.tma.create.descriptor (wgmma's
      TMA) to mgpuTensorMapEncodeTiledMemref calls */
-  dlcPipelineAdd(p, "expand-strided-metadata,lower-affine,convert-nvgpu-to-nvvm,convert-vector-to-llvm,"
-                    "convert-math-to-llvm,gpu-to-llvm,finalize-memref-to-llvm,convert-to-llvm");
+  dlcPipelineAdd(p, "expand-strided-metadata,lower-affine,convert-nvgpu-to-nvvm,"
+                    "convert-vector-to-llvm,convert-math-to-llvm,gpu-to-llvm,finalize-memref-to-llvm,convert-to-llvm");
   dlcPipelineAdd(p, "gpu-module-to-binary{format=%.*s toolkit=%s}", (int)g->format.length,
                  g->format.data, g->toolkit);
   dlcPipelineAdd(p, "canonicalize,cse,reconcile-unrealized-casts");

@@ -25,7 +25,7 @@
        LBO >> 4, 32-45 SBO >> 4, 62-63 swizzle 0 (none), base offset 0;
        A is K-major (imm-trans-a 0: layoutA row), B is N-major
        (imm-trans-b 1: layoutB row; f16 / bf16 only, so no tf32 here).
-   Synchronisation per k tile: cp.async.wait_group (this thread's copies of
+   cp.async synchronisation per k tile: cp.async.wait_group (this thread's copies of
    the tile landed), fence.proxy.async.shared::cta (they become visible to
    the async proxy wgmma reads through), bar.sync (everyone's), the copies
    of tile kt + S - 1 into the stage read one iteration ago, then
@@ -37,9 +37,18 @@
    [8 (i / 4) + 2 t + i % 2] (PTX ISA, "WGMMA .m64nNk16 register fragment
    layout for accumulator matrix D"). The epilogue runs on them there.
 
-   TMA is not used: nvgpu.tma.async.load needs a CUtensorMap made on the
-   host (cuTensorMapEncodeTiled) per operand and passed to the kernel as a
-   grid constant, which the runtime and the launch ABI of dlc do not have. */
+   That is the cp.async fallback. Where A's and B's block tiles are
+   views of row-major buffers and N is a multiple of 64, TMA fills the
+   stages instead ("TMA" below): a tensor map per operand made on the
+   host before the launch and passed in as an i64, A's [64][BK] box with
+   a 2 BK-byte swizzle, B's [BK][64] boxes with the 128B swizzle, one
+   mbarrier a stage (thread 0: expect_tx and the loads; everyone:
+   try_wait.parity), descriptors with the matching layout type, LBO and
+   SBO (dlcGpuWgmmaLayout; test/GPU/tma-layout.test checks the pairing).
+   MLIR 22's nvgpu ops cover all of it (no inline PTX): the maps, the
+   barriers and the loads lower through convert-nvgpu-to-nvvm; the
+   descriptors are built with arith, as nvgpu.warpgroup.generate.descriptor
+   fixes its own LBO / SBO for a 128B swizzle only. */
 
 #include "gpu/gpu_wgmma.h"
 #include "gpu/gpu_build.h"
@@ -333,9 +342,10 @@ static MlirValue descriptor(DlcBuilder *b, MlirValue addr, int64_t lbo, int64_t 
   MlirType i64 = mlirIntegerTypeGet(b->context, 64);
   MlirValue a = dlcGpuBin(b, "arith.andi", addr, dlcGpuConstInt(b, i64, 0x3FFFF));
   a = dlcGpuBin(b, "arith.shrui", a, dlcGpuConstInt(b, i64, 4));
+  uint64_t layout = (uint64_t)dlcGpuWgmmaSwizzleCode(swizzle) << 62;
   return dlcGpuBin(b, "arith.ori", a,
-                   dlcGpuConstInt(b, i64, ((lbo >> 4) << 16) | ((sbo >> 4) << 32) |
-                                              (int64_t)((uint64_t)dlcGpuWgmmaSwizzleCode(swizzle) << 62)));
+                   dlcGpuConstInt(b, i64,
+                                  ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (int64_t)layout));
 }
 
 static MlirValue extractValue(DlcBuilder *b, MlirValue s, int64_t i, MlirType t) {
@@ -520,7 +530,8 @@ static bool tmaOperand(DlcBuilder *b, MlirValue tile, MlirOperation blockForall,
   MlirValue map = dlcGpuRes(dlcGpuOp(&h, "nvgpu.tma.create.descriptor", 3, ops, mapT, 0, NULL));
   MlirType ptr = mlirTypeParseGet(ctx, str("!llvm.ptr"));
   MlirType i64 = mlirIntegerTypeGet(ctx, 64);
-  MlirValue p = dlcGpuRes(dlcGpuOp(&h, "builtin.unrealized_conversion_cast", 1, &map, ptr, 0, NULL));
+  MlirValue p =
+      dlcGpuRes(dlcGpuOp(&h, "builtin.unrealized_conversion_cast", 1, &map, ptr, 0, NULL));
   MlirValue bits = dlcGpuRes(dlcGpuOp(&h, "llvm.ptrtoint", 1, &p, i64, 0, NULL));
   /* in the kernel: back to the tensor map */
   MlirValue kp = dlcGpuRes(dlcGpuOp(b, "llvm.inttoptr", 1, &bits, ptr, 0, NULL));
@@ -681,6 +692,9 @@ bool dlcGpuWgmmaRewrite(const DlcMmaTile *t) {
       MlirValue ops[3] = {tma.bars, dlcGpuIndex(&lead, 1), dlcGpuIndex(&lead, s0)};
       dlcGpuOp(&lead, "nvgpu.mbarrier.init", 3, ops, (MlirType){NULL}, 0, NULL);
     }
+    /* the inits visible to the async proxy TMA completes through (as
+       CUTLASS's fence_barrier_init) */
+    op0(&lead, "nvvm.fence.mbarrier.init", 0, NULL);
     for (int64_t s0 = 0; s0 + 1 < S && s0 < nK; ++s0)
       issueStage(&lead, &tma, dlcGpuIndex(&lead, s0), dlcGpuIndex(&lead, s0 * bk));
     op0(&b, "gpu.barrier", 0, NULL); /* the barriers are initialised for everyone */
@@ -719,7 +733,8 @@ bool dlcGpuWgmmaRewrite(const DlcMmaTile *t) {
   if (useTma) {
     /* tile kt is the (kt / S)-th load into its stage: phase parity (kt / S) % 2 */
     MlirValue ph = dlcGpuBinIndex(&in, "arith.remui", dlcGpuBinIndex(&in, "arith.divui", kt, S), 2);
-    MlirValue odd = dlcGpuRes(dlcGpuOp(&in, "arith.index_cast", 1, &ph, mlirIntegerTypeGet(ctx, 1), 0, NULL));
+    MlirValue odd = dlcGpuRes(
+        dlcGpuOp(&in, "arith.index_cast", 1, &ph, mlirIntegerTypeGet(ctx, 1), 0, NULL));
     waitStage(&in, &tma, stage, odd);
     op0(&in, "gpu.barrier", 0, NULL); /* every warp passed the last wgmma wait: nstage is free */
     MlirValue more = dlcGpuCmpUlt(&in, next, nK);

@@ -44,6 +44,7 @@
 // LAUNCH: scf.if
 // LAUNCH: nvgpu.mbarrier.init %{{.*}}[%c0], %c1
 // LAUNCH: nvgpu.mbarrier.init %{{.*}}[%c1], %c1
+// LAUNCH: nvvm.fence.mbarrier.init
 // Prologue: tile 0 into stage 0, 4096 + 8192 bytes expected.
 // LAUNCH: nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%c0], %c12288
 // LAUNCH: nvgpu.tma.async.load {{.*}}[%c0]
@@ -77,6 +78,7 @@
 // CHECK-DAG: .shared .align 1024 .b8 __dlc_smem_{{[0-9]+}}[8192];
 // CHECK-DAG: .shared .align 1024 .b8 __dlc_smem_{{[0-9]+}}[16384];
 // CHECK: mbarrier.init.shared.b64
+// CHECK: fence.mbarrier_init.release.cluster
 // CHECK: mbarrier.arrive.expect_tx.shared.b64
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK: bar.sync 0
