@@ -182,8 +182,10 @@ static void addNVVMStage(DlcPipeline *p, const Gpu *g) {
 /* Host code to LLVM with mgpu* runtime calls (runtime/cuda_runtime.c),
    and the kernels compiled into the gpu.binary. */
 static void addHostStage(DlcPipeline *p, const Gpu *g) {
-  dlcPipelineAdd(p, "expand-strided-metadata,lower-affine,convert-vector-to-llvm,"
-                    "convert-math-to-llvm,gpu-to-llvm,finalize-memref-to-llvm,convert-to-llvm");
+  /* convert-nvgpu-to-nvvm: the host's nvgpu.tma.create.descriptor (wgmma's
+     TMA) to mgpuTensorMapEncodeTiledMemref calls */
+  dlcPipelineAdd(p, "expand-strided-metadata,lower-affine,convert-nvgpu-to-nvvm,"
+                    "convert-vector-to-llvm,convert-math-to-llvm,gpu-to-llvm,finalize-memref-to-llvm,convert-to-llvm");
   dlcPipelineAdd(p, "gpu-module-to-binary{format=%.*s toolkit=%s}", (int)g->format.length,
                  g->format.data, g->toolkit);
   dlcPipelineAdd(p, "canonicalize,cse,reconcile-unrealized-casts");

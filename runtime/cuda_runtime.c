@@ -272,7 +272,10 @@ void *mgpuStreamCreate(void) {
   return s;
 }
 
+static void releaseTensorMaps(void *stream);
+
 DLC_CUDA_EXPORT void mgpuStreamDestroy(void *stream) {
+  releaseTensorMaps(stream);
   if (ready("mgpuStreamDestroy"))
     check(cu.streamDestroy(stream), "cuStreamDestroy");
 }
@@ -365,6 +368,40 @@ static void fail(const char *what) {
   }
 }
 
+/* The device copies of the tensor maps this thread made since its last
+   stream was destroyed. A program's host code makes its maps (one per
+   wgmma operand and launch: the buffers' addresses change between calls)
+   before the launches on its stream, synchronises that stream at the end
+   of the call and destroys it; the maps are freed there, after the
+   kernels that read them finished, so a call leaves none behind. */
+static _Thread_local struct {
+  CUdeviceptr *p;
+  size_t n, cap;
+} pendingMaps;
+
+static bool keepTensorMap(CUdeviceptr p) {
+  if (pendingMaps.n == pendingMaps.cap) {
+    size_t cap = pendingMaps.cap ? 2 * pendingMaps.cap : 16;
+    CUdeviceptr *q = realloc(pendingMaps.p, cap * sizeof *q);
+    if (!q)
+      return false;
+    pendingMaps.p = q;
+    pendingMaps.cap = cap;
+  }
+  pendingMaps.p[pendingMaps.n++] = p;
+  return true;
+}
+
+static void releaseTensorMaps(void *stream) {
+  if (!pendingMaps.n)
+    return;
+  if (ready("mgpuStreamDestroy")) /* the kernels reading them are done */
+    check(cu.streamSynchronize(stream), "cuStreamSynchronize");
+  for (size_t i = 0; i < pendingMaps.n; ++i)
+    cu.memFree(pendingMaps.p[i]);
+  pendingMaps.n = 0;
+}
+
 static bool encodeTiled(CUtensorMap *map, int dataType, uint32_t rank, void *address,
                         const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
                         const uint32_t *elementStrides, int interleave, int swizzle,
@@ -400,7 +437,9 @@ static const int kTensorMapElementBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4,
    of the ranked memref whose descriptor is at `memref` ({allocated,
    aligned, offset, sizes[rank], strides[rank]}), tiles of `box` (outermost
    first, as the memref's dims), copied to device memory for the kernel's
-   TMA loads; its address, or NULL with the last error set. The arguments
+   TMA loads (freed when this thread's stream is destroyed, after the
+   call's kernels: releaseTensorMaps); its address, or NULL with the last
+   error set. The arguments
    are i64 in the generated call. The memref's innermost dim must be
    contiguous (TMA walks it element by element); the offset is honoured. */
 DLC_CUDA_EXPORT void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *memref, int64_t dataType,
@@ -460,6 +499,11 @@ DLC_CUDA_EXPORT void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *memref,
     return NULL;
   if (!check(cu.memcpy(p, (CUdeviceptr)(uintptr_t)&map, sizeof map), "cuMemcpy")) {
     cu.memFree(p);
+    return NULL;
+  }
+  if (!keepTensorMap(p)) {
+    cu.memFree(p);
+    fail("mgpuTensorMapEncodeTiledMemref: out of host memory for the tensor map list");
     return NULL;
   }
   return (void *)(uintptr_t)p;

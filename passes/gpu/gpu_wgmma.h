@@ -26,6 +26,36 @@ int64_t dlcGpuWgmmaKTile(int64_t k, int64_t bn);
    (no padding: the core-matrix layout the descriptors describe). */
 int64_t dlcGpuWgmmaSmemBytes(int64_t bn, int64_t bk, int64_t stages);
 
+/* The shared-memory layouts the wgmma descriptors describe, in bytes
+   (docs/gpu.md, "Hopper: wgmma"). cp.async: the no-swizzle canonical
+   layouts. TMA: A's [64][BK] box K-major, rows of 2 BK bytes swizzled
+   over 2 BK bytes (128B, 64B or 32B swizzle for BK 64, 32, 16); B's
+   [BK][64] boxes N-major (rows of 128 bytes, 128B swizzle), N / 64 of
+   them a stage. test/GPU/tma-layout.test checks what the pass emits
+   from these against the TMA and wgmma address functions. */
+typedef struct {
+  int64_t lboA, sboA, stepA; /* A's LBO, SBO; bytes its descriptor advances a k16 step */
+  int64_t lboB, sboB, stepB; /* the same for B */
+  int64_t stageA, stageB;    /* bytes a stage of A, of B */
+  int64_t swizzleA, swizzleB; /* bytes of the swizzle span (0: none) */
+} DlcWgmmaLayout;
+
+enum {
+  kWgmmaTmaCols = 64,     /* B's box: 64 columns, 128 bytes, the 128B swizzle span */
+  kWgmmaTmaSlack = 1024,  /* shared bytes TMA's stages leave: 1024-byte alignment, mbarriers */
+};
+
+DlcWgmmaLayout dlcGpuWgmmaLayout(int64_t bn, int64_t bk, bool tma);
+
+/* The descriptor's layout type (bits 62-63) of a swizzle span in bytes:
+   128 -> 1, 64 -> 2, 32 -> 3, none -> 0 (PTX ISA, "Matrix Descriptor"). */
+int64_t dlcGpuWgmmaSwizzleCode(int64_t bytes);
+
+/* BK of the TMA pipeline: 64, 32 or 16, the largest dividing k whose
+   `stages` stages fit the static shared memory with kWgmmaTmaSlack
+   spare; 0 if none does. */
+int64_t dlcGpuWgmmaTmaKTile(int64_t k, int64_t bn, int64_t stages);
+
 /* The cost model: a GEMM root with f16 / bf16 operands, m a multiple of
    64, k of 16, whose grid of 64 x N tiles (N = 128, else 64, dividing n)
    has at least half a block per SM gets a wgmma schedule in `s`.
@@ -60,8 +90,10 @@ MlirValue dlcMmaBlockTile(MlirValue v, MlirOperation warp);
 MlirValue dlcMmaConvert(DlcBuilder *b, MlirValue v, MlirType to);
 
 /* Rewrites the warpgroup's tile `t` (mma[0] == 64) to wgmma.mma_async
-   with a cp.async pipeline into shared memory, and inlines the
-   warpgroup forall (one trip) into the block. False after an error. */
+   with a TMA pipeline into shared memory (128B swizzle, mbarriers) where
+   both operands are row-major host buffers and BK is 64, else a cp.async
+   pipeline (no swizzle), and inlines the warpgroup forall (one trip)
+   into the block. False after an error. */
 bool dlcGpuWgmmaRewrite(const DlcMmaTile *t);
 
 #endif
