@@ -53,23 +53,12 @@
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-static bool constantIndex(MlirValue v, int64_t *out) {
-  MlirOperation c = dlcDefiningOp(v, "arith.constant");
-  if (mlirOperationIsNull(c))
-    return false;
-  MlirAttribute a = mlirOperationGetAttributeByName(c, str("value"));
-  if (!mlirAttributeIsAInteger(a))
-    return false;
-  *out = mlirIntegerAttrGetValueInt(a);
-  return true;
-}
-
 /* lb, ub and step of an scf.for with constant bounds and no results. */
 static bool loopBounds(MlirOperation loop, int64_t b[3]) {
   if (!dlcOpIs(loop, "scf.for"))
     return false;
   for (int i = 0; i < 3; ++i)
-    if (!constantIndex(mlirOperationGetOperand(loop, i), &b[i]))
+    if (!dlcConstantInt(mlirOperationGetOperand(loop, i), &b[i]))
       return false;
   return b[0] == 0 && b[1] > 0 && b[2] > 0 && b[1] % b[2] == 0;
 }
@@ -194,7 +183,7 @@ static bool kStep(const Match *m, MlirOperation s2, MlirOperation *kLoop, uint64
   int64_t j = 0;
   MlirOperation add = dlcDefiningOp(kk, "arith.addi");
   if (!mlirOperationIsNull(add)) {
-    if (!constantIndex(mlirOperationGetOperand(add, 1), &j))
+    if (!dlcConstantInt(mlirOperationGetOperand(add, 1), &j))
       return false;
     kk = mlirOperationGetOperand(add, 0);
   }

@@ -61,17 +61,6 @@ enum { kMaxOps = 256 };
 
 /*--- Reading the launch ------------------------------------------------------------*/
 
-static bool constantIndex(MlirValue v, int64_t *out) {
-  MlirOperation d = dlcDefiningOp(v, "arith.constant");
-  if (mlirOperationIsNull(d))
-    return false;
-  MlirAttribute a = mlirOperationGetAttributeByName(d, str("value"));
-  if (!mlirAttributeIsAInteger(a))
-    return false;
-  *out = mlirIntegerAttrGetValueInt(a);
-  return true;
-}
-
 static bool isAncestor(MlirOperation anc, MlirOperation op) {
   for (MlirOperation p = op; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
     if (mlirOperationEqual(p, anc))
@@ -221,9 +210,9 @@ static MlirWalkResult collectLaunch(MlirOperation op, void *u) {
        o = mlirOperationGetNextInBlock(o))
     innermost = innermost && !dlcOpIs(o, "scf.for") && !dlcOpIs(o, "scf.while");
   int64_t lb, ub, step;
-  if (innermost && constantIndex(mlirOperationGetOperand(op, 0), &lb) &&
-      constantIndex(mlirOperationGetOperand(op, 1), &ub) &&
-      constantIndex(mlirOperationGetOperand(op, 2), &step) && lb == 0 && ub == l->extent &&
+  if (innermost && dlcConstantInt(mlirOperationGetOperand(op, 0), &lb) &&
+      dlcConstantInt(mlirOperationGetOperand(op, 1), &ub) &&
+      dlcConstantInt(mlirOperationGetOperand(op, 2), &step) && lb == 0 && ub == l->extent &&
       mlirOperationGetNumResults(op) == 0) {
     if (l->step && l->step != step)
       l->ok = false; /* lanes would own different chunks in different loops */
@@ -436,7 +425,7 @@ static void rewriteLaunch(Launch *l) {
   MlirAttribute seg = mlirOperationGetAttributeByName(l->launch, str("operandSegmentSizes"));
   intptr_t bx = mlirDenseI32ArrayGetElement(seg, 0) + 3;
   int64_t rows = 1;
-  constantIndex(mlirOperationGetOperand(l->launch, bx), &rows);
+  dlcConstantInt(mlirOperationGetOperand(l->launch, bx), &rows);
   DlcBuilder host = dlcBuilderBefore(l->launch, loc);
   mlirOperationSetOperand(l->launch, bx, indexConstant(&host, rows * l->lanes));
   /* the row: thread_id.x / lanes; the lane: thread_id.x % lanes */
@@ -483,7 +472,7 @@ static bool wholeWarps(MlirOperation launch, int64_t lanes) {
   int64_t threads = lanes;
   for (intptr_t i = bx; i < bx + 3; ++i) {
     int64_t v;
-    if (!constantIndex(mlirOperationGetOperand(launch, i), &v))
+    if (!dlcConstantInt(mlirOperationGetOperand(launch, i), &v))
       return false;
     threads *= v;
   }
@@ -496,7 +485,7 @@ static bool oneRow(MlirOperation launch) {
   intptr_t bx = mlirDenseI32ArrayGetElement(seg, 0) + 3;
   for (intptr_t i = bx; i < bx + 3; ++i) {
     int64_t v;
-    if (!constantIndex(mlirOperationGetOperand(launch, i), &v) || v != 1)
+    if (!dlcConstantInt(mlirOperationGetOperand(launch, i), &v) || v != 1)
       return false;
   }
   return dlcGetI64(launch, "workgroup_attributions", 0) == 0;

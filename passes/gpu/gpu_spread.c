@@ -48,17 +48,6 @@ enum { kMaxDepth = 8, kThreads = 256, kWarp = 32 };
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-static bool constantIndex(MlirValue v, int64_t *out) {
-  MlirOperation c = dlcDefiningOp(v, "arith.constant");
-  if (mlirOperationIsNull(c))
-    return false;
-  MlirAttribute a = mlirOperationGetAttributeByName(c, str("value"));
-  if (!mlirAttributeIsAInteger(a))
-    return false;
-  *out = mlirIntegerAttrGetValueInt(a);
-  return true;
-}
-
 /*--- The nest -------------------------------------------------------------------------*/
 
 typedef struct {
@@ -94,9 +83,9 @@ static bool readNest(MlirOperation launch, Nest *n) {
   for (MlirOperation loop = outer;;) {
     int64_t lb, ub, step;
     if (n->depth == kMaxDepth || mlirOperationGetNumResults(loop) != 0 ||
-        !constantIndex(mlirOperationGetOperand(loop, 0), &lb) ||
-        !constantIndex(mlirOperationGetOperand(loop, 1), &ub) ||
-        !constantIndex(mlirOperationGetOperand(loop, 2), &step) || lb != 0 || step != 1 || ub < 1 ||
+        !dlcConstantInt(mlirOperationGetOperand(loop, 0), &lb) ||
+        !dlcConstantInt(mlirOperationGetOperand(loop, 1), &ub) ||
+        !dlcConstantInt(mlirOperationGetOperand(loop, 2), &step) || lb != 0 || step != 1 || ub < 1 ||
         n->total > INT32_MAX / ub)
       return false;
     n->loops[n->depth] = loop;

@@ -142,6 +142,17 @@ MlirOperation dlcDefiningOp(MlirValue v, const char *name) {
   return dlcOpIs(op, name) ? op : (MlirOperation){NULL};
 }
 
+bool dlcConstantInt(MlirValue v, int64_t *out) {
+  MlirOperation c = dlcDefiningOp(v, "arith.constant");
+  if (mlirOperationIsNull(c))
+    return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(c, str("value"));
+  if (!mlirAttributeIsAInteger(a))
+    return false;
+  *out = mlirIntegerAttrGetValueInt(a);
+  return true;
+}
+
 static MlirAttribute attr(MlirOperation op, const char *name) {
   return mlirOperationGetAttributeByName(op, str(name));
 }

@@ -97,6 +97,9 @@ MLIR_CAPI_EXPORTED MlirNamedAttribute dlcNamed(MlirContext ctx,
 MLIR_CAPI_EXPORTED bool dlcOpIs(MlirOperation op, const char *name);
 /* The op defining `v` if it is named `name`, else a null op. */
 MLIR_CAPI_EXPORTED MlirOperation dlcDefiningOp(MlirValue v, const char *name);
+/* Whether `v` is an `arith.constant` integer (index or iN); its value in
+   `*out` when it is. */
+MLIR_CAPI_EXPORTED bool dlcConstantInt(MlirValue v, int64_t *out);
 /* Attribute readers falling back to `dflt` when the attribute is absent. */
 MLIR_CAPI_EXPORTED bool dlcGetBool(MlirOperation op, const char *name, bool dflt);
 MLIR_CAPI_EXPORTED int64_t dlcGetI64(MlirOperation op, const char *name,

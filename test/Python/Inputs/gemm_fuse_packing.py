@@ -10,7 +10,6 @@ touches. A K of one Kc block (no Kc loop) and a transposed B keep their
 copy, and must still be right. Prints one
 line per case for FileCheck; exits 1 on any FAIL."""
 
-import math
 import os
 import subprocess
 import sys
@@ -23,33 +22,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "Inputs"))
 import models  # noqa: E402
 
-rng = np.random.default_rng(11)
-T = models.t
-
-
-def randn(*s, scale=1.0):
-    return (rng.standard_normal(s) * scale).astype(np.float32)
-
-
-def case(m, k, n, tb=False, epilogue=False):
-    w = randn(*((n, k) if tb else (k, n)), scale=0.1)
-    b = randn(n)
-    attr = " {transpose_b = true}" if tb else ""
-    ops = [f"  %y0 = dlg.matmul %x, %w{attr} : {T((m, k))}, {T(w.shape)} -> {T((m, n))}"]
-    out = "%y0"
-    if epilogue:
-        ops += [f"  %y1 = dlg.add %y0, %b : {T((m, n))}, {T((n,))} -> {T((m, n))}",
-                f"  %y2 = dlg.gelu %y1 : {T((m, n))}"]
-        out = "%y2"
-    src = (f"func.func @f(%x: {T((m, k))}, %w: {T(w.shape)}, %b: {T((n,))}) -> {T((m, n))} {{\n" +
-           "\n".join(ops) + f"\n  return {out} : {T((m, n))}\n}}")
-    x = randn(m, k)
-    z = x.astype(np.float64) @ (w.T if tb else w).astype(np.float64)
-    if epilogue:
-        z = z + b
-        z = 0.5 * z * (1 + np.vectorize(math.erf)(z / math.sqrt(2)))
-    name = f"gemm {m}x{k}x{n}" + (" transpose_b" if tb else "") + (" +bias+gelu" if epilogue else "")
-    return name, src, [x, w, b], z
+# The GEMM cases (IR, inputs, NumPy's answer) are prepack_weights.py's.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from prepack_weights import gemm_case as case  # noqa: E402
 
 
 # Not fused: K in one Kc block (no Kc loop), and a transposed B, whose
