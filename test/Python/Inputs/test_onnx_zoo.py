@@ -24,7 +24,6 @@ more than 1e-2 of that scale (a network whose output ignores its input
 would pass any comparison)."""
 
 import io
-import os
 
 import numpy as np
 import pytest
@@ -115,16 +114,8 @@ NETS = {
 }
 
 
-# Compiling DenseNet-121 alone takes ~100 s of CPU: run by DLC_ZOO_ALL=1 (it
-# passes: checked when this test was written), kept out of the default
-# suite's ~4 minute budget on 2 cores.
-SLOW = {"densenet121"}
-
-
 @pytest.mark.parametrize("name", list(NETS))
 def test_zoo(name):
-    if name in SLOW and not os.environ.get("DLC_ZOO_ALL"):
-        pytest.skip(f"{name}: set DLC_ZOO_ALL=1 (slow to compile)")
     make, res = NETS[name]
     check(make(), res)
 
