@@ -1129,7 +1129,7 @@ static bool storeRows(Thread *t, const Conv *c, const MlirValue *acc, const Mlir
       DlcBuilder at = c->bp != c->pixels && !tail
                           ? dlcGpuIfThen(b, dlcGpuCmpUlt(b, col, c->pixels))
                           : *b;
-      MlirValue res[8], dst = dst0, idx[4][8];
+      MlirValue res[8], dst = dst0, idx[8][4]; /* per element: [0, o, row, col] */
       for (int e = 0; e < n; ++e) {
         MlirValue p = binC(&at, "arith.addi", col, e);
         if (tail) { /* computed at the last pixel past the end, not stored */
