@@ -946,14 +946,16 @@ static const DlcOptionDesc kOptions[] = {
     {"group", "query rows that share each load of a K or V tile", DLC_OPTION_INT, "4"},
     {"keys", "keys per block (a multiple of vector-width, at most 8 vectors); 0: 4 vectors",
      DLC_OPTION_INT, "0"},
-    /* Off by default: measured slower than the three kernels at every length
-       tried (CPU time of the calling thread, 1 thread, interleaved best-of-N,
-       loaded 2-core AVX-512 EPYC, 12 heads, d = 64): s = 128 0.69x, 512
-       0.92x, 1024 0.97x, 2048 0.99x. The trend suggests a crossover above
-       2048, not measured. */
-    {"min-keys", "fuse when the key length is at least this; -1: never (three kernels). "
+    /* On by default with 16 lanes (AVX-512): interleaved best-of-N, loaded
+       2-core AVX-512 EPYC, 12 heads, d = 64, one kernel against the three:
+       1 thread s = 16 1.06x, 64 1.08x, 128 1.07x, 512 1.42x, 2048 1.3-2.9x;
+       2 threads s = 128 1.05x, 512 3.4x, 2048 1.8x (bench/run.py --only
+       attention). With 8 lanes (AVX2: 16 registers, where the G x Dv/8
+       accumulators do not fit) it was not measured, so it stays off there. */
+    {"min-keys", "fuse when the key length is at least this; -1: never (three kernels); "
+                 "-2: 0 with 16 lanes, never with fewer. "
                  "A module attribute dlc.attention_min_keys overrides it",
-     DLC_OPTION_INT, "-1"},
+     DLC_OPTION_INT, "-2"},
 };
 
 static const DlcStatisticDesc kStatistics[] = {
@@ -1064,6 +1066,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
                   "1024");
     return (MlirLogicalResult){0};
   }
+  if (minKeys == -2)
+    minKeys = tl.L == 16 ? 0 : -1;
   if (keys == 0)
     keys = 4 * tl.L;
   if (keys < tl.L || keys % tl.L || keys / tl.L > 8) {
@@ -1093,12 +1097,16 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
     dlcPassAddStatistic(pass, kReasonStats[r], 1);
     if (r != R_MATCHED)
       continue;
-    tl.W = chunkWidth(at.D, tl.L);
-    tl.Wv = chunkWidth(at.Dv, tl.L);
+    /* Short key lengths: no block longer than the keys rounded up to L. */
+    Tiles t = tl;
+    if (t.NB * t.L > at.N)
+      t.NB = (at.N + t.L - 1) / t.L;
+    t.W = chunkWidth(at.D, tl.L);
+    t.Wv = chunkWidth(at.Dv, tl.L);
     for (int j = 0; j < fd.n; ++j)
       if (mlirOperationEqual(fd.ops[j], at.k1) || mlirOperationEqual(fd.ops[j], at.k3))
         fd.ops[j] = (MlirOperation){NULL};
-    ok = rewrite(module, &at, &tl, serial++);
+    ok = rewrite(module, &at, &t, serial++);
   }
   free(fd.ops);
   return ok;
