@@ -8,15 +8,20 @@
    private function of loops (written once as MLIR text, as the NMS loops
    of lowering/nms.c), inlined before bufferisation:
 
+     K^T of every head, once, in [d, L] tiles (L = the f32 lanes: 16 on
+     AVX-512, 8 on AVX2; vector.transpose), in parallel;
      per (batch*head, block of R query rows), in parallel:
-       per block of L keys (L = the f32 lanes: 16 on AVX-512, 8 on AVX2):
-         K's block transposed once into an L1 tile [d, L] (vector.transpose);
-         per group of G query rows (G rows share each tile load):
-           scores = q . K^T over the tile (one L-lane vector per row),
-           * scale, + mask row, keys past the end -> -inf;
-           online softmax: m' = max(m, max(scores)), corr = exp(m - m'),
-           p = exp(scores - m'), l = l * corr + sum(p),
-           acc = acc * corr + sum_t p[t] * V[t]   (acc: [G, dv] in registers);
+       per block of BK = NB*L keys (64 on AVX-512):
+         per group of G query rows:
+           S = Q[G rows] . K^T[:, BK keys]: G x NB vectors in registers, a
+             GEMM micro-kernel (q broadcast from memory, K^T tile rows);
+           * scale, + mask, keys past the end (or the causal bound) -> -inf;
+           per row, online softmax with one max and one sum reduction per
+           block (not per key): m' = max(m, max(S)), corr = exp(m - m'),
+           P = exp(S - m') (NB vector exps), l = l * corr + sum(P);
+           P stored to an L1 scratch [G, BK];
+           acc = acc * corr + P . V[BK keys]: G x dv/L vectors, a GEMM
+             micro-kernel (p broadcast from the scratch, V rows);
        out = acc / l.
    The score tile lives in registers; nothing of size [s, s] is allocated.
 
@@ -35,15 +40,20 @@
    Each step that is not met leaves the chain alone; the reason is counted
    in a statistic (-mlir-pass-statistics).
 
-   When: only from `min-keys` keys on, or the module's own
-   dlc.attention_min_keys; by default never, since on the machine measured
-   (AVX-512 EPYC) the three kernels were as fast or faster up to s = 2048
-   (see the option). Where the time goes: per group of 4 rows and block of
-   16 keys the loop is 576 FMAs among ~1400 instructions (llc -mcpu=znver4:
-   loads of the K^T tile and V rows, lane extracts of p, the reductions
-   and two exps per row), about 2x the instructions of the packed GEMM
-   micro-kernel for the same FMAs; saving the [s, s] round trip through
-   memory does not make that up at these lengths. */
+   Causal masks: a constant mask that is 0 at key j <= i + c and one value
+   <= -1e9 above (causalMask) is not read at all: a task's key loop ends at
+   its last row's bound, a group skips the blocks above its diagonal, and
+   the blocks the diagonal cuts compare j < i + c + 1.
+
+   When: by default with 16 lanes (AVX-512), at every length: measured
+   faster than the three kernels from s = 16 to 2048 at 1 and 2 threads
+   (see the min-keys option); `min-keys` or the module's own
+   dlc.attention_min_keys set a threshold, -1 never. With 8 lanes (AVX2,
+   16 registers for the G x dv/8 accumulators) it was not measured and is
+   off. In llc -mcpu=znver4 output both micro-kernels are GEMM-like: per 4
+   steps 64 FMAs among ~130 instructions (the loads of K^T or V rows and
+   the broadcasts of q or p); the exps and reductions are per row and
+   block, not per key. */
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
@@ -943,6 +953,8 @@ static const DlcOptionDesc kOptions[] = {
     {"vector-width", "f32 lanes per vector (keys per block); 0: 16 with AVX-512, else 8",
      DLC_OPTION_INT, "0"},
     {"rows", "query rows per parallel task (a multiple of `group`)", DLC_OPTION_INT, "64"},
+    /* 4 also at dv = 128 (32 P.V accumulators of 16): there 2 was measured
+       1.3x slower, 1 2.2x (s = 128, 256, 6 heads, 1 thread) */
     {"group", "query rows that share each load of a K or V tile", DLC_OPTION_INT, "4"},
     {"keys", "keys per block (a multiple of vector-width, at most 8 vectors); 0: 4 vectors",
      DLC_OPTION_INT, "0"},

@@ -18,7 +18,7 @@
 // RUN: not dlc-opt %s --pass-pipeline='builtin.module(dlc-cpu-attention{vector-width=5})' -split-input-file 2>&1 | FileCheck %s --check-prefix=BADW
 // RUN: not dlc-opt %s --pass-pipeline='builtin.module(dlc-cpu-attention{rows=30 group=4})' -split-input-file 2>&1 | FileCheck %s --check-prefix=BADG
 // BADW: error: dlc-cpu-attention: vector-width must be 4, 8 or 16
-// BADG: error: dlc-cpu-attention: group must be 1..8 and rows a multiple of group
+// BADG: error: dlc-cpu-attention: group must be 1..8 and rows a multiple of group, at most 1024
 // (a bad `keys`: cpu-attention-keys-invalid.mlir)
 
 // BERT's layout: Q, K, V [s, heads*d] reshaped and transposed per head, a
@@ -274,4 +274,19 @@ func.func @mask_negative_offset(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, 
   %p = dlg.softmax %s1 {axis = -1 : i64} : tensor<2x8x8xf32>
   %o = dlg.matmul %p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
   return %o : tensor<2x8x16xf32>
+}
+
+// -----
+
+// dv = 128 (32 P.V accumulators of 16, measured faster than groups of 2)
+// and 40 keys: a key block of 3 vectors, the score tile 4 x 3 vectors.
+// CHECK-LABEL: func.func @dv128
+// CHECK: dlc.attention_loops = {group = 4 : i64, head_vector = 16 : i64, keys = 48 : i64, rows = 64 : i64}
+// CHECK: %{{.*}}:12 = scf.for
+// CHECK: %{{.*}}:32 = scf.if
+func.func @dv128(%q: tensor<2x40x64xf32>, %k: tensor<2x40x64xf32>, %v: tensor<2x40x128xf32>) -> tensor<2x40x128xf32> {
+  %s0 = dlg.matmul %q, %k {transpose_b = true} : tensor<2x40x64xf32>, tensor<2x40x64xf32> -> tensor<2x40x40xf32>
+  %p = dlg.softmax %s0 {axis = -1 : i64} : tensor<2x40x40xf32>
+  %o = dlg.matmul %p, %v : tensor<2x40x40xf32>, tensor<2x40x128xf32> -> tensor<2x40x128xf32>
+  return %o : tensor<2x40x128xf32>
 }

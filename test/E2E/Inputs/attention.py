@@ -206,7 +206,7 @@ def default_path_case():
 for s, heads, d, mask in [(128, 12, 64, None), (128, 4, 64, "causal"), (100, 2, 64, "input"),
                           (37, 3, 40, "causal"), (7, 2, 16, "input"), (1, 2, 8, None),
                           (134, 2, 64, "causal"), (300, 2, 64, "causal-min"),
-                          (70, 2, 32, "causal-inf"), (16, 2, 16, "causal")]:
+                          (70, 2, 32, "causal-inf"), (16, 2, 16, "causal"), (64, 2, 128, "input")]:
     attention_case(s, heads, d, mask)
 for m, n, heads, d, c, value in [(37, 50, 2, 16, 13, -1e9), (64, 200, 2, 64, 136, -np.inf),
                                  (130, 130, 2, 64, 5, -1e9), (20, 20, 1, 8, 0, -1e30)]:
