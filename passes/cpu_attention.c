@@ -761,7 +761,6 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
   const ssize_t nbb = (ssize_t)at->nb;
   const int64_t qSM = at->q.stride[rk - 2], kSN = at->k.stride[rk - 2], vSN = at->v.stride[rk - 2];
   const int64_t mSM = at->hasMask ? at->mask.stride[rk - 2] : 0;
-  const int64_t mSN = at->hasMask ? at->mask.stride[rk - 1] : 0;
 
   fprintf(f, "func.func private @%s(%%q: tensor<", name);
   dims(f, qt);
@@ -941,7 +940,6 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
   fprintf(f, ">\n  return %%ot : tensor<");
   dims(f, at->outType);
   fprintf(f, ">\n}\n");
-  (void)mSN;
   if (fclose(f))
     return NULL;
   return text;
