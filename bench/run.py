@@ -339,14 +339,22 @@ def whole_models(threads, reps, blas):
     return {k: (v[0] * 1e3, v[1] * 1e3) for k, v in out.items()}
 
 
-def attention(s, threads, reps):
-    """Multi-head attention (12 heads, d = 64, BERT's layout and scale): the
-    one flash-attention kernel (dlc-cpu-attention) against the three kernels
-    (Q.K^T, softmax, P.V), both dlc, chosen by the module attribute that
-    overrides the pass's threshold. Milliseconds (one kernel, three)."""
+def attention(s, threads, reps, causal=False):
+    """Multi-head attention (12 heads, d = 64, BERT's layout and scale; with
+    `causal`, a constant mask of -1e9 above the diagonal): the one
+    flash-attention kernel (dlc-cpu-attention, the default on AVX-512)
+    against the three kernels (Q.K^T, softmax, P.V), both dlc, chosen by
+    the module attribute that overrides the pass's threshold. Milliseconds
+    (one kernel, three)."""
     heads, d = 12, 64
     h = heads * d
     t = lambda *dims: "tensor<" + "x".join(map(str, dims)) + "xf32>"
+    scores, mask = "%s1", ""
+    if causal:
+        m = np.triu(np.full((s, s), -1e9, np.float32), 1)
+        mask = (f'  %mask = dlg.constant dense<"0x{m.tobytes().hex().upper()}"> : {t(s, s)}\n'
+                f"  %s2 = dlg.add %s1, %mask : {t(heads, s, s)}, {t(s, s)} -> {t(heads, s, s)}\n")
+        scores = "%s2"
     body = f"""func.func @main(%q: {t(s, h)}, %k: {t(s, h)}, %v: {t(s, h)}) -> {t(heads, s, d)} {{
   %scale = dlg.constant dense<0.125> : tensor<f32>
   %q2 = dlg.reshape %q : {t(s, h)} -> {t(s, heads, d)}
@@ -357,12 +365,12 @@ def attention(s, threads, reps):
   %vt = dlg.transpose %v2 perm = [1, 0, 2] : {t(s, heads, d)} -> {t(heads, s, d)}
   %s0 = dlg.matmul %qt, %kt : {t(heads, s, d)}, {t(heads, d, s)} -> {t(heads, s, s)}
   %s1 = dlg.mul %s0, %scale : {t(heads, s, s)}, tensor<f32> -> {t(heads, s, s)}
-  %p = dlg.softmax %s1 {{axis = -1 : i64}} : {t(heads, s, s)}
+{mask}  %p = dlg.softmax {scores} {{axis = -1 : i64}} : {t(heads, s, s)}
   %c = dlg.matmul %p, %vt : {t(heads, s, s)}, {t(heads, s, d)} -> {t(heads, s, d)}
   return %c : {t(heads, s, d)}
 }}}}"""
     mods = [dlc.compile(f"module attributes {{dlc.attention_min_keys = {mk} : i64}} {{\n" + body,
-                        threads=threads) for mk in (0, 1 << 40)]
+                        threads=threads) for mk in (0, -1)]
     x = [np.random.standard_normal((s, h)).astype(np.float32) for _ in range(3)]
     outs = [np.empty((heads, s, d), np.float32) for _ in mods]
     one, three = best_of([lambda: mods[0].run(*x, out=[outs[0]]),
@@ -440,11 +448,12 @@ def print_aot(threads, reps, blas, quick):
 
 
 def print_attention(threads, reps, blas, quick):
-    for sl in (128, 512, 2048):
+    # Causal up to 512 only: the mask is a constant, 16 MB at s = 2048.
+    for sl, causal in ((128, False), (512, False), (2048, False), (128, True), (512, True)):
         # s = 2048 takes ~0.1 s a call: fewer repetitions keep the run short.
-        ours, ref = attention(sl, threads, reps if sl < 2048 else min(reps, 4))
-        print(f"attention s={sl} 12 heads d=64: one kernel {ours:.3f} ms, three kernels "
-              f"{ref:.3f} ms, ratio {ratio(ours, ref, False)}")
+        ours, ref = attention(sl, threads, reps if sl < 2048 else min(reps, 4), causal)
+        print(f"attention s={sl} 12 heads d=64{' causal' if causal else ''}: one kernel "
+              f"{ours:.3f} ms, three kernels {ref:.3f} ms, ratio {ratio(ours, ref, False)}")
 
 if __name__ == "__main__":
     main()

@@ -8,15 +8,20 @@
    private function of loops (written once as MLIR text, as the NMS loops
    of lowering/nms.c), inlined before bufferisation:
 
+     K^T of every head, once, in [d, L] tiles (L = the f32 lanes: 16 on
+     AVX-512, 8 on AVX2; vector.transpose), in parallel;
      per (batch*head, block of R query rows), in parallel:
-       per block of L keys (L = the f32 lanes: 16 on AVX-512, 8 on AVX2):
-         K's block transposed once into an L1 tile [d, L] (vector.transpose);
-         per group of G query rows (G rows share each tile load):
-           scores = q . K^T over the tile (one L-lane vector per row),
-           * scale, + mask row, keys past the end -> -inf;
-           online softmax: m' = max(m, max(scores)), corr = exp(m - m'),
-           p = exp(scores - m'), l = l * corr + sum(p),
-           acc = acc * corr + sum_t p[t] * V[t]   (acc: [G, dv] in registers);
+       per block of BK = NB*L keys (64 on AVX-512):
+         per group of G query rows:
+           S = Q[G rows] . K^T[:, BK keys]: G x NB vectors in registers, a
+             GEMM micro-kernel (q broadcast from memory, K^T tile rows);
+           * scale, + mask, keys past the end (or the causal bound) -> -inf;
+           per row, online softmax with one max and one sum reduction per
+           block (not per key): m' = max(m, max(S)), corr = exp(m - m'),
+           P = exp(S - m') (NB vector exps), l = l * corr + sum(P);
+           P stored to an L1 scratch [G, BK];
+           acc = acc * corr + P . V[BK keys]: G x dv/L vectors, a GEMM
+             micro-kernel (p broadcast from the scratch, V rows);
        out = acc / l.
    The score tile lives in registers; nothing of size [s, s] is allocated.
 
@@ -35,15 +40,20 @@
    Each step that is not met leaves the chain alone; the reason is counted
    in a statistic (-mlir-pass-statistics).
 
-   When: only from `min-keys` keys on, or the module's own
-   dlc.attention_min_keys; by default never, since on the machine measured
-   (AVX-512 EPYC) the three kernels were as fast or faster up to s = 2048
-   (see the option). Where the time goes: per group of 4 rows and block of
-   16 keys the loop is 576 FMAs among ~1400 instructions (llc -mcpu=znver4:
-   loads of the K^T tile and V rows, lane extracts of p, the reductions
-   and two exps per row), about 2x the instructions of the packed GEMM
-   micro-kernel for the same FMAs; saving the [s, s] round trip through
-   memory does not make that up at these lengths. */
+   Causal masks: a constant mask that is 0 at key j <= i + c and one value
+   <= -1e9 above (causalMask) is not read at all: a task's key loop ends at
+   its last row's bound, a group skips the blocks above its diagonal, and
+   the blocks the diagonal cuts compare j < i + c + 1.
+
+   When: by default with 16 lanes (AVX-512), at every length: measured
+   faster than the three kernels from s = 16 to 2048 at 1 and 2 threads
+   (see the min-keys option); `min-keys` or the module's own
+   dlc.attention_min_keys set a threshold, -1 never. With 8 lanes (AVX2,
+   16 registers for the G x dv/8 accumulators) it was not measured and is
+   off. In llc -mcpu=znver4 output both micro-kernels are GEMM-like: per 4
+   steps 64 FMAs among ~130 instructions (the loads of K^T or V rows and
+   the broadcasts of q or p); the exps and reductions are per row and
+   block, not per key. */
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
@@ -169,6 +179,8 @@ typedef struct Attention {
   float scale;
   intptr_t nb; /* batch dims */
   int64_t M, N, D, Dv;
+  bool causal;     /* the mask is a constant causal one, folded (no mask operand) */
+  int64_t causalC; /* key j of query row i is kept iff j <= i + causalC */
   MlirType outType;
 } Attention;
 
@@ -204,6 +216,48 @@ static bool alignMask(View *m, intptr_t rank, const int64_t *shape) {
     a.stride[k] = m->stride[k - off];
   }
   *m = a;
+  return true;
+}
+
+
+/* A constant mask that is causal: the same [M, N] matrix for every head
+   (batch strides 0), 0 at key j <= i + c and one value V <= -1e9 above
+   (V = -inf, HF's finfo.min, or -1e9 as BERT-style code writes it), with
+   0 <= c < N - 1 so that every row keeps a key and some key is cut. Folded
+   into the loops: the masked keys' weight is exp(s + V - max), 0 in f32
+   unless a masked score exceeds its row's unmasked maximum by more than
+   |V| - 104 (1e9 for V = -1e9). Returns whether it is, and c. */
+static bool causalMask(const Attention *at, int64_t *c) {
+  intptr_t rk = at->nb + 2;
+  for (intptr_t k = 0; k < at->nb; ++k)
+    if (at->mask.stride[k] != 0)
+      return false;
+  MlirOperation def = dlcDefiningOp(at->mask.outer, "dlg.constant");
+  if (mlirOperationIsNull(def))
+    return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(def, str("value"));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsADenseFPElements(a) ||
+      !mlirTypeIsAF32(mlirShapedTypeGetElementType(mlirAttributeGetType(a))))
+    return false;
+  const int64_t M = at->M, N = at->N, sM = at->mask.stride[rk - 2], sN = at->mask.stride[rk - 1];
+  if (mlirDenseElementsAttrIsSplat(a) || sN != 1 || M < 1 || N < 2)
+    return false;
+  /* row 0 fixes c: its zeros are keys 0..c */
+  int64_t z = 0;
+  while (z < N && mlirDenseElementsAttrGetFloatValue(a, (intptr_t)z) == 0.0f)
+    ++z;
+  if (z == 0 || z == N)
+    return false;
+  const float V = mlirDenseElementsAttrGetFloatValue(a, (intptr_t)z);
+  if (!(V <= -1e9f))
+    return false;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      float x = mlirDenseElementsAttrGetFloatValue(a, (intptr_t)(i * sM + j));
+      if (j <= i + z - 1 ? x != 0.0f : x != V)
+        return false;
+    }
+  *c = z - 1;
   return true;
 }
 
@@ -322,6 +376,8 @@ static Reason match(MlirOperation k2, Attention *at) {
     if (!alignMask(&at->mask, rank, sshape) ||
         (at->mask.stride[rank - 1] != 1 && at->mask.stride[rank - 1] != 0))
       return R_LAYOUT;
+    if (causalMask(at, &at->causalC))
+      at->causal = true, at->hasMask = false;
   }
   at->outType = mlirValueGetType(o);
   return R_MATCHED;
@@ -333,6 +389,7 @@ typedef struct Tiles {
   int64_t L;  /* keys per block = f32 lanes */
   int64_t R;  /* query rows per parallel task */
   int64_t G;  /* query rows sharing each tile load */
+  int64_t NB; /* vectors of L keys per key block (a block: NB*L keys) */
   int64_t W;  /* vector width along D */
   int64_t Wv; /* vector width along Dv */
 } Tiles;
@@ -427,6 +484,264 @@ static void emitBatchOffsets(FILE *f, const Attention *at) {
   }
 }
 
+/* "vector<Nxf32>" types, `n` of them, comma separated. */
+static void vecTypes(FILE *f, int64_t n, int64_t w) {
+  for (int64_t i = 0; i < n; ++i)
+    fprintf(f, "%svector<%" PRId64 "xf32>", i ? ", " : "", w);
+}
+
+/* The loop over key blocks of one (head, block of R query rows) task: per
+   block of BK = NB*L keys and group of G rows,
+     S = Q[G rows] . K^T[:, BK keys]     G x NB vectors, a GEMM micro-kernel
+                                         (q broadcast from memory, K^T rows);
+     scale, mask, keys past the end (or the causal bound) -> -inf;
+     one max and one sum reduction per row per block; exp over the vectors;
+     P (G x BK) stored to an L1 scratch row by row;
+     acc = acc * corr + P . V[BK keys]   G x Dv/Wv vectors, a GEMM
+                                         micro-kernel (p broadcast from P).
+   Causal (a constant mask: 0 at key j <= i + c, large negative above):
+   blocks wholly above a group's diagonal are skipped, the mask is the
+   compare j <= i + c on the blocks it cuts, and never read. */
+static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t qElems,
+                          int64_t vElems, int64_t mElems, int64_t ktElems) {
+  const int64_t L = tl->L, R = tl->R, G = tl->G, Wv = tl->Wv, NB = tl->NB, BK = NB * L;
+  const int64_t D = at->D, Dv = at->Dv, NC = Dv / Wv;
+  const intptr_t rk = at->nb + 2;
+  const ssize_t nbb = (ssize_t)at->nb;
+  const int64_t mSN = at->hasMask ? at->mask.stride[rk - 1] : 0;
+  const int64_t U = 4; /* D % 4 == 0 (match); the d loop is unrolled by 4 */
+  /* Key blocks this task needs: all, or (causal) up to the last row's bound. */
+  if (at->causal)
+    fprintf(f, "    %%lastrow = arith.addi %%i0, %%rows : index\n"
+               "    %%kendk = arith.addi %%lastrow, %%cC0 : index\n" /* keys < i_last + c + 1 */
+               "    %%kendc = arith.minui %%kendk, %%cN : index\n"
+               "    %%kendb = arith.addi %%kendc, %%cBKm1 : index\n"
+               "    %%kend = arith.divui %%kendb, %%cBK : index\n");
+  fprintf(f, "    scf.for %%kb = %%c0 to %s step %%c1 {\n"
+             "      %%j0 = arith.muli %%kb, %%cBK : index\n"
+             "      %%nrem = arith.subi %%cN, %%j0 : index\n"
+             "      %%nk = arith.minui %%nrem, %%cBK : index\n"
+             "      %%full = arith.cmpi eq, %%nk, %%cBK : index\n"
+             "      %%sb0 = arith.muli %%kb, %%cNBk : index\n"
+             "      %%kbg = arith.muli %%bh, %%cNSB : index\n"
+             "      %%kbi = arith.addi %%kbg, %%sb0 : index\n"
+             "      %%ktb = arith.muli %%kbi, %%cDL : index\n",
+          at->causal ? "%kend" : "%cNKB");
+  for (int64_t u = 0; u < NB; ++u)
+    fprintf(f, "      %%cuL%1$" PRId64 " = arith.constant %2$" PRId64 " : index\n"
+               "      %%ju%1$" PRId64 " = arith.addi %%j0, %%cuL%1$" PRId64 " : index\n"
+               "      %%juv%1$" PRId64 " = vector.broadcast %%ju%1$" PRId64 " : index to vector<%3$" PRId64 "xindex>\n"
+               "      %%jv%1$" PRId64 " = arith.addi %%juv%1$" PRId64 ", %%iota : vector<%3$" PRId64 "xindex>\n"
+               "      %%valid%1$" PRId64 " = arith.cmpi ult, %%jv%1$" PRId64 ", %%cNv : vector<%3$" PRId64 "xindex>\n",
+            u, u * L, L);
+  fprintf(f, "      scf.for %%g = %%c0 to %%cNG step %%c1 {\n"
+             "        %%r0 = arith.muli %%g, %%cG : index\n"
+             "        %%live0 = arith.cmpi ult, %%r0, %%rows : index\n");
+  if (at->causal) /* the group's last row sees keys < i0 + r0 + G + c */
+    fprintf(f, "        %%gi = arith.addi %%i0, %%r0 : index\n"
+               "        %%gend = arith.addi %%gi, %%cGC : index\n"
+               "        %%seen = arith.cmpi ult, %%j0, %%gend : index\n"
+               "        %%live = arith.andi %%live0, %%seen : i1\n");
+  fprintf(f, "        scf.if %s {\n", at->causal ? "%live" : "%live0");
+  for (int64_t g = 0; g < G; ++g) {
+    fprintf(f, "        %%cg%1$" PRId64 " = arith.constant %1$" PRId64 " : index\n"
+               "        %%r%1$" PRId64 "_ = arith.addi %%r0, %%cg%1$" PRId64 " : index\n"
+               "        %%qi%1$" PRId64 "a = arith.addi %%i0, %%r%1$" PRId64 "_ : index\n"
+               "        %%qi%1$" PRId64 " = arith.minui %%qi%1$" PRId64 "a, %%cM1 : index\n"
+               "        %%qr%1$" PRId64 "m = arith.muli %%qi%1$" PRId64 ", %%kqSM : index\n"
+               "        %%qr%1$" PRId64 " = arith.addi %%qr%1$" PRId64 "m, %%qo0_%2$zd : index\n",
+            g, nbb);
+  }
+  /* S = Q . K^T: G x NB accumulators over d */
+  fprintf(f, "        %%sc:%" PRId64 " = scf.for %%dd = %%c0 to %%cD step %%cU iter_args(", G * NB);
+  for (int64_t i = 0; i < G * NB; ++i)
+    fprintf(f, "%s%%x%" PRId64 " = %%zv", i ? ", " : "", i);
+  fprintf(f, ") -> (");
+  vecTypes(f, G * NB, L);
+  fprintf(f, ") {\n"
+             "          %%ddL = arith.muli %%dd, %%cL : index\n"
+             "          %%kd = arith.addi %%ktb, %%ddL : index\n");
+  for (int64_t e = 0; e < U; ++e) {
+    for (int64_t u = 0; u < NB; ++u)
+      fprintf(f, "          %%kof%1$" PRId64 "_%2$" PRId64 " = arith.constant %3$" PRId64 " : index\n"
+                 "          %%ka%1$" PRId64 "_%2$" PRId64 " = arith.addi %%kd, %%kof%1$" PRId64 "_%2$" PRId64 " : index\n"
+                 "          %%kv%1$" PRId64 "_%2$" PRId64 " = vector.load %%ktall[%%ka%1$" PRId64 "_%2$" PRId64 "] : memref<%4$" PRId64 "xf32>, vector<%5$" PRId64 "xf32>\n",
+              e, u, u * D * L + e * L, ktElems, L);
+    fprintf(f, "          %%ce%1$" PRId64 " = arith.constant %1$" PRId64 " : index\n"
+               "          %%de%1$" PRId64 " = arith.addi %%dd, %%ce%1$" PRId64 " : index\n", e);
+    for (int64_t g = 0; g < G; ++g) {
+      fprintf(f, "          %%qa%1$" PRId64 "_%2$" PRId64 " = arith.addi %%qr%1$" PRId64 ", %%de%2$" PRId64 " : index\n"
+                 "          %%qs%1$" PRId64 "_%2$" PRId64 " = memref.load %%qf[%%qa%1$" PRId64 "_%2$" PRId64 "] : memref<%3$" PRId64 "xf32>\n"
+                 "          %%qb%1$" PRId64 "_%2$" PRId64 " = vector.broadcast %%qs%1$" PRId64 "_%2$" PRId64 " : f32 to vector<%4$" PRId64 "xf32>\n",
+              g, e, qElems, L);
+      for (int64_t u = 0; u < NB; ++u) {
+        char prev[32];
+        if (e == 0)
+          snprintf(prev, sizeof prev, "x%" PRId64, g * NB + u);
+        else
+          snprintf(prev, sizeof prev, "y%" PRId64 "_%" PRId64 "_%" PRId64, e - 1, g, u);
+        fprintf(f, "          %%y%1$" PRId64 "_%2$" PRId64 "_%3$" PRId64 " = vector.fma %%qb%2$" PRId64 "_%1$" PRId64 ", %%kv%1$" PRId64 "_%3$" PRId64 ", %%%4$s : vector<%5$" PRId64 "xf32>\n",
+                e, g, u, prev, L);
+      }
+    }
+  }
+  fprintf(f, "          scf.yield ");
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t u = 0; u < NB; ++u)
+      fprintf(f, "%s%%y%" PRId64 "_%" PRId64 "_%" PRId64, g || u ? ", " : "", U - 1, g, u);
+  fprintf(f, " : ");
+  vecTypes(f, G * NB, L);
+  fprintf(f, "\n        }\n");
+  /* softmax on the tile, row by row */
+  for (int64_t g = 0; g < G; ++g) {
+    if (at->causal) /* key j of row i is kept iff j < i + c + 1 */
+      fprintf(f, "        %%lim%1$" PRId64 "k = arith.addi %%qi%1$" PRId64 "a, %%cC1 : index\n"
+                 "        %%lim%1$" PRId64 " = arith.minui %%lim%1$" PRId64 "k, %%cN : index\n"
+                 "        %%limv%1$" PRId64 " = vector.broadcast %%lim%1$" PRId64 " : index to vector<%2$" PRId64 "xindex>\n",
+              g, L);
+    if (at->hasMask)
+      fprintf(f, "        %%mr%1$" PRId64 "m = arith.muli %%qi%1$" PRId64 ", %%kmSM : index\n"
+                 "        %%mr%1$" PRId64 "b = arith.addi %%mr%1$" PRId64 "m, %%mo0_%2$zd : index\n",
+              g, nbb);
+    for (int64_t u = 0; u < NB; ++u) {
+      fprintf(f, "        %%ss%1$" PRId64 "_%2$" PRId64 " = arith.%3$s %%sc#%4$" PRId64 ", %%scalev : vector<%5$" PRId64 "xf32>\n",
+              g, u, at->divide ? "divf" : "mulf", g * NB + u, L);
+      const char *cur = "ss";
+      if (at->hasMask) {
+        if (mSN == 1)
+          fprintf(f, "        %%mr%1$" PRId64 "_%2$" PRId64 " = arith.addi %%mr%1$" PRId64 "b, %%ju%2$" PRId64 " : index\n"
+                     "        %%mk%1$" PRId64 "_%2$" PRId64 " = vector.transfer_read %%maskf[%%mr%1$" PRId64 "_%2$" PRId64 "], %%zf : memref<%3$" PRId64 "xf32>, vector<%4$" PRId64 "xf32>\n",
+                  g, u, mElems, L);
+        else
+          fprintf(f, "        %%mk%1$" PRId64 "_%2$" PRId64 "s = memref.load %%maskf[%%mr%1$" PRId64 "b] : memref<%3$" PRId64 "xf32>\n"
+                     "        %%mk%1$" PRId64 "_%2$" PRId64 " = vector.broadcast %%mk%1$" PRId64 "_%2$" PRId64 "s : f32 to vector<%4$" PRId64 "xf32>\n",
+                  g, u, mElems, L);
+        fprintf(f, "        %%sm%1$" PRId64 "_%2$" PRId64 " = arith.addf %%ss%1$" PRId64 "_%2$" PRId64 ", %%mk%1$" PRId64 "_%2$" PRId64 " : vector<%3$" PRId64 "xf32>\n",
+                g, u, L);
+        cur = "sm";
+      }
+      if (at->causal)
+        fprintf(f, "        %%ok%1$" PRId64 "_%2$" PRId64 " = arith.cmpi ult, %%jv%2$" PRId64 ", %%limv%1$" PRId64 " : vector<%3$" PRId64 "xindex>\n",
+                g, u, L);
+      char okName[32];
+      if (at->causal)
+        snprintf(okName, sizeof okName, "ok%" PRId64 "_%" PRId64, g, u);
+      else
+        snprintf(okName, sizeof okName, "valid%" PRId64, u);
+      fprintf(f, "        %%s%1$" PRId64 "_%2$" PRId64 " = arith.select %%%5$s, %%%3$s%1$" PRId64 "_%2$" PRId64 ", %%ninfv : vector<%4$" PRId64 "xi1>, vector<%4$" PRId64 "xf32>\n",
+              g, u, cur, L, okName);
+      if (u == 0)
+        fprintf(f, "        %%vm%1$" PRId64 "_0 = arith.addf %%s%1$" PRId64 "_0, %%zv : vector<%2$" PRId64 "xf32>\n", g, L);
+      else
+        fprintf(f, "        %%vm%1$" PRId64 "_%2$" PRId64 " = arith.maximumf %%vm%1$" PRId64 "_%3$" PRId64 ", %%s%1$" PRId64 "_%2$" PRId64 " : vector<%4$" PRId64 "xf32>\n",
+                g, u, u - 1, L);
+    }
+    fprintf(f,
+            "        %%mold%1$" PRId64 " = memref.load %%ms[%%r%1$" PRId64 "_] : memref<%3$" PRId64 "xf32>\n"
+            "        %%bm%1$" PRId64 " = vector.reduction <maximumf>, %%vm%1$" PRId64 "_%4$" PRId64 " : vector<%2$" PRId64 "xf32> into f32\n"
+            "        %%mnew%1$" PRId64 " = arith.maximumf %%mold%1$" PRId64 ", %%bm%1$" PRId64 " : f32\n"
+            /* a row with no key yet: exp(-inf - 0) = 0, not exp(NaN) */
+            "        %%isinf%1$" PRId64 " = arith.cmpf oeq, %%mnew%1$" PRId64 ", %%ninf : f32\n"
+            "        %%msafe%1$" PRId64 " = arith.select %%isinf%1$" PRId64 ", %%zf, %%mnew%1$" PRId64 " : f32\n"
+            "        %%dm%1$" PRId64 " = arith.subf %%mold%1$" PRId64 ", %%msafe%1$" PRId64 " : f32\n"
+            "        %%corr%1$" PRId64 " = math.exp %%dm%1$" PRId64 " : f32\n"
+            "        %%msv%1$" PRId64 " = vector.broadcast %%msafe%1$" PRId64 " : f32 to vector<%2$" PRId64 "xf32>\n"
+            "        %%pb%1$" PRId64 " = arith.muli %%cg%1$" PRId64 ", %%cBK : index\n",
+            g, L, R, NB - 1);
+    for (int64_t u = 0; u < NB; ++u) {
+      fprintf(f, "        %%sd%1$" PRId64 "_%2$" PRId64 " = arith.subf %%s%1$" PRId64 "_%2$" PRId64 ", %%msv%1$" PRId64 " : vector<%3$" PRId64 "xf32>\n"
+                 "        %%p%1$" PRId64 "_%2$" PRId64 " = math.exp %%sd%1$" PRId64 "_%2$" PRId64 " : vector<%3$" PRId64 "xf32>\n"
+                 "        %%pa%1$" PRId64 "_%2$" PRId64 " = arith.addi %%pb%1$" PRId64 ", %%cuL%2$" PRId64 " : index\n"
+                 "        vector.store %%p%1$" PRId64 "_%2$" PRId64 ", %%pt[%%pa%1$" PRId64 "_%2$" PRId64 "] : memref<%4$" PRId64 "xf32>, vector<%3$" PRId64 "xf32>\n",
+              g, u, L, G * BK);
+      if (u == 0)
+        fprintf(f, "        %%vs%1$" PRId64 "_0 = arith.addf %%p%1$" PRId64 "_0, %%zv : vector<%2$" PRId64 "xf32>\n", g, L);
+      else
+        fprintf(f, "        %%vs%1$" PRId64 "_%2$" PRId64 " = arith.addf %%vs%1$" PRId64 "_%3$" PRId64 ", %%p%1$" PRId64 "_%2$" PRId64 " : vector<%4$" PRId64 "xf32>\n",
+                g, u, u - 1, L);
+    }
+    fprintf(f,
+            "        %%lold%1$" PRId64 " = memref.load %%ls[%%r%1$" PRId64 "_] : memref<%2$" PRId64 "xf32>\n"
+            "        %%psum%1$" PRId64 " = vector.reduction <add>, %%vs%1$" PRId64 "_%3$" PRId64 " : vector<%4$" PRId64 "xf32> into f32\n"
+            "        %%l1%1$" PRId64 " = arith.mulf %%lold%1$" PRId64 ", %%corr%1$" PRId64 " : f32\n"
+            "        %%lnew%1$" PRId64 " = arith.addf %%l1%1$" PRId64 ", %%psum%1$" PRId64 " : f32\n"
+            "        memref.store %%mnew%1$" PRId64 ", %%ms[%%r%1$" PRId64 "_] : memref<%2$" PRId64 "xf32>\n"
+            "        memref.store %%lnew%1$" PRId64 ", %%ls[%%r%1$" PRId64 "_] : memref<%2$" PRId64 "xf32>\n"
+            "        %%corrv%1$" PRId64 " = vector.broadcast %%corr%1$" PRId64 " : f32 to vector<%5$" PRId64 "xf32>\n"
+            "        %%ab%1$" PRId64 " = arith.muli %%r%1$" PRId64 "_, %%kDv2 : index\n",
+            g, R, NB - 1, L, Wv);
+    for (int64_t c = 0; c < Dv; c += Wv)
+      fprintf(f, "        %%aa%1$" PRId64 "_%2$" PRId64 " = arith.addi %%ab%1$" PRId64 ", %%cv%2$" PRId64 " : index\n"
+                 "        %%a%1$" PRId64 "_%2$" PRId64 "l = vector.load %%acc[%%aa%1$" PRId64 "_%2$" PRId64 "] : memref<%3$" PRId64 "xf32>, vector<%4$" PRId64 "xf32>\n"
+                 "        %%a%1$" PRId64 "_%2$" PRId64 " = arith.mulf %%a%1$" PRId64 "_%2$" PRId64 "l, %%corrv%1$" PRId64 " : vector<%4$" PRId64 "xf32>\n",
+              g, c, R * Dv, Wv);
+  }
+  /* acc += P . V over the block's keys: whole blocks 4 keys a step, the
+     last (partial) block one key a step (V rows past N are not read) */
+  fprintf(f, "        %%res:%" PRId64 " = scf.if %%full -> (", G * NC);
+  vecTypes(f, G * NC, Wv);
+  fprintf(f, ") {\n");
+  for (int pass = 0; pass < 2; ++pass) {
+    const int64_t step = pass == 0 ? 4 : 1;
+    if (pass == 1)
+      fprintf(f, "        } else {\n");
+    fprintf(f, "          %%pv%d:%" PRId64 " = scf.for %%t = %%c0 to %s step %s iter_args(", pass,
+            G * NC, pass == 0 ? "%cBK" : "%nk", pass == 0 ? "%cU" : "%c1");
+    for (int64_t g = 0; g < G; ++g)
+      for (int64_t c = 0; c < Dv; c += Wv)
+        fprintf(f, "%s%%z%" PRId64 "_%" PRId64 " = %%a%" PRId64 "_%" PRId64, g || c ? ", " : "", g, c,
+                g, c);
+    fprintf(f, ") -> (");
+    vecTypes(f, G * NC, Wv);
+    fprintf(f, ") {\n");
+    for (int64_t e = 0; e < step; ++e) {
+      fprintf(f, "            %%te%1$" PRId64 "c = arith.constant %1$" PRId64 " : index\n"
+                 "            %%te%1$" PRId64 " = arith.addi %%t, %%te%1$" PRId64 "c : index\n"
+                 "            %%tj%1$" PRId64 " = arith.addi %%j0, %%te%1$" PRId64 " : index\n"
+                 "            %%trm%1$" PRId64 " = arith.muli %%tj%1$" PRId64 ", %%kvSN : index\n"
+                 "            %%tr%1$" PRId64 " = arith.addi %%trm%1$" PRId64 ", %%vo0_%2$zd : index\n",
+              e, nbb);
+      for (int64_t c = 0; c < Dv; c += Wv)
+        fprintf(f, "            %%tva%1$" PRId64 "_%2$" PRId64 " = arith.addi %%tr%1$" PRId64 ", %%cv%2$" PRId64 " : index\n"
+                   "            %%tvv%1$" PRId64 "_%2$" PRId64 " = vector.load %%vf[%%tva%1$" PRId64 "_%2$" PRId64 "] : memref<%3$" PRId64 "xf32>, vector<%4$" PRId64 "xf32>\n",
+                e, c, vElems, Wv);
+      for (int64_t g = 0; g < G; ++g) {
+        fprintf(f, "            %%tpa%1$" PRId64 "_%2$" PRId64 " = arith.addi %%pb%2$" PRId64 ", %%te%1$" PRId64 " : index\n"
+                   "            %%tps%1$" PRId64 "_%2$" PRId64 " = memref.load %%pt[%%tpa%1$" PRId64 "_%2$" PRId64 "] : memref<%3$" PRId64 "xf32>\n"
+                   "            %%tpb%1$" PRId64 "_%2$" PRId64 " = vector.broadcast %%tps%1$" PRId64 "_%2$" PRId64 " : f32 to vector<%4$" PRId64 "xf32>\n",
+                e, g, G * BK, Wv);
+        for (int64_t c = 0; c < Dv; c += Wv) {
+          char prev[32];
+          if (e == 0)
+            snprintf(prev, sizeof prev, "z%" PRId64 "_%" PRId64, g, c);
+          else
+            snprintf(prev, sizeof prev, "w%" PRId64 "_%" PRId64 "_%" PRId64, e - 1, g, c);
+          fprintf(f, "            %%w%1$" PRId64 "_%2$" PRId64 "_%3$" PRId64 " = vector.fma %%tpb%1$" PRId64 "_%2$" PRId64 ", %%tvv%1$" PRId64 "_%3$" PRId64 ", %%%4$s : vector<%5$" PRId64 "xf32>\n",
+                  e, g, c, prev, Wv);
+        }
+      }
+    }
+    fprintf(f, "            scf.yield ");
+    for (int64_t g = 0; g < G; ++g)
+      for (int64_t c = 0; c < Dv; c += Wv)
+        fprintf(f, "%s%%w%" PRId64 "_%" PRId64 "_%" PRId64, g || c ? ", " : "", step - 1, g, c);
+    fprintf(f, " : ");
+    vecTypes(f, G * NC, Wv);
+    fprintf(f, "\n          }\n          scf.yield ");
+    for (int64_t i = 0; i < G * NC; ++i)
+      fprintf(f, "%s%%pv%d#%" PRId64, i ? ", " : "", pass, i);
+    fprintf(f, " : ");
+    vecTypes(f, G * NC, Wv);
+    fprintf(f, "\n");
+  }
+  fprintf(f, "        }\n");
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t c = 0, n = 0; c < Dv; c += Wv, ++n)
+      fprintf(f, "        vector.store %%res#%" PRId64 ", %%acc[%%aa%" PRId64 "_%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n",
+              g * NC + n, g, c, R * Dv, Wv);
+  fprintf(f, "        }\n      }\n    }\n");
+}
+
 static char *functionText(const char *name, const Attention *at, const Tiles *tl,
                           MlirType qt, MlirType kt, MlirType vt, MlirType mt) {
   char *text = NULL;
@@ -439,12 +754,13 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
   int64_t BH = 1;
   for (intptr_t i = 0; i < at->nb; ++i)
     BH *= at->q.shape[i];
-  const int64_t NQB = (M + R - 1) / R, NKB = (N + L - 1) / L, NG = R / G;
+  const int64_t NB = tl->NB, BK = NB * L;
+  const int64_t NQB = (M + R - 1) / R, NKB = (N + BK - 1) / BK, NG = R / G, NSB = NKB * NB;
+  const int64_t ktElems = BH * NSB * D * L;
   const intptr_t rk = at->nb + 2;
   const ssize_t nbb = (ssize_t)at->nb;
   const int64_t qSM = at->q.stride[rk - 2], kSN = at->k.stride[rk - 2], vSN = at->v.stride[rk - 2];
   const int64_t mSM = at->hasMask ? at->mask.stride[rk - 2] : 0;
-  const int64_t mSN = at->hasMask ? at->mask.stride[rk - 1] : 0;
 
   fprintf(f, "func.func private @%s(%%q: tensor<", name);
   dims(f, qt);
@@ -461,7 +777,7 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
   /* The tiles it was built with, printed for the reader and the tests. */
   fprintf(f, "> attributes {dlc.attention_loops = {keys = %" PRId64 " : i64, rows = %" PRId64
              " : i64, group = %" PRId64 " : i64, head_vector = %" PRId64 " : i64}} {\n",
-          L, R, G, W);
+          BK, R, G, W);
   flatten(f, "q", qt);
   flatten(f, "k", kt);
   flatten(f, "v", vt);
@@ -501,12 +817,35 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
           "  %%iota = vector.step : vector<%" PRId64 "xindex>\n",
           G, R, L, M, M - 1, N, N - 1, NKB, NG, f32Bits(at->hasScale ? at->scale : 1.0f), L, L,
           L, Wv, L, W, L);
+  /* (the d loop of the score tile is unrolled by U = 4; D % 4 == 0) */
+  fprintf(f, "  %%cBK = arith.constant %" PRId64 " : index\n"
+             "  %%cNSB = arith.constant %" PRId64 " : index\n"
+             "  %%cNBk = arith.constant %" PRId64 " : index\n"
+             "  %%cD = arith.constant %" PRId64 " : index\n"
+             "  %%cU = arith.constant %" PRId64 " : index\n"
+             "  %%kqSM = arith.constant %" PRId64 " : index\n"
+             "  %%kvSN = arith.constant %" PRId64 " : index\n"
+             "  %%kDv2 = arith.constant %" PRId64 " : index\n"
+             "  %%cNv = vector.broadcast %%cN : index to vector<%" PRId64 "xindex>\n",
+          BK, NKB * NB, NB, D, (int64_t)4, qSM, vSN, Dv, L);
+  if (at->hasMask)
+    fprintf(f, "  %%kmSM = arith.constant %" PRId64 " : index\n", mSM);
+  for (int64_t c = 0; c < Dv; c += Wv)
+    fprintf(f, "  %%cv%" PRId64 " = arith.constant %" PRId64 " : index\n", c, c);
+  if (at->causal)
+    fprintf(f, "  %%cC0 = arith.constant %" PRId64 " : index\n"
+               "  %%cC1 = arith.constant %" PRId64 " : index\n"
+               "  %%cGC = arith.constant %" PRId64 " : index\n"
+               "  %%cBKm1 = arith.constant %" PRId64 " : index\n",
+            at->causalC, at->causalC + 1, G + at->causalC, BK - 1);
+  /* K^T of every head, in [D, L] tiles per L keys: a key block's NB tiles
+     are consecutive. Keys past N repeat key N-1 (their scores are masked). */
   fprintf(f, "  %%ktall = memref.alloc() {alignment = 64 : i64} : memref<%" PRId64 "xf32>\n"
-             "  %%cDL = arith.constant %" PRId64 " : index\n", BH * NKB * D * L, D * L);
-  fprintf(f, "  scf.forall (%%bh, %%kb) in (%" PRId64 ", %" PRId64 ") {\n", BH, NKB);
+             "  %%cDL = arith.constant %" PRId64 " : index\n", ktElems, D * L);
+  fprintf(f, "  scf.forall (%%bh, %%kb) in (%" PRId64 ", %" PRId64 ") {\n", BH, NSB);
   emitBatchOffsets(f, at);
   fprintf(f, "      %%j0 = arith.muli %%kb, %%cL : index\n"
-             "      %%kbg = arith.muli %%bh, %%cNKB : index\n"
+             "      %%kbg = arith.muli %%bh, %%cNSB : index\n"
              "      %%kbi = arith.addi %%kbg, %%kb : index\n"
              "      %%ktb = arith.muli %%kbi, %%cDL : index\n");
   /* K^T tiles: K read once, each block of L keys transposed to [D, L] */
@@ -539,18 +878,19 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
                  "      %%cte%" PRId64 " = arith.constant %" PRId64 " : index\n"
                  "      %%ctx%" PRId64 " = arith.addi %%ktb, %%cte%" PRId64 " : index\n"
                  "      vector.store %%te%" PRId64 ", %%ktall[%%ctx%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n",
-              c0 + u, c0, u, L, W, L, c0 + u, (c0 + u) * L, c0 + u, c0 + u, c0 + u, c0 + u, BH * NKB * D * L, L);
+              c0 + u, c0, u, L, W, L, c0 + u, (c0 + u) * L, c0 + u, c0 + u, c0 + u, c0 + u, ktElems, L);
   }
   fprintf(f, "  }\n");
   fprintf(f, "  scf.forall (%%bh, %%qb) in (%" PRId64 ", %" PRId64 ") {\n", BH, NQB);
   fprintf(f,
           "    %%acc = memref.alloc() {alignment = 64 : i64} : memref<%" PRId64 "xf32>\n"
+          "    %%pt = memref.alloc() {alignment = 64 : i64} : memref<%" PRId64 "xf32>\n"
           "    %%ms = memref.alloc() : memref<%" PRId64 "xf32>\n"
           "    %%ls = memref.alloc() : memref<%" PRId64 "xf32>\n"
                     "    %%i0 = arith.muli %%qb, %%cR : index\n"
           "    %%rem = arith.subi %%cM, %%i0 : index\n"
           "    %%rows = arith.minui %%rem, %%cR : index\n",
-          R * Dv, R, R);
+          R * Dv, G * BK, R, R);
   emitBatchOffsets(f, at);
   fprintf(f, "    %%kMDv = arith.constant %" PRId64 " : index\n"
              "    %%oo0 = arith.muli %%bh, %%kMDv : index\n", M * Dv);
@@ -567,202 +907,7 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
                "      vector.store %%zvv, %%acc[%%ai%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n",
             c, c, c, c, c, R * Dv, Wv);
   fprintf(f, "    }\n");
-  /* key blocks */
-  fprintf(f, "    scf.for %%kb = %%c0 to %%cNKB step %%c1 {\n"
-             "      %%j0 = arith.muli %%kb, %%cL : index\n"
-             "      %%nrem = arith.subi %%cN, %%j0 : index\n"
-             "      %%nv = arith.minui %%nrem, %%cL : index\n"
-             "      %%nvv = vector.broadcast %%nv : index to vector<%" PRId64 "xindex>\n"
-             "      %%valid = arith.cmpi ult, %%iota, %%nvv : vector<%" PRId64 "xindex>\n",
-          L, L);
-  /* this block's K^T tile [D, L] in %ktall */
-  fprintf(f, "      %%kbg = arith.muli %%bh, %%cNKB : index\n"
-             "      %%kbi = arith.addi %%kbg, %%kb : index\n"
-             "      %%ktb = arith.muli %%kbi, %%cDL : index\n");
-  for (int64_t t = 0; t < L; ++t)
-    fprintf(f, "      %%ct%" PRId64 " = arith.constant %" PRId64 " : index\n", t, t);
-  /* row groups */
-  fprintf(f, "      scf.for %%g = %%c0 to %%cNG step %%c1 {\n"
-             "        %%r0 = arith.muli %%g, %%cG : index\n"
-             "        %%live = arith.cmpi ult, %%r0, %%rows : index\n"
-             "        scf.if %%live {\n");
-  fprintf(f, "        %%kqSM = arith.constant %" PRId64 " : index\n", qSM);
-  fprintf(f, "        %%kDv2 = arith.constant %" PRId64 " : index\n", Dv);
-  for (int64_t c = 0; c < Dv; c += Wv)
-    fprintf(f, "        %%cv%" PRId64 " = arith.constant %" PRId64 " : index\n", c, c);
-  if (at->hasMask)
-    fprintf(f, "        %%kmSM = arith.constant %" PRId64 " : index\n", mSM);
-  fprintf(f, "        %%kvSN = arith.constant %" PRId64 " : index\n", vSN);
-  for (int64_t g = 0; g < G; ++g) {
-    fprintf(f, "        %%cg%" PRId64 " = arith.constant %" PRId64 " : index\n"
-               "        %%r%" PRId64 "_ = arith.addi %%r0, %%cg%" PRId64 " : index\n"
-               "        %%qi%" PRId64 "a = arith.addi %%i0, %%r%" PRId64 "_ : index\n"
-               "        %%qi%" PRId64 " = arith.minui %%qi%" PRId64 "a, %%cM1 : index\n"
-               "        %%qr%" PRId64 "m = arith.muli %%qi%" PRId64 ", %%kqSM : index\n"
-               "        %%qr%" PRId64 " = arith.addi %%qr%" PRId64 "m, %%qo0_%zd : index\n",
-            g, g, g, g, g, g, g, g, g, g, g, g, nbb);
-  }
-  /* scores: P partial sums per row (FMA latency) */
-  /* 16 independent FMA chains over the G rows: 8 (2 pipes x 4 cycles of
-     latency) were measured 4% slower at s = 128 */
-  const int64_t P = G >= 8 ? 1 : (16 + G - 1) / G;
-  for (int64_t g = 0; g < G; ++g)
-    for (int64_t p = 0; p < P; ++p)
-      fprintf(f, "        %%s%" PRId64 "_%" PRId64 "_init = arith.addf %%zv, %%zv : vector<%" PRId64 "xf32>\n",
-              g, p, L);
-  char last[64][8][32];
-  for (int64_t g = 0; g < G; ++g)
-    for (int64_t p = 0; p < P; ++p)
-      snprintf(last[g][p], sizeof last[g][p], "s%" PRId64 "_%" PRId64 "_init", g, p);
-  for (int64_t c = 0; c < D; ++c) {
-    fprintf(f, "        %%kc%" PRId64 " = arith.constant %" PRId64 " : index\n"
-               "        %%kx%" PRId64 " = arith.addi %%ktb, %%kc%" PRId64 " : index\n"
-               "        %%kv%" PRId64 " = vector.load %%ktall[%%kx%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n"
-               "        %%qc%" PRId64 " = arith.constant %" PRId64 " : index\n",
-            c, c * L, c, c, c, c, BH * NKB * D * L, L, c, c);
-    for (int64_t g = 0; g < G; ++g) {
-      int64_t p = c % P;
-      fprintf(f, "        %%qa%" PRId64 "_%" PRId64 " = arith.addi %%qr%" PRId64 ", %%qc%" PRId64 " : index\n"
-                 "        %%qs%" PRId64 "_%" PRId64 " = memref.load %%qf[%%qa%" PRId64 "_%" PRId64 "] : memref<%" PRId64 "xf32>\n"
-                 "        %%qb%" PRId64 "_%" PRId64 " = vector.broadcast %%qs%" PRId64 "_%" PRId64 " : f32 to vector<%" PRId64 "xf32>\n"
-                 "        %%s%" PRId64 "_c%" PRId64 " = vector.fma %%qb%" PRId64 "_%" PRId64 ", %%kv%" PRId64 ", %%%s : vector<%" PRId64 "xf32>\n",
-              g, c, g, c, g, c, g, c, numel(qt), g, c, g, c, L, g, c, g, c, c, last[g][p], L);
-      snprintf(last[g][p], sizeof last[g][p], "s%" PRId64 "_c%" PRId64, g, c);
-    }
-  }
-  for (int64_t g = 0; g < G; ++g) {
-    fprintf(f, "        %%sc%" PRId64 "_p0 = arith.addf %%%s, %%zv : vector<%" PRId64 "xf32>\n", g,
-            last[g][0], L);
-    for (int64_t p = 1; p < P; ++p)
-      fprintf(f, "        %%sc%" PRId64 "_p%" PRId64 " = arith.addf %%sc%" PRId64 "_p%" PRId64 ", %%%s : vector<%" PRId64 "xf32>\n",
-              g, p, g, p - 1, last[g][p], L);
-    fprintf(f, "        %%sc%" PRId64 "_s = arith.%s %%sc%" PRId64 "_p%" PRId64 ", %%scalev : vector<%" PRId64 "xf32>\n",
-            g, at->divide ? "divf" : "mulf", g, P - 1, L);
-    const char *scoreName = "s";
-    if (at->hasMask) {
-      fprintf(f, "        %%mr%" PRId64 "m = arith.muli %%qi%" PRId64 ", %%kmSM : index\n"
-                 "        %%mr%" PRId64 "b = arith.addi %%mr%" PRId64 "m, %%mo0_%zd : index\n",
-              g, g, g, g, nbb);
-      if (mSN == 1)
-        fprintf(f, "        %%mr%" PRId64 " = arith.addi %%mr%" PRId64 "b, %%j0 : index\n"
-                   "        %%mk%" PRId64 " = vector.transfer_read %%maskf[%%mr%" PRId64 "], %%zf : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n",
-                g, g, g, g, numel(mt), L);
-      else
-        fprintf(f, "        %%mk%" PRId64 "s = memref.load %%maskf[%%mr%" PRId64 "b] : memref<%" PRId64 "xf32>\n"
-                   "        %%mk%" PRId64 " = vector.broadcast %%mk%" PRId64 "s : f32 to vector<%" PRId64 "xf32>\n",
-                g, g, numel(mt), g, g, L);
-      fprintf(f, "        %%sc%" PRId64 "_m = arith.addf %%sc%" PRId64 "_s, %%mk%" PRId64 " : vector<%" PRId64 "xf32>\n",
-              g, g, g, L);
-      scoreName = "m";
-    }
-    fprintf(f,
-            "        %%sc%1$" PRId64 " = arith.select %%valid, %%sc%1$" PRId64 "_%2$s, %%ninfv : vector<%3$" PRId64 "xi1>, vector<%3$" PRId64 "xf32>\n"
-            "        %%mold%1$" PRId64 " = memref.load %%ms[%%r%1$" PRId64 "_] : memref<%4$" PRId64 "xf32>\n"
-            "        %%bm%1$" PRId64 " = vector.reduction <maximumf>, %%sc%1$" PRId64 " : vector<%3$" PRId64 "xf32> into f32\n"
-            "        %%mnew%1$" PRId64 " = arith.maximumf %%mold%1$" PRId64 ", %%bm%1$" PRId64 " : f32\n"
-            "        %%isinf%1$" PRId64 " = arith.cmpf oeq, %%mnew%1$" PRId64 ", %%ninf : f32\n"
-            "        %%msafe%1$" PRId64 " = arith.select %%isinf%1$" PRId64 ", %%zf, %%mnew%1$" PRId64 " : f32\n"
-            "        %%dm%1$" PRId64 " = arith.subf %%mold%1$" PRId64 ", %%msafe%1$" PRId64 " : f32\n"
-            "        %%corr%1$" PRId64 " = math.exp %%dm%1$" PRId64 " : f32\n"
-            "        %%msv%1$" PRId64 " = vector.broadcast %%msafe%1$" PRId64 " : f32 to vector<%3$" PRId64 "xf32>\n"
-            "        %%sd%1$" PRId64 " = arith.subf %%sc%1$" PRId64 ", %%msv%1$" PRId64 " : vector<%3$" PRId64 "xf32>\n"
-            "        %%p%1$" PRId64 " = math.exp %%sd%1$" PRId64 " : vector<%3$" PRId64 "xf32>\n"
-            "        %%lold%1$" PRId64 " = memref.load %%ls[%%r%1$" PRId64 "_] : memref<%4$" PRId64 "xf32>\n"
-            "        %%psum%1$" PRId64 " = vector.reduction <add>, %%p%1$" PRId64 " : vector<%3$" PRId64 "xf32> into f32\n"
-            "        %%l1%1$" PRId64 " = arith.mulf %%lold%1$" PRId64 ", %%corr%1$" PRId64 " : f32\n"
-            "        %%lnew%1$" PRId64 " = arith.addf %%l1%1$" PRId64 ", %%psum%1$" PRId64 " : f32\n"
-            "        memref.store %%mnew%1$" PRId64 ", %%ms[%%r%1$" PRId64 "_] : memref<%4$" PRId64 "xf32>\n"
-            "        memref.store %%lnew%1$" PRId64 ", %%ls[%%r%1$" PRId64 "_] : memref<%4$" PRId64 "xf32>\n"
-            "        %%corrv%1$" PRId64 " = vector.broadcast %%corr%1$" PRId64 " : f32 to vector<%5$" PRId64 "xf32>\n"
-            "        %%ab%1$" PRId64 " = arith.muli %%r%1$" PRId64 "_, %%kDv2 : index\n",
-            g, scoreName, L, R, Wv);
-    for (int64_t c = 0; c < Dv; c += Wv)
-      fprintf(f, "        %%aa%1$" PRId64 "_%2$" PRId64 " = arith.addi %%ab%1$" PRId64 ", %%cv%2$" PRId64 " : index\n"
-                 "        %%a%1$" PRId64 "_%2$" PRId64 "l = vector.load %%acc[%%aa%1$" PRId64 "_%2$" PRId64 "] : memref<%3$" PRId64 "xf32>, vector<%4$" PRId64 "xf32>\n"
-                 "        %%a%1$" PRId64 "_%2$" PRId64 " = arith.mulf %%a%1$" PRId64 "_%2$" PRId64 "l, %%corrv%1$" PRId64 " : vector<%4$" PRId64 "xf32>\n",
-              g, c, R * Dv, Wv);
-  }
-  /* P.V: full blocks unrolled over the L keys, the last one a loop */
-  const int64_t NC = Dv / Wv;
-  fprintf(f, "        %%full = arith.cmpi eq, %%nv, %%cL : index\n"
-             "        %%res:%" PRId64 " = scf.if %%full -> (", G * NC);
-  for (int64_t i = 0; i < G * NC; ++i)
-    fprintf(f, "%svector<%" PRId64 "xf32>", i ? ", " : "", Wv);
-  fprintf(f, ") {\n");
-  for (int64_t t = 0; t < L; ++t) {
-    fprintf(f, "          %%vj%1$" PRId64 " = arith.addi %%j0, %%ct%1$" PRId64 " : index\n"
-               "          %%vr%1$" PRId64 "m = arith.muli %%vj%1$" PRId64 ", %%kvSN : index\n"
-               "          %%vr%1$" PRId64 " = arith.addi %%vr%1$" PRId64 "m, %%vo0_%2$zd : index\n",
-            t, nbb);
-    for (int64_t c = 0; c < Dv; c += Wv)
-      fprintf(f, "          %%va%1$" PRId64 "_%2$" PRId64 " = arith.addi %%vr%1$" PRId64 ", %%cv%2$" PRId64 " : index\n"
-                 "          %%vv%1$" PRId64 "_%2$" PRId64 " = vector.load %%vf[%%va%1$" PRId64 "_%2$" PRId64 "] : memref<%3$" PRId64 "xf32>, vector<%4$" PRId64 "xf32>\n",
-              t, c, numel(vt), Wv);
-    for (int64_t g = 0; g < G; ++g) {
-      fprintf(f, "          %%pt%1$" PRId64 "_%2$" PRId64 " = vector.extract %%p%1$" PRId64 "[%2$" PRId64 "] : f32 from vector<%3$" PRId64 "xf32>\n"
-                 "          %%pb%1$" PRId64 "_%2$" PRId64 " = vector.broadcast %%pt%1$" PRId64 "_%2$" PRId64 " : f32 to vector<%4$" PRId64 "xf32>\n",
-              g, t, L, Wv);
-      for (int64_t c = 0; c < Dv; c += Wv) {
-        char prev[48];
-        if (t == 0)
-          snprintf(prev, sizeof prev, "a%" PRId64 "_%" PRId64, g, c);
-        else
-          snprintf(prev, sizeof prev, "f%" PRId64 "_%" PRId64 "_%" PRId64, g, c, t - 1);
-        fprintf(f, "          %%f%1$" PRId64 "_%2$" PRId64 "_%3$" PRId64 " = vector.fma %%pb%1$" PRId64 "_%3$" PRId64 ", %%vv%3$" PRId64 "_%2$" PRId64 ", %%%4$s : vector<%5$" PRId64 "xf32>\n",
-                g, c, t, prev, Wv);
-      }
-    }
-  }
-  fprintf(f, "          scf.yield ");
-  for (int64_t g = 0; g < G; ++g)
-    for (int64_t c = 0; c < Dv; c += Wv)
-      fprintf(f, "%s%%f%" PRId64 "_%" PRId64 "_%" PRId64, g || c ? ", " : "", g, c, L - 1);
-  fprintf(f, " : ");
-  for (int64_t i = 0; i < G * NC; ++i)
-    fprintf(f, "%svector<%" PRId64 "xf32>", i ? ", " : "", Wv);
-  fprintf(f, "\n        } else {\n          %%tail:%" PRId64 " = scf.for %%t = %%c0 to %%nv step %%c1 iter_args(", G * NC);
-  for (int64_t g = 0; g < G; ++g)
-    for (int64_t c = 0; c < Dv; c += Wv)
-      fprintf(f, "%s%%x%" PRId64 "_%" PRId64 " = %%a%" PRId64 "_%" PRId64, g || c ? ", " : "", g, c, g, c);
-  fprintf(f, ") -> (");
-  for (int64_t i = 0; i < G * NC; ++i)
-    fprintf(f, "%svector<%" PRId64 "xf32>", i ? ", " : "", Wv);
-  fprintf(f, ") {\n"
-             "            %%tj = arith.addi %%j0, %%t : index\n"
-             "            %%trm = arith.muli %%tj, %%kvSN : index\n"
-             "            %%tr = arith.addi %%trm, %%vo0_%zd : index\n",
-          nbb);
-  for (int64_t c = 0; c < Dv; c += Wv)
-    fprintf(f, "            %%tva%1$" PRId64 " = arith.addi %%tr, %%cv%1$" PRId64 " : index\n"
-               "            %%tvv%1$" PRId64 " = vector.load %%vf[%%tva%1$" PRId64 "] : memref<%2$" PRId64 "xf32>, vector<%3$" PRId64 "xf32>\n",
-            c, numel(vt), Wv);
-  for (int64_t g = 0; g < G; ++g) {
-    fprintf(f, "            %%tpt%1$" PRId64 " = vector.extract %%p%1$" PRId64 "[%%t] : f32 from vector<%2$" PRId64 "xf32>\n"
-               "            %%tpb%1$" PRId64 " = vector.broadcast %%tpt%1$" PRId64 " : f32 to vector<%3$" PRId64 "xf32>\n",
-            g, L, Wv);
-    for (int64_t c = 0; c < Dv; c += Wv)
-      fprintf(f, "            %%ty%1$" PRId64 "_%2$" PRId64 " = vector.fma %%tpb%1$" PRId64 ", %%tvv%2$" PRId64 ", %%x%1$" PRId64 "_%2$" PRId64 " : vector<%3$" PRId64 "xf32>\n",
-              g, c, Wv);
-  }
-  fprintf(f, "            scf.yield ");
-  for (int64_t g = 0; g < G; ++g)
-    for (int64_t c = 0; c < Dv; c += Wv)
-      fprintf(f, "%s%%ty%" PRId64 "_%" PRId64, g || c ? ", " : "", g, c);
-  fprintf(f, " : ");
-  for (int64_t i = 0; i < G * NC; ++i)
-    fprintf(f, "%svector<%" PRId64 "xf32>", i ? ", " : "", Wv);
-  fprintf(f, "\n          }\n          scf.yield ");
-  for (int64_t i = 0; i < G * NC; ++i)
-    fprintf(f, "%s%%tail#%" PRId64, i ? ", " : "", i);
-  fprintf(f, " : ");
-  for (int64_t i = 0; i < G * NC; ++i)
-    fprintf(f, "%svector<%" PRId64 "xf32>", i ? ", " : "", Wv);
-  fprintf(f, "\n        }\n");
-  for (int64_t g = 0; g < G; ++g)
-    for (int64_t c = 0, n = 0; c < Dv; c += Wv, ++n)
-      fprintf(f, "        vector.store %%res#%" PRId64 ", %%acc[%%aa%" PRId64 "_%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n",
-              g * NC + n, g, c, R * Dv, Wv);
-  fprintf(f, "        }\n      }\n    }\n");
+  emitKeyBlocks(f, at, tl, numel(qt), numel(vt), at->hasMask ? numel(mt) : 0, ktElems);
   /* out = acc / l for the block's rows */
   fprintf(f, "    scf.for %%r = %%c0 to %%rows step %%c1 {\n"
              "      %%l = memref.load %%ls[%%r] : memref<%" PRId64 "xf32>\n"
@@ -795,7 +940,6 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
   fprintf(f, ">\n  return %%ot : tensor<");
   dims(f, at->outType);
   fprintf(f, ">\n}\n");
-  (void)mSN;
   if (fclose(f))
     return NULL;
   return text;
@@ -807,15 +951,21 @@ static const DlcOptionDesc kOptions[] = {
     {"vector-width", "f32 lanes per vector (keys per block); 0: 16 with AVX-512, else 8",
      DLC_OPTION_INT, "0"},
     {"rows", "query rows per parallel task (a multiple of `group`)", DLC_OPTION_INT, "64"},
+    /* 4 also at dv = 128 (32 P.V accumulators of 16): there 2 was measured
+       1.3x slower, 1 2.2x (s = 128, 256, 6 heads, 1 thread) */
     {"group", "query rows that share each load of a K or V tile", DLC_OPTION_INT, "4"},
-    /* Off by default: measured slower than the three kernels at every length
-       tried (CPU time of the calling thread, 1 thread, interleaved best-of-N,
-       loaded 2-core AVX-512 EPYC, 12 heads, d = 64): s = 128 0.69x, 512
-       0.92x, 1024 0.97x, 2048 0.99x. The trend suggests a crossover above
-       2048, not measured. */
-    {"min-keys", "fuse when the key length is at least this; -1: never (three kernels). "
+    {"keys", "keys per block (a multiple of vector-width, at most 8 vectors); 0: 4 vectors",
+     DLC_OPTION_INT, "0"},
+    /* On by default with 16 lanes (AVX-512): interleaved best-of-N, loaded
+       2-core AVX-512 EPYC, 12 heads, d = 64, one kernel against the three:
+       1 thread s = 16 1.06x, 64 1.08x, 128 1.07x, 512 1.42x, 2048 1.3-2.9x;
+       2 threads s = 128 1.05x, 512 3.4x, 2048 1.8x (bench/run.py --only
+       attention). With 8 lanes (AVX2: 16 registers, where the G x Dv/8
+       accumulators do not fit) it was not measured, so it stays off there. */
+    {"min-keys", "fuse when the key length is at least this; -1: never (three kernels); "
+                 "-2: 0 with 16 lanes, never with fewer. "
                  "A module attribute dlc.attention_min_keys overrides it",
-     DLC_OPTION_INT, "-1"},
+     DLC_OPTION_INT, "-2"},
 };
 
 static const DlcStatisticDesc kStatistics[] = {
@@ -903,6 +1053,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   Tiles tl = {.L = hostLanes(dlcOptionsGetInt(o, "vector-width")),
               .R = dlcOptionsGetInt(o, "rows"),
               .G = dlcOptionsGetInt(o, "group")};
+  int64_t keys = dlcOptionsGetInt(o, "keys");
   int64_t minKeys = dlcOptionsGetInt(o, "min-keys");
   /* A module may set its own threshold (benchmarks compare both paths). */
   MlirAttribute own = mlirOperationGetAttributeByName(module, str("dlc.attention_min_keys"));
@@ -925,6 +1076,16 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
                   "1024");
     return (MlirLogicalResult){0};
   }
+  if (minKeys == -2)
+    minKeys = tl.L == 16 ? 0 : -1;
+  if (keys == 0)
+    keys = 4 * tl.L;
+  if (keys < tl.L || keys % tl.L || keys / tl.L > 8) {
+    mlirEmitError(mlirOperationGetLocation(module),
+                  "dlc-cpu-attention: keys must be a multiple of vector-width, at most 8 vectors");
+    return (MlirLogicalResult){0};
+  }
+  tl.NB = keys / tl.L;
   Found fd = {.cap = 4096};
   fd.ops = malloc(sizeof *fd.ops * (size_t)fd.cap);
   if (!fd.ops)
@@ -946,12 +1107,16 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
     dlcPassAddStatistic(pass, kReasonStats[r], 1);
     if (r != R_MATCHED)
       continue;
-    tl.W = chunkWidth(at.D, tl.L);
-    tl.Wv = chunkWidth(at.Dv, tl.L);
+    /* Short key lengths: no block longer than the keys rounded up to L. */
+    Tiles t = tl;
+    if (t.NB * t.L > at.N)
+      t.NB = (at.N + t.L - 1) / t.L;
+    t.W = chunkWidth(at.D, tl.L);
+    t.Wv = chunkWidth(at.Dv, tl.L);
     for (int j = 0; j < fd.n; ++j)
       if (mlirOperationEqual(fd.ops[j], at.k1) || mlirOperationEqual(fd.ops[j], at.k3))
         fd.ops[j] = (MlirOperation){NULL};
-    ok = rewrite(module, &at, &tl, serial++);
+    ok = rewrite(module, &at, &t, serial++);
   }
   free(fd.ops);
   return ok;

@@ -24,6 +24,11 @@ def const(name, a):
     return f'  %{name} = dlg.constant dense<"0x{a.astype("<f4").tobytes().hex().upper()}"> : {T(a.shape)}'
 
 
+# Causal masks as models write them: -1e9 (BERT-style code), the most
+# negative f32 (Hugging Face's finfo.min) and -inf, above the diagonal.
+CAUSAL = {"causal": -1e9, "causal-min": np.finfo(np.float32).min, "causal-inf": -np.inf}
+
+
 def attention_source(s, heads, d, mask):
     h = heads * d
     sh, hsd, hds, hss = (s, h), (heads, s, d), (heads, d, s), (heads, s, s)
@@ -31,8 +36,8 @@ def attention_source(s, heads, d, mask):
     lines = [f"  %scale = dlg.constant dense<{1.0 / math.sqrt(d)}> : tensor<f32>"]
     if mask == "input":
         args.append(f"%mask: {T((s, s))}")
-    elif mask == "causal":
-        lines.append(const("mask", np.triu(np.full((s, s), -1e9, np.float32), 1)))
+    elif mask in CAUSAL:
+        lines.append(const("mask", np.triu(np.full((s, s), CAUSAL[mask], np.float32), 1)))
     for n, perm, ty in (("q", "1, 0, 2", hsd), ("k", "1, 2, 0", hds), ("v", "1, 0, 2", hsd)):
         lines.append(f"  %{n}2 = dlg.reshape %{n} : {T(sh)} -> {T((s, heads, d))}")
         lines.append(f"  %{n}t = dlg.transpose %{n}2 perm = [{perm}] : {T((s, heads, d))} -> {T(ty)}")
@@ -74,6 +79,13 @@ def transpose_case(shape, perm):
     print(f"{'ok  ' if exact else 'FAIL'} transpose {shape} {perm}: {'exact' if exact else 'differs'}")
 
 
+def rel_error(got, want):
+    """Max error relative to the largest |want|; inf where `got` has a NaN
+    that `want` has not (max() would pass over a NaN)."""
+    e = float(np.max(np.abs(got - want)) / (1 + np.max(np.abs(want))))
+    return math.inf if math.isnan(e) else e
+
+
 def report(label, worst):
     print(f"{'ok  ' if worst < 1e-5 else 'FAIL'} {label}: max rel error {worst:.1e}")
 
@@ -87,20 +99,24 @@ def attention_case(s, heads, d, mask):
         m = np.where(rng.random((s, s)) < 0.2, -1e4, 0).astype(np.float32)
         m[:, 0] = 0  # every row keeps a key
         inputs.append(m)
-    elif mask == "causal":
-        m = np.triu(np.full((s, s), -1e9, np.float32), 1)
+    elif mask in CAUSAL:
+        m = np.triu(np.full((s, s), CAUSAL[mask], np.float32), 1)
     want = attention_ref(q, k, v, heads, m)
     # The default pipeline (one kernel where measured faster, else three),
-    # and the one-kernel flash loops forced at every length (min-keys=0):
-    # its module must hold the call to them.
+    # the one-kernel flash loops forced at every length (min-keys=0): its
+    # module must hold the call to them; and the three kernels.
     fused = run_pipeline(src, "builtin.module(func.func(dlg-fuse),dlc-cpu-attention{min-keys=0})")
     if "call @dlc_attention_" not in fused or "dlg.softmax" in fused:
         print(f"FAIL attention s={s} heads={heads} d={d}: not one kernel")
-    for name, text in (("", src), (" one-kernel", fused)):
+    # a causal mask is folded into the loops: not an operand of the call
+    if mask in CAUSAL and "call @dlc_attention_0(%arg0, %arg1, %arg2) :" not in fused:
+        print(f"FAIL attention s={s} heads={heads} d={d} mask={mask}: causal mask not folded")
+    three = "module attributes {dlc.attention_min_keys = -1 : i64} {\n" + src + "\n}"
+    for name, text in (("", src), (" one-kernel", fused), (" three-kernel", three)):
         worst = 0.0
         for threads in (1, 2):
             got = dlc.compile(text, threads=threads)(*inputs)
-            worst = max(worst, float(np.max(np.abs(got - want)) / (1 + np.max(np.abs(want)))))
+            worst = max(worst, rel_error(got, want))
         report(f"attention{name} s={s} heads={heads} d={d} mask={mask or 'none'}", worst)
 
 
@@ -116,7 +132,8 @@ def masked_row_case(s, heads, d):
     with np.errstate(invalid="ignore"):
         want = attention_ref(q, k, v, heads, m)
     ok = True
-    for text in (src, fused):
+    three = "module attributes {dlc.attention_min_keys = -1 : i64} {\n" + src + "\n}"
+    for text in (src, fused, three):
         got = dlc.compile(text, threads=1)(q, k, v, m)
         ok &= bool(np.array_equal(np.isnan(got), np.isnan(want)))
         fin = ~np.isnan(want)
@@ -134,14 +151,67 @@ def transpose_b_case(m, k, n):
     worst = 0.0
     for threads in (1, 2):
         got = dlc.compile(src, threads=threads)(a, b)
-        worst = max(worst, float(np.max(np.abs(got - want)) / (1 + np.max(np.abs(want)))))
+        worst = max(worst, rel_error(got, want))
     report(f"transpose_b {m}x{k} * ({n}x{k})^T", worst)
+
+
+def causal_offset_case(m, n, heads, d, c, value):
+    """[b, h, s, d] operands with m queries and n keys, K by transpose_b, a
+    constant causal mask that keeps key j of row i iff j <= i + c (the
+    bottom-right alignment of a decoder step is c = n - m): folded into the
+    loops, against NumPy, at 1 and 2 threads."""
+    mask = np.where(np.arange(n)[None, :] <= np.arange(m)[:, None] + c, 0, value).astype(np.float32)
+    q4, k4, v4 = (T((1, heads, r, d)) for r in (m, n, n))
+    s4 = T((1, heads, m, n))
+    src = (f"func.func @main(%q: {q4}, %k: {k4}, %v: {v4}) -> {T((1, heads, m, d))} {{\n"
+           f"  %c = dlg.constant dense<{1.0 / math.sqrt(d)}> : tensor<f32>\n"
+           + const("mask", mask) + "\n"
+           f"  %s0 = dlg.matmul %q, %k {{transpose_b = true}} : {q4}, {k4} -> {s4}\n"
+           f"  %s1 = dlg.mul %s0, %c : {s4}, tensor<f32> -> {s4}\n"
+           f"  %s2 = dlg.add %s1, %mask : {s4}, {T((m, n))} -> {s4}\n"
+           f"  %p = dlg.softmax %s2 {{axis = -1 : i64}} : {s4}\n"
+           f"  %o = dlg.matmul %p, %v : {s4}, {v4} -> {T((1, heads, m, d))}\n"
+           f"  return %o : {T((1, heads, m, d))}\n}}")
+    fused = run_pipeline(src, "builtin.module(func.func(dlg-fuse),dlc-cpu-attention{min-keys=0})")
+    folded = "call @dlc_attention_0(%arg0, %arg1, %arg2) :" in fused
+    q, k, v = (rng.standard_normal((1, heads, r, d)).astype(np.float32) for r in (m, n, n))
+    sc = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 1, 3, 2) / math.sqrt(d) + mask
+    p = np.exp(sc - sc.max(-1, keepdims=True))
+    want = (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
+    worst = 0.0
+    for text in (src, fused):
+        for threads in (1, 2):
+            got = dlc.compile(text, threads=threads)(q, k, v)
+            worst = max(worst, rel_error(got, want))
+    ok = folded and worst < 1e-5
+    print(f"{'ok  ' if ok else 'FAIL'} attention causal m={m} n={n} c={c} mask {value}: "
+          f"folded {folded}, max rel error {worst:.1e}")
+
+
+def default_path_case():
+    """The default pipeline computes attention as one kernel on an AVX-512
+    host (dlc-cpu-attention's default) and as three kernels elsewhere: the
+    profile of a compiled model has a softmax kernel only in the latter."""
+    s, heads, d = 128, 12, 64
+    mod = dlc.compile(attention_source(s, heads, d, None), threads=1)
+    x = [rng.standard_normal((s, heads * d)).astype(np.float32) for _ in range(3)]
+    table = mod.profile(*x, runs=1)
+    with open("/proc/cpuinfo") as f:
+        avx512 = " avx512f" in f.read()
+    ok = ("softmax" in table) != avx512
+    print(f"{'ok  ' if ok else 'FAIL'} default pipeline: attention one kernel where AVX-512, "
+          "three kernels elsewhere")
 
 
 for s, heads, d, mask in [(128, 12, 64, None), (128, 4, 64, "causal"), (100, 2, 64, "input"),
                           (37, 3, 40, "causal"), (7, 2, 16, "input"), (1, 2, 8, None),
-                          (134, 2, 64, "causal")]:
+                          (134, 2, 64, "causal"), (300, 2, 64, "causal-min"),
+                          (70, 2, 32, "causal-inf"), (16, 2, 16, "causal"), (64, 2, 128, "input")]:
     attention_case(s, heads, d, mask)
+for m, n, heads, d, c, value in [(37, 50, 2, 16, 13, -1e9), (64, 200, 2, 64, 136, -np.inf),
+                                 (130, 130, 2, 64, 5, -1e9), (20, 20, 1, 8, 0, -1e30)]:
+    causal_offset_case(m, n, heads, d, c, value)
+default_path_case()
 masked_row_case(20, 2, 16)
 for m, k, n in [(100, 64, 96), (37, 33, 19), (128, 768, 768), (5, 16, 48)]:
     transpose_b_case(m, k, n)
