@@ -103,14 +103,14 @@ static void propagateTileExtents(Group *g, const int64_t *forall) {
 
 /* Tiles the sink by scf.forall over the schedule's parallel loops and fuses
    every producer into it, last first; handles[i] gets op i's handle. */
-static void emitForallAndFuse(DlcScript *s, Group *g, const int64_t *forallSizes, int *handles) {
+static int emitForallAndFuse(DlcScript *s, Group *g, const int64_t *forallSizes, int *handles) {
   int last = g->numOps - 1;
   propagateTileExtents(g, forallSizes);
   const DlcLoopNest *sl = &g->ops[last].loops;
   dlcScriptMatchAll(s, g->firstSid, g->numOps, handles);
   if (dlcCountNonZero(forallSizes, sl->numLoops) == 0)
-    return;
-  dlcScriptTileAndFuse(s, handles, g->numOps, forallSizes, sl->numLoops, NULL);
+    return -1;
+  return dlcScriptTileAndFuse(s, handles, g->numOps, forallSizes, sl->numLoops, NULL);
 }
 
 /* The MR x NR x 1 register tile of the (Kc- and NR-tiled) GEMM `h`: its
@@ -232,8 +232,8 @@ static int convCopyBackLoop(const OpInfo *o, int64_t vw) {
    inside a thread), the group fused into that forall, every op but the
    conv vector-tiled (a direct conv's copy back to NCHW in transposed
    blocks, convCopyBackLoop). */
-static void emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int vw,
-                           int *handles) {
+static int emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int vw,
+                          int *handles) {
   const OpInfo *root = &g->ops[conv];
   const DlcSchedule *sc = &g->sched;
   int64_t rootForall[DLC_SCHEDULE_MAX_LOOPS] = {0}, forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
@@ -241,7 +241,7 @@ static void emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int
     if (sc->parallel[i] < firstInner)
       rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
   dlcSinkTiles(root, &g->ops[g->numOps - 1], conv == g->numOps - 1, rootForall, forall);
-  emitForallAndFuse(s, g, forall, handles);
+  int loop = emitForallAndFuse(s, g, forall, handles);
   for (int i = 0; i < g->numOps; ++i) {
     if (i == conv)
       continue;
@@ -255,6 +255,7 @@ static void emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int
     else
       dlcScriptVectorTile(s, handles[i], o, o->tileExtent, vw);
   }
+  return loop;
 }
 
 /* A direct conv (schedule/conv_direct.h): the sink tiled over (image,
@@ -326,11 +327,15 @@ static void emitDepthwisePiece(DlcScript *s, int h, int n, int64_t width, int64_
    off in power-of-two pieces. A row as one vector of Wo lanes (vector<112>,
    vector<56>) is a type LLVM legalises lane by lane when it is a loop's
    accumulator: that made these kernels 5x slower than PyTorch's. */
-static void emitDepthwiseGroup(DlcScript *s, Group *g, int conv, int vw) {
+static void emitDepthwiseGroup(DlcScript *s, Group *g, int conv, int vw, int64_t padSid) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   const OpInfo *root = &g->ops[conv];
   int n = root->loops.numLoops;
-  emitConvForall(s, g, conv, DLC_DW_KH, vw, handles);
+  int forall = emitConvForall(s, g, conv, DLC_DW_KH, vw, handles);
+  if (padSid >= 0 && forall >= 0) {
+    int pad = dlcScriptMatch(s, padSid);
+    dlcScriptFuseInto(s, &pad, forall);
+  }
   int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
   sizes[DLC_DW_IMAGE] = sizes[DLC_DW_C] = sizes[DLC_DW_OH] = 1;
   int h = dlcScriptTileFor(s, handles[conv], sizes, n, NULL);
@@ -428,6 +433,48 @@ static bool rereadsRows(const OpInfo *infos, int n) {
   return false;
 }
 
+/* The tensor.pad that makes a depthwise conv's input (its schedule id,
+   tagged here), or -1. Fused into the conv's channel forall, each chunk
+   pads its own channels while they are in cache and on its own thread;
+   left outside, the pad was a serial copy of the whole input ahead of the
+   parallel loop (MobileNetV2's 144x56x56: as long as the conv itself). */
+static int64_t inputPad(DlcScheduleState *st, MlirOperation conv) {
+  MlirValue x = mlirOperationGetOperand(conv, 0);
+  if (!mlirValueIsAOpResult(x))
+    return -1;
+  MlirOperation pad = mlirOpResultGetOwner(x);
+  if (!dlcOpIs(pad, "tensor.pad"))
+    return -1;
+  int64_t sid = st->sid;
+  dlcScheduleTag(st, pad);
+  return sid;
+}
+
+/* Gives each op of the group that starts from the same tensor.empty as
+   the sink (a depthwise conv's bias fill, or its zero fill) an empty of
+   its own. Sharing it, the fill's tile became a slice of the forall's
+   output, which the sink writes too: bufferisation then copied that
+   output slice (undefined data, read from memory) into a temporary for
+   the fill, every tile, as scalar loops. */
+static void ownInits(MlirOperation const *ops, int n) {
+  MlirOperation sink = ops[n - 1];
+  intptr_t sinkOperands = mlirOperationGetNumOperands(sink);
+  if (sinkOperands < 1)
+    return;
+  MlirValue shared = mlirOperationGetOperand(sink, sinkOperands - 1);
+  if (!mlirValueIsAOpResult(shared) || !dlcOpIs(mlirOpResultGetOwner(shared), "tensor.empty"))
+    return;
+  for (int i = 0; i + 1 < n; ++i) {
+    intptr_t k = mlirOperationGetNumOperands(ops[i]) - 1;
+    if (k < 0 || mlirOperationGetNumResults(ops[i]) != 1 ||
+        !mlirValueEqual(mlirOperationGetOperand(ops[i], k), shared))
+      continue;
+    MlirOperation empty = mlirOperationClone(mlirOpResultGetOwner(shared));
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(ops[i]), ops[i], empty);
+    mlirOperationSetOperand(ops[i], k, mlirOperationGetResult(empty, 0));
+  }
+}
+
 /* The kernel's #dlk.schedule belongs to its primary group, the one with
    the contraction or else the one that ends in the kernel's result; other
    groups (packing and unpacking copies) take the cost model's. */
@@ -474,6 +521,9 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   }
   for (int i = 0; i < n; ++i)
     dlcScheduleTag(st, ops[i]);
+  int64_t padSid = depthwise >= 0 ? inputPad(st, infos[depthwise].op) : -1;
+  if (depthwise >= 0)
+    ownInits(ops, n);
   dlcScheduleComment(st, func, n,
                      g.root >= 0       ? "gemm"
                      : conv >= 0      ? "direct conv"
@@ -484,7 +534,7 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   else if (conv >= 0)
     emitDirectConvGroup(&st->script, &g, conv, cpu->vw);
   else if (depthwise >= 0)
-    emitDepthwiseGroup(&st->script, &g, depthwise, cpu->vw);
+    emitDepthwiseGroup(&st->script, &g, depthwise, cpu->vw, padSid);
   else
     emitLoopsGroup(&st->script, &g, cpu->vw);
 }
