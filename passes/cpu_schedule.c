@@ -367,7 +367,10 @@ static void emitDepthwiseGroup(DlcScript *s, Group *g, int conv, int vw, int64_t
   }
 }
 
-static void emitLoopsGroup(DlcScript *s, Group *g, int vw) {
+/* `padSid`: an NCHW input's tensor.pad (inputPad), fused into the forall
+   when that splits only images and channels, so each tile pads whole
+   planes of its own channels. */
+static void emitLoopsGroup(DlcScript *s, Group *g, int vw, int64_t padSid) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   const DlcSchedule *sc = &g->sched;
   const DlcLoopNest *sl = &g->ops[g->numOps - 1].loops;
@@ -375,7 +378,11 @@ static void emitLoopsGroup(DlcScript *s, Group *g, int vw) {
   for (intptr_t i = 0; i < sc->numParallel; ++i)
     if (sc->parallel[i] < sl->numLoops && !sl->reduction[sc->parallel[i]])
       forall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
-  emitForallAndFuse(s, g, forall, handles);
+  int loop = emitForallAndFuse(s, g, forall, handles);
+  if (padSid >= 0 && loop >= 0 && sl->numLoops == 4 && !forall[2] && !forall[3]) {
+    int pad = dlcScriptMatch(s, padSid);
+    dlcScriptFuseInto(s, &pad, loop);
+  }
   for (int i = 0; i < g->numOps; ++i)
     vectorTile(s, handles[i], &g->ops[i], vw);
 }
@@ -450,6 +457,27 @@ static int64_t inputPad(DlcScheduleState *st, MlirOperation conv) {
   return sid;
 }
 
+/* Whether `op`'s operand 0 is a tensor.pad of a rank-4 tensor that pads
+   only dims 2 and 3 (an NCHW window op's input). */
+static bool spatialPad(MlirOperation op) {
+  if (mlirOperationGetNumOperands(op) < 1)
+    return false;
+  MlirValue x = mlirOperationGetOperand(op, 0);
+  if (!mlirValueIsAOpResult(x) || !dlcOpIs(mlirOpResultGetOwner(x), "tensor.pad"))
+    return false;
+  MlirOperation pad = mlirOpResultGetOwner(x);
+  MlirAttribute lo = mlirOperationGetAttributeByName(pad, mlirStringRefCreateFromCString("static_low"));
+  MlirAttribute hi = mlirOperationGetAttributeByName(pad, mlirStringRefCreateFromCString("static_high"));
+  if (mlirAttributeIsNull(lo) || mlirAttributeIsNull(hi) || !mlirAttributeIsADenseI64Array(lo) ||
+      !mlirAttributeIsADenseI64Array(hi) || mlirDenseArrayGetNumElements(lo) != 4 ||
+      mlirDenseArrayGetNumElements(hi) != 4)
+    return false;
+  for (intptr_t d = 0; d < 2; ++d)
+    if (mlirDenseI64ArrayGetElement(lo, d) || mlirDenseI64ArrayGetElement(hi, d))
+      return false;
+  return true;
+}
+
 /* Gives each op of the group that starts from the same tensor.empty as
    the sink (a depthwise conv's bias fill, or its zero fill) an empty of
    its own. Sharing it, the fill's tile became a slice of the forall's
@@ -521,9 +549,17 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   }
   for (int i = 0; i < n; ++i)
     dlcScheduleTag(st, ops[i]);
-  int64_t padSid = depthwise >= 0 ? inputPad(st, infos[depthwise].op) : -1;
-  if (depthwise >= 0)
+  int64_t padSid = -1;
+  if (depthwise >= 0) {
+    padSid = inputPad(st, infos[depthwise].op);
     ownInits(ops, n);
+  } else if (g.root < 0 && conv < 0) { /* a conv (or pool) as plain loops: a window op's pad */
+    for (int i = 0; i < n && padSid < 0; ++i)
+      if (infos[i].loops.numLoops > 4 && spatialPad(infos[i].op))
+        padSid = inputPad(st, infos[i].op);
+    if (padSid >= 0)
+      ownInits(ops, n);
+  }
   dlcScheduleComment(st, func, n,
                      g.root >= 0       ? "gemm"
                      : conv >= 0      ? "direct conv"
@@ -536,7 +572,7 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   else if (depthwise >= 0)
     emitDepthwiseGroup(&st->script, &g, depthwise, cpu->vw, padSid);
   else
-    emitLoopsGroup(&st->script, &g, cpu->vw);
+    emitLoopsGroup(&st->script, &g, cpu->vw, padSid);
 }
 
 /* Whether `producer` computes the A operand of a GEMM on packed B in

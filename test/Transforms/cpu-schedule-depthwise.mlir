@@ -41,3 +41,21 @@ func.func @dw_valid(%x: tensor<1x32x18x18xf32>, %w: tensor<32x1x3x3xf32>) -> ten
   %0 = dlg.conv2d %x, %w {groups = 32 : i64} : (tensor<1x32x18x18xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x16x16xf32>
   return %0 : tensor<1x32x16x16xf32>
 }
+
+// A horizontal stride (MobileNetV2's downsampling depthwise convs) keeps
+// the conv as plain loops over chunks of 18 channels; its pad is fused all
+// the same, padding only what the chunk reads (57 of 58 rows and columns),
+// and its bias fill starts from its own empty.
+// CHECK-LABEL: func.func private @dw_stride2_kernel0
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x144x28x28xf32>
+// CHECK-NOT: tensor.pad
+// CHECK: scf.forall (%{{.*}}) in (8) shared_outs(%{{.*}} = %[[E]])
+// CHECK: %[[X:.*]] = tensor.extract_slice %arg0[0, %[[C:.*]], 0, 0] [1, 18, 56, 56]
+// CHECK: tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 0, 0]
+// CHECK: tensor.extract_slice %[[E]][0, %[[C]], 0, 0] [1, 18, 28, 28]
+// CHECK: tensor.parallel_insert_slice
+func.func @dw_stride2(%x: tensor<1x144x56x56xf32>, %w: tensor<144x1x3x3xf32>, %b: tensor<144xf32>) -> tensor<1x144x28x28xf32> {
+  %0 = dlg.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, groups = 144 : i64} : (tensor<1x144x56x56xf32>, tensor<144x1x3x3xf32>, tensor<144xf32>) -> tensor<1x144x28x28xf32>
+  %1 = dlg.clamp %0 {min = 0.0 : f64, max = 6.0 : f64} : tensor<1x144x28x28xf32>
+  return %1 : tensor<1x144x28x28xf32>
+}
