@@ -320,6 +320,31 @@ static void emitDepthwisePiece(DlcScript *s, int h, int n, int64_t width, int64_
                     t + i, (long long)taps[i - 1]);
 }
 
+/* Output rows a depthwise tile computes at once: each tap is one FMA per
+   accumulator, and with one row the taps of a narrow piece (8 lanes of
+   Wo = 56, 4 of 28, all of Wo = 7) form one dependency chain, 9 FMA
+   latencies long, per piece. R rows give R independent chains (vector<R x
+   v> accumulators, R x the widest piece within six vectors). Only for a
+   unit vertical stride: R rows with stride 2 would be a strided read. */
+static int64_t depthwiseRows(const OpInfo *root, int64_t vw) {
+  enum { kAccVectors = 6 };
+  MlirAffineExpr row = mlirAffineMapGetResult(dlcOperandMap(root->op, 0), 2);
+  if (!mlirAffineExprIsAAdd(row))
+    return 1;
+  MlirAffineExpr l = mlirAffineBinaryOpExprGetLHS(row), r = mlirAffineBinaryOpExprGetRHS(row);
+  bool unit = (mlirAffineExprIsADim(l) && mlirAffineDimExprGetPosition(l) == DLC_DW_OH) ||
+              (mlirAffineExprIsADim(r) && mlirAffineDimExprGetPosition(r) == DLC_DW_OH);
+  if (!unit)
+    return 1;
+  int64_t wo = root->loops.extent[DLC_DW_OW], widest = wo / vw * vw;
+  if (widest == 0)
+    for (widest = 1; widest * 2 <= wo; widest *= 2)
+      ;
+  else
+    widest = vw * dlcLargestDivisor(widest / vw, 4);
+  return dlcLargestDivisor(root->loops.extent[DLC_DW_OH], kAccVectors * vw / widest);
+}
+
 /* A depthwise conv (schedule/conv_direct.h): the sink tiled over (image,
    channel chunks) with the conv fused; inside, one output row of one
    channel at a time, in whole vectors of up to four times `vw` lanes, and
@@ -337,7 +362,8 @@ static void emitDepthwiseGroup(DlcScript *s, Group *g, int conv, int vw, int64_t
     dlcScriptFuseInto(s, &pad, forall);
   }
   int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
-  sizes[DLC_DW_IMAGE] = sizes[DLC_DW_C] = sizes[DLC_DW_OH] = 1;
+  sizes[DLC_DW_IMAGE] = sizes[DLC_DW_C] = 1;
+  sizes[DLC_DW_OH] = depthwiseRows(root, vw);
   int h = dlcScriptTileFor(s, handles[conv], sizes, n, NULL);
   int64_t left = root->loops.extent[DLC_DW_OW];
   const int64_t taps[2] = {root->loops.extent[DLC_DW_KH], root->loops.extent[DLC_DW_KW]};

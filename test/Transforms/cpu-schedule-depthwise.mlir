@@ -59,3 +59,27 @@ func.func @dw_stride2(%x: tensor<1x144x56x56xf32>, %w: tensor<144x1x3x3xf32>, %b
   %1 = dlg.clamp %0 {min = 0.0 : f64, max = 6.0 : f64} : tensor<1x144x28x28xf32>
   return %1 : tensor<1x144x28x28xf32>
 }
+
+// Rows at once: at Wo = 7 the pieces are 4, 2 and 1 lanes, each tap one
+// FMA; all 7 rows together make 7 independent chains per piece (with one
+// row, 9 dependent FMAs each); the 1-lane piece is a column of 7 rows.
+// CHECK-LABEL: func.func private @dw_rows_kernel0
+// CHECK-COUNT-9: arith.addf {{.*}} fastmath<contract> : vector<7x4xf32>
+// CHECK-COUNT-9: arith.addf {{.*}} fastmath<contract> : vector<7x2xf32>
+// CHECK-COUNT-9: arith.addf {{.*}} fastmath<contract> : vector<7xf32>
+func.func @dw_rows(%x: tensor<1x64x7x7xf32>, %w: tensor<64x1x3x3xf32>) -> tensor<1x64x7x7xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, groups = 64 : i64} : (tensor<1x64x7x7xf32>, tensor<64x1x3x3xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}
+
+// A vertical stride of 2 keeps one row at a time: two rows would read
+// input rows two apart as one vector.
+// CHECK-LABEL: func.func private @dw_rows_vstride_kernel0
+// CHECK-NOT: vector<2x
+// CHECK-COUNT-9: arith.addf {{.*}} fastmath<contract> : vector<16xf32>
+// CHECK-NOT: vector<2x
+// CHECK: return
+func.func @dw_rows_vstride(%x: tensor<1x32x16x16xf32>, %w: tensor<32x1x3x3xf32>) -> tensor<1x32x8x16xf32> {
+  %0 = dlg.conv2d %x, %w {strides = array<i64: 2, 1>, padding = array<i64: 1, 1, 1, 1>, groups = 32 : i64} : (tensor<1x32x16x16xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x8x16xf32>
+  return %0 : tensor<1x32x8x16xf32>
+}
