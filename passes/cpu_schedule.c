@@ -103,14 +103,14 @@ static void propagateTileExtents(Group *g, const int64_t *forall) {
 
 /* Tiles the sink by scf.forall over the schedule's parallel loops and fuses
    every producer into it, last first; handles[i] gets op i's handle. */
-static void emitForallAndFuse(DlcScript *s, Group *g, const int64_t *forallSizes, int *handles) {
+static int emitForallAndFuse(DlcScript *s, Group *g, const int64_t *forallSizes, int *handles) {
   int last = g->numOps - 1;
   propagateTileExtents(g, forallSizes);
   const DlcLoopNest *sl = &g->ops[last].loops;
   dlcScriptMatchAll(s, g->firstSid, g->numOps, handles);
   if (dlcCountNonZero(forallSizes, sl->numLoops) == 0)
-    return;
-  dlcScriptTileAndFuse(s, handles, g->numOps, forallSizes, sl->numLoops, NULL);
+    return -1;
+  return dlcScriptTileAndFuse(s, handles, g->numOps, forallSizes, sl->numLoops, NULL);
 }
 
 /* The MR x NR x 1 register tile of the (Kc- and NR-tiled) GEMM `h`: its
@@ -232,8 +232,8 @@ static int convCopyBackLoop(const OpInfo *o, int64_t vw) {
    inside a thread), the group fused into that forall, every op but the
    conv vector-tiled (a direct conv's copy back to NCHW in transposed
    blocks, convCopyBackLoop). */
-static void emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int vw,
-                           int *handles) {
+static int emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int vw,
+                          int *handles) {
   const OpInfo *root = &g->ops[conv];
   const DlcSchedule *sc = &g->sched;
   int64_t rootForall[DLC_SCHEDULE_MAX_LOOPS] = {0}, forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
@@ -241,7 +241,7 @@ static void emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int
     if (sc->parallel[i] < firstInner)
       rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
   dlcSinkTiles(root, &g->ops[g->numOps - 1], conv == g->numOps - 1, rootForall, forall);
-  emitForallAndFuse(s, g, forall, handles);
+  int loop = emitForallAndFuse(s, g, forall, handles);
   for (int i = 0; i < g->numOps; ++i) {
     if (i == conv)
       continue;
@@ -255,6 +255,7 @@ static void emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int
     else
       dlcScriptVectorTile(s, handles[i], o, o->tileExtent, vw);
   }
+  return loop;
 }
 
 /* A direct conv (schedule/conv_direct.h): the sink tiled over (image,
@@ -319,6 +320,31 @@ static void emitDepthwisePiece(DlcScript *s, int h, int n, int64_t width, int64_
                     t + i, (long long)taps[i - 1]);
 }
 
+/* Output rows a depthwise tile computes at once: each tap is one FMA per
+   accumulator, and with one row the taps of a narrow piece (8 lanes of
+   Wo = 56, 4 of 28, all of Wo = 7) form one dependency chain, 9 FMA
+   latencies long, per piece. R rows give R independent chains (vector<R x
+   v> accumulators, R x the widest piece within six vectors). Only for a
+   unit vertical stride: R rows with stride 2 would be a strided read. */
+static int64_t depthwiseRows(const OpInfo *root, int64_t vw) {
+  enum { kAccVectors = 6 };
+  MlirAffineExpr row = mlirAffineMapGetResult(dlcOperandMap(root->op, 0), 2);
+  if (!mlirAffineExprIsAAdd(row))
+    return 1;
+  MlirAffineExpr l = mlirAffineBinaryOpExprGetLHS(row), r = mlirAffineBinaryOpExprGetRHS(row);
+  bool unit = (mlirAffineExprIsADim(l) && mlirAffineDimExprGetPosition(l) == DLC_DW_OH) ||
+              (mlirAffineExprIsADim(r) && mlirAffineDimExprGetPosition(r) == DLC_DW_OH);
+  if (!unit)
+    return 1;
+  int64_t wo = root->loops.extent[DLC_DW_OW], widest = wo / vw * vw;
+  if (widest == 0)
+    for (widest = 1; widest * 2 <= wo; widest *= 2)
+      ;
+  else
+    widest = vw * dlcLargestDivisor(widest / vw, 4);
+  return dlcLargestDivisor(root->loops.extent[DLC_DW_OH], kAccVectors * vw / widest);
+}
+
 /* A depthwise conv (schedule/conv_direct.h): the sink tiled over (image,
    channel chunks) with the conv fused; inside, one output row of one
    channel at a time, in whole vectors of up to four times `vw` lanes, and
@@ -326,13 +352,18 @@ static void emitDepthwisePiece(DlcScript *s, int h, int n, int64_t width, int64_
    off in power-of-two pieces. A row as one vector of Wo lanes (vector<112>,
    vector<56>) is a type LLVM legalises lane by lane when it is a loop's
    accumulator: that made these kernels 5x slower than PyTorch's. */
-static void emitDepthwiseGroup(DlcScript *s, Group *g, int conv, int vw) {
+static void emitDepthwiseGroup(DlcScript *s, Group *g, int conv, int vw, int64_t padSid) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   const OpInfo *root = &g->ops[conv];
   int n = root->loops.numLoops;
-  emitConvForall(s, g, conv, DLC_DW_KH, vw, handles);
+  int forall = emitConvForall(s, g, conv, DLC_DW_KH, vw, handles);
+  if (padSid >= 0 && forall >= 0) {
+    int pad = dlcScriptMatch(s, padSid);
+    dlcScriptFuseInto(s, &pad, forall);
+  }
   int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
-  sizes[DLC_DW_IMAGE] = sizes[DLC_DW_C] = sizes[DLC_DW_OH] = 1;
+  sizes[DLC_DW_IMAGE] = sizes[DLC_DW_C] = 1;
+  sizes[DLC_DW_OH] = depthwiseRows(root, vw);
   int h = dlcScriptTileFor(s, handles[conv], sizes, n, NULL);
   int64_t left = root->loops.extent[DLC_DW_OW];
   const int64_t taps[2] = {root->loops.extent[DLC_DW_KH], root->loops.extent[DLC_DW_KW]};
@@ -362,7 +393,10 @@ static void emitDepthwiseGroup(DlcScript *s, Group *g, int conv, int vw) {
   }
 }
 
-static void emitLoopsGroup(DlcScript *s, Group *g, int vw) {
+/* `padSid`: an NCHW input's tensor.pad (inputPad), fused into the forall
+   when that splits only images and channels, so each tile pads whole
+   planes of its own channels. */
+static void emitLoopsGroup(DlcScript *s, Group *g, int vw, int64_t padSid) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   const DlcSchedule *sc = &g->sched;
   const DlcLoopNest *sl = &g->ops[g->numOps - 1].loops;
@@ -370,7 +404,11 @@ static void emitLoopsGroup(DlcScript *s, Group *g, int vw) {
   for (intptr_t i = 0; i < sc->numParallel; ++i)
     if (sc->parallel[i] < sl->numLoops && !sl->reduction[sc->parallel[i]])
       forall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
-  emitForallAndFuse(s, g, forall, handles);
+  int loop = emitForallAndFuse(s, g, forall, handles);
+  if (padSid >= 0 && loop >= 0 && sl->numLoops == 4 && !forall[2] && !forall[3]) {
+    int pad = dlcScriptMatch(s, padSid);
+    dlcScriptFuseInto(s, &pad, loop);
+  }
   for (int i = 0; i < g->numOps; ++i)
     vectorTile(s, handles[i], &g->ops[i], vw);
 }
@@ -428,6 +466,69 @@ static bool rereadsRows(const OpInfo *infos, int n) {
   return false;
 }
 
+/* The tensor.pad that makes a depthwise conv's input (its schedule id,
+   tagged here), or -1. Fused into the conv's channel forall, each chunk
+   pads its own channels while they are in cache and on its own thread;
+   left outside, the pad was a serial copy of the whole input ahead of the
+   parallel loop (MobileNetV2's 144x56x56: as long as the conv itself). */
+static int64_t inputPad(DlcScheduleState *st, MlirOperation conv) {
+  MlirValue x = mlirOperationGetOperand(conv, 0);
+  if (!mlirValueIsAOpResult(x))
+    return -1;
+  MlirOperation pad = mlirOpResultGetOwner(x);
+  if (!dlcOpIs(pad, "tensor.pad"))
+    return -1;
+  int64_t sid = st->sid;
+  dlcScheduleTag(st, pad);
+  return sid;
+}
+
+/* Whether `op`'s operand 0 is a tensor.pad of a rank-4 tensor that pads
+   only dims 2 and 3 (an NCHW window op's input). */
+static bool spatialPad(MlirOperation op) {
+  if (mlirOperationGetNumOperands(op) < 1)
+    return false;
+  MlirValue x = mlirOperationGetOperand(op, 0);
+  if (!mlirValueIsAOpResult(x) || !dlcOpIs(mlirOpResultGetOwner(x), "tensor.pad"))
+    return false;
+  MlirOperation pad = mlirOpResultGetOwner(x);
+  MlirAttribute lo = mlirOperationGetAttributeByName(pad, mlirStringRefCreateFromCString("static_low"));
+  MlirAttribute hi = mlirOperationGetAttributeByName(pad, mlirStringRefCreateFromCString("static_high"));
+  if (mlirAttributeIsNull(lo) || mlirAttributeIsNull(hi) || !mlirAttributeIsADenseI64Array(lo) ||
+      !mlirAttributeIsADenseI64Array(hi) || mlirDenseArrayGetNumElements(lo) != 4 ||
+      mlirDenseArrayGetNumElements(hi) != 4)
+    return false;
+  for (intptr_t d = 0; d < 2; ++d)
+    if (mlirDenseI64ArrayGetElement(lo, d) || mlirDenseI64ArrayGetElement(hi, d))
+      return false;
+  return true;
+}
+
+/* Gives each op of the group that starts from the same tensor.empty as
+   the sink (a depthwise conv's bias fill, or its zero fill) an empty of
+   its own. Sharing it, the fill's tile became a slice of the forall's
+   output, which the sink writes too: bufferisation then copied that
+   output slice (undefined data, read from memory) into a temporary for
+   the fill, every tile, as scalar loops. */
+static void ownInits(MlirOperation const *ops, int n) {
+  MlirOperation sink = ops[n - 1];
+  intptr_t sinkOperands = mlirOperationGetNumOperands(sink);
+  if (sinkOperands < 1)
+    return;
+  MlirValue shared = mlirOperationGetOperand(sink, sinkOperands - 1);
+  if (!mlirValueIsAOpResult(shared) || !dlcOpIs(mlirOpResultGetOwner(shared), "tensor.empty"))
+    return;
+  for (int i = 0; i + 1 < n; ++i) {
+    intptr_t k = mlirOperationGetNumOperands(ops[i]) - 1;
+    if (k < 0 || mlirOperationGetNumResults(ops[i]) != 1 ||
+        !mlirValueEqual(mlirOperationGetOperand(ops[i], k), shared))
+      continue;
+    MlirOperation empty = mlirOperationClone(mlirOpResultGetOwner(shared));
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(ops[i]), ops[i], empty);
+    mlirOperationSetOperand(ops[i], k, mlirOperationGetResult(empty, 0));
+  }
+}
+
 /* The kernel's #dlk.schedule belongs to its primary group, the one with
    the contraction or else the one that ends in the kernel's result; other
    groups (packing and unpacking copies) take the cost model's. */
@@ -474,6 +575,17 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   }
   for (int i = 0; i < n; ++i)
     dlcScheduleTag(st, ops[i]);
+  int64_t padSid = -1;
+  if (depthwise >= 0) {
+    padSid = inputPad(st, infos[depthwise].op);
+    ownInits(ops, n);
+  } else if (g.root < 0 && conv < 0) { /* a conv (or pool) as plain loops: a window op's pad */
+    for (int i = 0; i < n && padSid < 0; ++i)
+      if (infos[i].loops.numLoops > 4 && spatialPad(infos[i].op))
+        padSid = inputPad(st, infos[i].op);
+    if (padSid >= 0)
+      ownInits(ops, n);
+  }
   dlcScheduleComment(st, func, n,
                      g.root >= 0       ? "gemm"
                      : conv >= 0      ? "direct conv"
@@ -484,9 +596,9 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   else if (conv >= 0)
     emitDirectConvGroup(&st->script, &g, conv, cpu->vw);
   else if (depthwise >= 0)
-    emitDepthwiseGroup(&st->script, &g, depthwise, cpu->vw);
+    emitDepthwiseGroup(&st->script, &g, depthwise, cpu->vw, padSid);
   else
-    emitLoopsGroup(&st->script, &g, cpu->vw);
+    emitLoopsGroup(&st->script, &g, cpu->vw, padSid);
 }
 
 /* Whether `producer` computes the A operand of a GEMM on packed B in

@@ -66,21 +66,22 @@ func.func @given(%x: tensor<1x64x16x16xf32>, %w: tensor<64x64x3x3xf32>) -> tenso
 
 // Depthwise (MobileNet's 3x3, 96 channels at 28x28): chunks of 4
 // channels (4 output planes, 12 KiB, within half of L1) in parallel, 24
-// in all; each output row in whole vectors (16 lanes) and power-of-two
-// pieces of what is left (8, then 4: 28 = 16 + 8 + 4), each one FMA per
-// tap with the weight broadcast (the multiply-add marked contractible), the
-// 9 taps unrolled with the accumulator in registers. Never one 28-lane
+// in all; 4 output rows at a time (independent FMA chains), each in whole
+// vectors (16 lanes) and power-of-two pieces of what is left (8, then 4:
+// 28 = 16 + 8 + 4), each one FMA per tap with the weight broadcast (the
+// multiply-add marked contractible), the 9 taps unrolled with the
+// accumulators in registers. Never one 28-lane
 // vector carried by a loop, which LLVM legalises lane by lane (the zero
 // fill, which no loop carries, may store 28 lanes at once).
 // CHECK-LABEL: func.func private @depthwise_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [1, 4, 0, 0, 0, 0], vector = 16, parallel = [0, 1]>
 // CHECK: scf.forall (%{{.*}}) in (24)
 // CHECK-NOT: -> (vector<
-// CHECK-COUNT-9: arith.addf {{.*}} fastmath<contract> : vector<16xf32>
+// CHECK-COUNT-9: arith.addf {{.*}} fastmath<contract> : vector<4x16xf32>
 // CHECK-NOT: -> (vector<
-// CHECK-COUNT-9: arith.addf {{.*}} fastmath<contract> : vector<8xf32>
+// CHECK-COUNT-9: arith.addf {{.*}} fastmath<contract> : vector<4x8xf32>
 // CHECK-NOT: -> (vector<
-// CHECK-COUNT-9: arith.addf {{.*}} fastmath<contract> : vector<4xf32>
+// CHECK-COUNT-9: arith.addf {{.*}} fastmath<contract> : vector<4x4xf32>
 // CHECK-NOT: -> (vector<
 // CHECK: return
 func.func @depthwise(%x: tensor<1x96x28x28xf32>, %w: tensor<96x1x3x3xf32>) -> tensor<1x96x28x28xf32> {
