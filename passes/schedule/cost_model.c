@@ -12,6 +12,7 @@
 
 #include "dlc-c/Passes.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -307,20 +308,67 @@ void dlcScheduleRowsInL1(const DlcLoopNest *l, const DlcCpuTarget *t, int64_t el
    the register tile is MR output pixels of a row by the NR-channel panel,
    MR the divisor of Wo with the best FMA throughput per step whose
    accumulators fit the registers (14 x 32 at Wo = 56, 28, 14; 7 x 32 at
-   7). Parallel tiles are whole (image, panel) pairs, split along oh until
-   there are at least kConvTiles for load balance on two cores. The
-   channels are blocked (BLIS's Kc) so that a block's Wp panel
+   7). The channels are blocked (BLIS's Kc) so that a block's Wp panel
    (Cb x kH x kW x NR) and the input rows an output row reads from it
    (Cb x kH x (Wo + kW - 1)) fit half of L1 together and serve every
    register tile of the row from there: 8 of ResNet's 64 channels at 3x3
    and Wo = 56 (14 KiB) on a 48 KiB L1. Counting the panel alone gave 16
    channels there (29 KiB with the rows), and the ResNet block ran about
-   10% slower at 1 thread (interleaved best of 40, loaded machine). */
+   10% slower at 1 thread (interleaved best of 40, loaded machine).
+
+   A parallel tile is P panels by R output rows of one image (convTile).
+   Inside it the panels run outermost, so each panel's weights serve the
+   tile's R rows and the tile's input rows serve its P panels from L2. */
 enum { kConvTiles = 8 };
+
+/* The parallel tile (P panels, R rows) that moves the fewest bytes
+   between L2 and the shared L3 over the whole conv, among those with at
+   least kConvTiles tiles (or the most tiles there are) whose input rows
+   and Y3 block take at most half of L2: every row block reads all the
+   weights once (rows/R x weights), every panel block reads its input rows
+   once ((panels/P) x (rows/R) x (R + kH - 1) input rows). One panel per
+   tile, as before, read the input once per panel: ResNet-50's 1x1
+   64 -> 256 at 56x56 read its 800 KB input 8 times, MobileNetV2's
+   144 -> 24 its 1.8 MB 3 times, and at two threads both cores read the
+   same rows for different panels. Ties go to fewer, larger tiles, then to
+   more panels per tile. */
+static void convTile(const DlcLoopNest *l, const DlcCpuTarget *t, int64_t *panelsOut,
+                     int64_t *rowsOut) {
+  int64_t images = l->extent[0], panels = l->extent[1], ho = l->extent[2], wo = l->extent[3];
+  int64_t nr = l->extent[4], c = l->extent[5], kh = l->extent[6], kw = l->extent[7];
+  int64_t inRow = dlcMulSaturate(c, wo + kw - 1) * 4, y3Row = nr * wo * 4;
+  int64_t panelBytes = dlcMulSaturate(dlcMulSaturate(c, kh * kw), nr) * 4;
+  int64_t budget = t->l2Bytes / 2;
+  int64_t bestP = 1, bestR = ho, bestTiles = 0, bestBytes = INT64_MAX;
+  for (int64_t p = 1; p <= panels; ++p) {
+    if (panels % p)
+      continue;
+    for (int64_t r = 1; r <= ho; ++r) {
+      if (ho % r)
+        continue;
+      int64_t tiles = dlcMulSaturate(images, (panels / p) * (ho / r));
+      int64_t fit = dlcMulSaturate(r + kh - 1, inRow) + dlcMulSaturate(p * r, y3Row);
+      if (fit > budget && !(p == 1 && r == 1))
+        continue;
+      int64_t bytes = dlcMulSaturate(
+          images, dlcMulSaturate(ho / r, dlcMulSaturate(panels, panelBytes)) +
+                      dlcMulSaturate((panels / p) * (ho / r), dlcMulSaturate(r + kh - 1, inRow)));
+      bool enough = tiles >= kConvTiles, bestEnough = bestTiles >= kConvTiles;
+      bool better = enough != bestEnough ? enough
+                    : !enough            ? tiles > bestTiles
+                    : bytes != bestBytes ? bytes < bestBytes
+                    : tiles != bestTiles ? tiles < bestTiles
+                                         : p > bestP;
+      if (bestTiles == 0 || better)
+        bestP = p, bestR = r, bestTiles = tiles, bestBytes = bytes;
+    }
+  }
+  *panelsOut = bestP, *rowsOut = bestR;
+}
 
 void dlcScheduleDirectConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
   int64_t vw = t->vectorWidth, regs = vw >= 16 ? 32 : 16;
-  int64_t wo = l->extent[3], nr = l->extent[4], ho = l->extent[2];
+  int64_t wo = l->extent[3], nr = l->extent[4];
   int64_t nv = nr >= vw ? nr / vw : 1;
   memset(s, 0, sizeof *s);
   s->numTiles = l->numLoops;
@@ -333,10 +381,9 @@ void dlcScheduleDirectConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSched
       bestAcc = acc, bestTime = time, mrBest = mr;
   }
   s->registerTile[0] = mrBest, s->registerTile[1] = nr;
-  int64_t pairs = dlcMulSaturate(l->extent[0], l->extent[1]);
-  int64_t splits = pairs >= kConvTiles ? 1 : (kConvTiles + pairs - 1) / pairs;
-  int64_t ohTile = dlcLargestDivisor(ho, ho / splits > 0 ? ho / splits : 1);
-  s->tiles[0] = 1, s->tiles[1] = 1, s->tiles[2] = ohTile;
+  int64_t panelTile, ohTile;
+  convTile(l, t, &panelTile, &ohTile);
+  s->tiles[0] = 1, s->tiles[1] = panelTile, s->tiles[2] = ohTile;
   int64_t c = l->extent[5], panelRow = l->extent[6] * l->extent[7] * nr * 4;
   int64_t rowBytes = l->extent[6] * (wo + l->extent[7] - 1) * 4;
   int64_t cb = dlcLargestDivisor(c, t->l1Bytes / 2 / (panelRow + rowBytes));

@@ -3,8 +3,9 @@
 // depend on the machine that runs the test.
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx512},canonicalize,cse)' | FileCheck %s
 
-// ResNet's 64-channel 3x3 conv at 56x56: two 32-channel panels, each split
-// along oh into 4 parallel tiles (8 in all); channel blocks of 8 keep the
+// ResNet's 64-channel 3x3 conv at 56x56: parallel tiles of both 32-channel
+// panels by 7 rows of oh (8 in all), which read the input 1.3 times where
+// tiles of one panel by 14 rows read it 2.3 times; channel blocks of 8 keep the
 // block's Wp panel (8 x 3 x 3 x 32 floats, 9 KiB) within half of L1; 14
 // pixels x 32 channels (28 zmm) per register tile, whose accumulators live
 // across the taps and channels; no im2col. The copy back to NCHW reads
@@ -12,9 +13,9 @@
 // the channels, transposed in registers (never 16 single lanes gathered
 // into a vector of pixels).
 // CHECK-LABEL: func.func private @resnet_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [1, 1, 14, 0, 0, 8, 0, 0], vector = 16, register = [14, 32], parallel = [0, 1, 2]>
+// CHECK-SAME: #dlk.schedule<tile = [1, 2, 7, 0, 0, 8, 0, 0], vector = 16, register = [14, 32], parallel = [0, 1, 2]>
 // CHECK-NOT: tensor<1x64x3x3x56x56xf32>
-// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 4)
+// CHECK: scf.forall (%{{.*}}) in (8)
 // CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
 // CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
 // CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
@@ -33,19 +34,44 @@ func.func @resnet(%x: tensor<1x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tens
 // floats, 4.5 KiB) against half of L1: 8 channels. The panel alone would
 // allow 16 (9 KiB), whose rows take it to 20 KiB, past half of L1.
 // CHECK-LABEL: func.func private @rows_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [1, 1, 14, 0, 0, 8, 0, 0], vector = 16, register = [28, 16], parallel = [0, 1, 2]>
+// CHECK-SAME: #dlk.schedule<tile = [1, 3, 7, 0, 0, 8, 0, 0], vector = 16, register = [28, 16], parallel = [0, 1, 2]>
 func.func @rows(%x: tensor<1x64x56x56xf32>, %w: tensor<48x64x3x3xf32>) -> tensor<1x48x56x56xf32> {
   %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf32>, tensor<48x64x3x3xf32>) -> tensor<1x48x56x56xf32>
   return %0 : tensor<1x48x56x56xf32>
 }
 
-// A 1x1 conv at 7x7 (ResNet-50's last stage): 7-pixel register tiles.
+// A 1x1 conv at 7x7 (ResNet-50's last stage): 7-pixel register tiles; 14
+// parallel tiles of 2 panels by one row (4 panels by one row would give 7,
+// fewer than the 8 that balance two cores).
 // CHECK-LABEL: func.func private @pointwise_kernel0
-// CHECK-SAME: register = [7, 32]
+// CHECK-SAME: #dlk.schedule<tile = [1, 2, 1, 0, 0, 0, 0, 0], vector = 16, register = [7, 32], parallel = [0, 1, 2]>
 // CHECK: vector.outerproduct {{.*}} : vector<7xf32>, vector<32xf32>
 func.func @pointwise(%x: tensor<1x64x7x7xf32>, %w: tensor<128x64x1x1xf32>) -> tensor<1x128x7x7xf32> {
   %0 = dlg.conv2d %x, %w : (tensor<1x64x7x7xf32>, tensor<128x64x1x1xf32>) -> tensor<1x128x7x7xf32>
   return %0 : tensor<1x128x7x7xf32>
+}
+
+// Few output channels (MobileNetV2's 1x1 144 -> 24 at 56x56, three 8-channel
+// panels): each parallel tile takes all three panels and 7 rows (its 7 x
+// 144 input rows, 226 KiB, then serve the three panels from L2), so the
+// 1.8 MB input is read once, and two cores read disjoint rows. Tiles of one
+// panel each read it three times, both cores reading the same rows.
+// CHECK-LABEL: func.func private @few_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [1, 3, 7, 0, 0, 48, 0, 0], vector = 16, register = [28, 8], parallel = [0, 1, 2]>
+// CHECK: scf.forall (%{{.*}}) in (8)
+func.func @few(%x: tensor<1x144x56x56xf32>, %w: tensor<24x144x1x1xf32>) -> tensor<1x24x56x56xf32> {
+  %0 = dlg.conv2d %x, %w : (tensor<1x144x56x56xf32>, tensor<24x144x1x1xf32>) -> tensor<1x24x56x56xf32>
+  return %0 : tensor<1x24x56x56xf32>
+}
+
+// Large weights (3x3, 512 channels at 7x7: 9 MiB) keep whole rows, since
+// every row block reads all the weights again: 8 tiles of 2 panels by all
+// 7 rows.
+// CHECK-LABEL: func.func private @big_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [1, 2, 7, 0, 0, 8, 0, 0], vector = 16, register = [7, 32], parallel = [0, 1, 2]>
+func.func @big(%x: tensor<1x512x7x7xf32>, %w: tensor<512x512x3x3xf32>) -> tensor<1x512x7x7xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>) -> tensor<1x512x7x7xf32>
+  return %0 : tensor<1x512x7x7xf32>
 }
 
 // A kernel's own #dlk.schedule overrides the model: 8-pixel tiles, one
