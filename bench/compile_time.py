@@ -27,8 +27,12 @@ global pool and a 512-wide classifier, 32 px), DenseNet-121 (32 px),
 SqueezeNet 1.0 (48 px). Each is compiled once; the machine is shared, so
 figures move by +-20% between runs: compare before/after in the same run.
 
+--zoo adds every network of test/Python/Inputs/test_onnx_zoo.py (NETS) at
+its input size, batch 2, opset 9, as zoo-<name>: issue 13 asks each to
+compile in under 10 s.
+
 Run: DLC_LIB=build/lib/libdlc.so PYTHONPATH=python /usr/bin/python3 bench/compile_time.py
-     [--only bert-layer,resnet50] [--passes 5] [--compare-threads 3]
+     [--only bert-layer,resnet50] [--zoo] [--passes 5] [--compare-threads 3]
      [--opt-bin build/bin/dlc-opt]
 """
 
@@ -108,6 +112,13 @@ MODELS = {
 }
 
 
+def zoo_models():
+    """test_onnx_zoo.py's networks, as _onnx makes them (batch 2, opset 9)."""
+    sys.path.insert(0, os.path.join(HERE, "..", "test", "Python", "Inputs"))
+    import test_onnx_zoo as zoo
+    return {f"zoo-{name}": _onnx(make, res, 9, batch=2) for name, (make, res) in zoo.NETS.items()}
+
+
 def mlir_timing(opt, text):
     """(CPU seconds of parsing + passes, [(seconds, pass), ...]) from
     `dlc-opt --mlir-timing` on one thread: its process CPU time, less the
@@ -169,12 +180,19 @@ def compare_threads(text, name, rounds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", help="comma-separated model names: " + ", ".join(MODELS))
+    ap.add_argument("--zoo", action="store_true",
+                    help="add test_onnx_zoo.py's networks (zoo-<name>)")
     ap.add_argument("--passes", type=int, default=0, help="print the N slowest passes")
     ap.add_argument("--compare-threads", type=int, default=0, metavar="R",
                     help="R rounds of 1 compile thread vs all cores, in turn")
     ap.add_argument("--opt-bin", default=os.path.join(HERE, "..", "build", "bin", "dlc-opt"))
     opts = ap.parse_args()
+    if opts.zoo:
+        MODELS.update(zoo_models())
     names = opts.only.split(",") if opts.only else list(MODELS)
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        ap.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
     print(f"# {'model':<14} {'import':>7} {'mlir':>7} {'llvm':>7} {'cpu':>7} {'wall':>7}   (seconds)")
     for name in names:
         IMPORT_SECONDS[0] = 0.0

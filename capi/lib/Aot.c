@@ -28,7 +28,6 @@
 #include "llvm-c/Error.h"
 #include "llvm-c/Target.h"
 #include "llvm-c/TargetMachine.h"
-#include "llvm-c/Transforms/PassBuilder.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -463,11 +462,9 @@ static char *emitObject(MlirModule module, const char *name, const char *isa, co
   if (tsan)
     markSanitizeThread(m, llctx);
   dlcModuleSetTarget(m, tm);
-  /* The JIT's optimisation level (ExecutionEngine: O3). */
-  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e =
-      LLVMRunPasses(m, tsan ? "default<O3>,tsan-module,function(tsan)" : "default<O3>", tm, po);
-  LLVMDisposePassBuilderOptions(po);
+  /* The JIT's pipeline at the JIT's level (O3), so the library runs the
+     code the JIT would; ThreadSanitizer's instrumentation after it. */
+  LLVMErrorRef e = dlcOptimizeModule(m, tm, 3, tsan ? "tsan-module,function(tsan)" : NULL);
   if (e) {
     char *t = LLVMGetErrorMessage(e);
     err = dlcFormat("LLVM optimisation failed: %s", t);

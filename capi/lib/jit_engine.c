@@ -7,7 +7,8 @@
    - the target: the host's CPU name and features, the JIT's relocation
      and code models (jit_target.c), code generation at `optLevel`;
    - the IR pipeline: default<O`optLevel`> with loop unrolling, loop
-     interleaving, loop and SLP vectorization on (makeOptimizingTransformer);
+     interleaving, loop and SLP vectorization on (makeOptimizingTransformer;
+     dlcOptimizeModule in jit_target.c, which dlc-compile runs too);
    - the packed entry `_mlir_<entry>(void **args)`: each argument loaded
      through its pointer, the result (if any) stored through the last one,
      built before optimisation (ExecutionEngine's packFunctionArguments);
@@ -178,15 +179,7 @@ static void compilePart(Job *j) {
   }
   if (j->part->hasEntry && (j->error = packEntry(m, j->entry)))
     goto done;
-  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-  LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
-  LLVMPassBuilderOptionsSetLoopInterleaving(po, 1);
-  LLVMPassBuilderOptionsSetLoopVectorization(po, 1);
-  LLVMPassBuilderOptionsSetSLPVectorization(po, 1);
-  char pipeline[32];
-  snprintf(pipeline, sizeof pipeline, "default<O%d>", j->optLevel);
-  LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, po);
-  LLVMDisposePassBuilderOptions(po);
+  LLVMErrorRef e = dlcOptimizeModule(m, tm, j->optLevel, NULL);
   double t2 = threadSeconds();
   if (e) {
     char *t = takeError(e);

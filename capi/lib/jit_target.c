@@ -5,6 +5,9 @@
 
 #include "llvm-c/Core.h"
 #include "llvm-c/Target.h"
+#include "llvm-c/Transforms/PassBuilder.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,4 +70,20 @@ void dlcModuleSetTarget(LLVMModuleRef m, LLVMTargetMachineRef tm) {
   LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
   LLVMSetModuleDataLayout(m, layout);
   LLVMDisposeTargetData(layout);
+}
+
+LLVMErrorRef dlcOptimizeModule(LLVMModuleRef m, LLVMTargetMachineRef tm, int optLevel,
+                               const char *after) {
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
+  LLVMPassBuilderOptionsSetLoopInterleaving(po, 1);
+  LLVMPassBuilderOptionsSetLoopVectorization(po, 1);
+  LLVMPassBuilderOptionsSetSLPVectorization(po, 1);
+  int level = optLevel < 0 ? 0 : optLevel > 3 ? 3 : optLevel;
+  char *pipeline = after && *after ? dlcFormat("default<O%d>,%s", level, after)
+                                   : dlcFormat("default<O%d>", level);
+  LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, po);
+  free(pipeline);
+  LLVMDisposePassBuilderOptions(po);
+  return e;
 }

@@ -3,6 +3,7 @@
 #ifndef DLC_CAPI_JIT_TARGET_H
 #define DLC_CAPI_JIT_TARGET_H
 
+#include "llvm-c/Error.h"
 #include "llvm-c/TargetMachine.h"
 
 #include <stdbool.h>
@@ -19,6 +20,15 @@ void dlcInitializeLLVMTarget(void);
    Returns NULL and sets *error (free()) on failure. */
 LLVMTargetMachineRef dlcTargetMachineCreate(const char *isa, bool jit, int optLevel,
                                             char **error);
+
+/* Optimises `m` for `tm` as the JIT and dlc-compile both do, so an AOT
+   library runs the JIT's code: default<O`optLevel`> with loop unrolling,
+   loop interleaving, loop and SLP vectorisation on (what MLIR's
+   ExecutionEngine asks for in makeOptimizingTransformer; LLVM's own
+   defaults leave SLP off), then the passes in `after` (a pass pipeline
+   text, or NULL). Returns the error, or NULL. */
+LLVMErrorRef dlcOptimizeModule(LLVMModuleRef m, LLVMTargetMachineRef tm, int optLevel,
+                               const char *after);
 
 /* Sets `m`'s triple and data layout from `tm` (ExecutionEngine's
    setupTargetTripleAndDataLayout). */
