@@ -1009,6 +1009,26 @@ static int64_t hostLanes(int64_t given) {
   return 8;
 }
 
+/* What `--profile` prints for the call (passes/profile.c): the kernel it
+   replaced three of is one row, "attention", with the two GEMMs' flops
+   (a causal mask skips about half of them, which the figure ignores). */
+static void profileAs(MlirOperation call, const Attention *at) {
+  MlirContext ctx = mlirOperationGetContext(call);
+  int64_t bh = 1;
+  for (intptr_t i = 0; i < at->nb; ++i)
+    bh *= at->q.shape[i];
+  char root[160];
+  snprintf(root, sizeof root, "attention %lldx%lldx%lld keys %lld dv %lld%s", (long long)bh,
+           (long long)at->M, (long long)at->D, (long long)at->N, (long long)at->Dv,
+           at->causal ? " causal" : "");
+  MlirType i64 = mlirIntegerTypeGet(ctx, 64);
+  mlirOperationSetDiscardableAttributeByName(call, str("dlc.profile_root"),
+                                             mlirStringAttrGet(ctx, str(root)));
+  mlirOperationSetDiscardableAttributeByName(
+      call, str("dlc.profile_flops"),
+      mlirIntegerAttrGet(i64, 2 * bh * at->M * at->N * (at->D + at->Dv)));
+}
+
 static MlirLogicalResult rewrite(MlirOperation module, const Attention *at, const Tiles *tl,
                                  int serial) {
   MlirContext ctx = mlirOperationGetContext(module);
@@ -1039,6 +1059,7 @@ static MlirLogicalResult rewrite(MlirOperation module, const Attention *at, cons
   MlirOperation call = dlcBuildOpTyped(&b, "func.call", nops, ops, 1, &rt, 1, &callee);
   if (mlirOperationIsNull(call))
     return (MlirLogicalResult){0};
+  profileAs(call, at);
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(at->k3, 0),
                                 mlirOperationGetResult(call, 0));
   mlirOperationDestroy(at->k3);

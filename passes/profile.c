@@ -16,6 +16,10 @@
      flops  multiply-adds x 2 of a matmul or conv2d root, else 0
      bytes  the kernel's operands and results: what it must move at least
 
+   A func.call marked with dlc.profile_root (dlc-cpu-attention's call of
+   its fused kernel, which replaced three dlk.kernel ops) is timed the
+   same way, as one row named after its callee, of kind "attention".
+
    Ids follow program order across functions. */
 
 #include "dlc-c/Builder.h"
@@ -184,8 +188,44 @@ static void declareHook(MlirOperation module, const char *hook) {
   mlirBlockInsertOwnedOperation(body, 0, mlirOperationCreate(&s));
 }
 
+/* A call that stands for kernels a pass replaced (dlc-cpu-attention's fused
+   attention) carries what its row prints: dlc.profile_root and
+   dlc.profile_flops. Without them its time would land in "(outside
+   kernels)". */
+static bool isProfiledCall(MlirOperation op) {
+  return dlcOpIs(op, "func.call") &&
+         !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("dlc.profile_root")));
+}
+
+/* The table entry of such a call: named after its callee. */
+static MlirAttribute describeCall(MlirOperation call) {
+  MlirContext ctx = mlirOperationGetContext(call);
+  MlirStringRef callee =
+      mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(call, str("callee")));
+  MlirStringRef root =
+      mlirStringAttrGetValue(mlirOperationGetAttributeByName(call, str("dlc.profile_root")));
+  MlirAttribute flops = mlirOperationGetAttributeByName(call, str("dlc.profile_flops"));
+  char name[300], rootText[300];
+  snprintf(name, sizeof name, "%.*s", (int)callee.length, callee.data);
+  snprintf(rootText, sizeof rootText, "%.*s", (int)root.length, root.data);
+  int64_t bytes = 0;
+  for (intptr_t o = 0; o < mlirOperationGetNumOperands(call); ++o)
+    bytes += numBytes(mlirValueGetType(mlirOperationGetOperand(call, o)));
+  for (intptr_t o = 0; o < mlirOperationGetNumResults(call); ++o)
+    bytes += numBytes(mlirValueGetType(mlirOperationGetResult(call, o)));
+  MlirNamedAttribute fields[] = {
+      namedStr(ctx, "name", name), namedStr(ctx, "kind", "attention"),
+      namedStr(ctx, "root", rootText),
+      namedI64(ctx, "flops",
+               !mlirAttributeIsNull(flops) && mlirAttributeIsAInteger(flops)
+                   ? mlirIntegerAttrGetValueInt(flops)
+                   : 0),
+      namedI64(ctx, "bytes", bytes)};
+  return mlirDictionaryAttrGet(ctx, sizeof fields / sizeof fields[0], fields);
+}
+
 static MlirWalkResult collectKernel(MlirOperation op, void *user) {
-  if (dlcOpIs(op, "dlk.kernel"))
+  if (dlcOpIs(op, "dlk.kernel") || isProfiledCall(op))
     dlcOpListPush(user, op);
   return MlirWalkResultAdvance;
 }
@@ -208,13 +248,14 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
        dlk-outline-kernels numbers them (a post-order walk). */
     DlcOpList kernels = {NULL, 0, 0};
     mlirOperationWalk(f, collectKernel, &kernels, MlirWalkPostOrder);
+    int64_t kernelIndex = 0; /* dlk.kernel ops only: the outlined names */
     for (intptr_t i = 0; i < kernels.n; ++i) {
       MlirOperation op = kernels.ops[i];
       if (id == cap) {
         cap = cap ? 2 * cap : 64;
         table = realloc(table, sizeof *table * (size_t)cap);
       }
-      table[id] = describe(op, fn, i);
+      table[id] = isProfiledCall(op) ? describeCall(op) : describe(op, fn, kernelIndex++);
       callHook(op, false, "dlcProfileEnter", id);
       callHook(op, true, "dlcProfileExit", id);
       ++id;

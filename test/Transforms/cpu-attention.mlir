@@ -25,7 +25,7 @@
 // scale and a mask input.
 // CHECK-LABEL: func.func @bert
 // CHECK-NOT: dlk.kernel "reduction"
-// CHECK: %[[O:.*]] = call @dlc_attention_0(%arg0, %arg1, %arg2, %arg3) : (tensor<128x768xf32>, tensor<128x768xf32>, tensor<128x768xf32>, tensor<128x128xf32>) -> tensor<12x128x64xf32>
+// CHECK: %[[O:.*]] = call @dlc_attention_0(%arg0, %arg1, %arg2, %arg3) {dlc.profile_flops = {{[0-9]+}} : i64, dlc.profile_root = "attention {{.*}}"} : (tensor<128x768xf32>, tensor<128x768xf32>, tensor<128x768xf32>, tensor<128x128xf32>) -> tensor<12x128x64xf32>
 // CHECK-NEXT: dlk.kernel "injective"(%[[O]])
 // CHECK-NOT: dlg.softmax
 // CHECK-NOT: 12x128x128
@@ -103,7 +103,7 @@ func.func @bert(%q: tensor<128x768xf32>, %k: tensor<128x768xf32>, %v: tensor<128
 // division by the scale, a [b, 1, 1, s] mask broadcast over heads and
 // query rows (read as one value per key), odd lengths (tail blocks).
 // CHECK-LABEL: func.func @bhsd
-// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2, %arg3) : (tensor<2x3x37x40xf32>, tensor<2x3x21x40xf32>, tensor<2x3x21x24xf32>, tensor<2x1x1x21xf32>) -> tensor<2x3x37x24xf32>
+// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2, %arg3) {dlc.profile_flops = {{[0-9]+}} : i64, dlc.profile_root = "attention {{.*}}"} : (tensor<2x3x37x40xf32>, tensor<2x3x21x40xf32>, tensor<2x3x21x24xf32>, tensor<2x1x1x21xf32>) -> tensor<2x3x37x24xf32>
 // 40 = 5 vectors of 8 along d; 24 = 3 vectors of 8:
 // CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x8xf32> to vector<8x16xf32>
 // CHECK: arith.divf %{{.*}} : vector<16xf32>
@@ -182,7 +182,7 @@ func.func @own_threshold(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: ten
 // row's diagonal (divui), a group skips blocks above its diagonal (the
 // scf.if), and a key is kept iff j < min(i + 1, N) (compare, no load).
 // CHECK-LABEL: func.func @causal
-// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2) : (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2) {dlc.profile_flops = {{[0-9]+}} : i64, dlc.profile_root = "attention {{.*}}"} : (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
 // CHECK: func.func private @dlc_attention_0
 // CHECK-NOT: vector.transfer_read
 // CHECK: arith.divui
@@ -207,7 +207,7 @@ func.func @causal(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8
 
 // -inf above the diagonal + 1 (each row sees one key more): c = 1.
 // CHECK-LABEL: func.func @causal_offset_inf
-// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2) :
+// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2) {dlc.profile_flops = {{[0-9]+}} : i64, dlc.profile_root = "attention {{.*}}"} :
 // CHECK: func.func private @dlc_attention_0
 func.func @causal_offset_inf(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
   %mask = dlg.constant dense<[[0.000000e+00, 0.000000e+00, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0xFF800000, 0xFF800000, 0xFF800000], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0xFF800000, 0xFF800000], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0xFF800000], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]> : tensor<8x8xf32>
@@ -222,7 +222,7 @@ func.func @causal_offset_inf(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v:
 
 // Not folded, the mask is read: -1e4 above the diagonal can carry weight;
 // CHECK-LABEL: func.func @mask_small
-// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2, %{{.*}}) :
+// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2, %{{.*}}) {dlc.profile_flops = {{[0-9]+}} : i64, dlc.profile_root = "attention {{.*}}"} :
 // CHECK: vector.transfer_read
 func.func @mask_small(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
   %mask = dlg.constant dense<[[0.000000e+00, -1.000000e+04, -1.000000e+04, -1.000000e+04, -1.000000e+04, -1.000000e+04, -1.000000e+04, -1.000000e+04], [0.000000e+00, 0.000000e+00, -1.000000e+04, -1.000000e+04, -1.000000e+04, -1.000000e+04, -1.000000e+04, -1.000000e+04], [0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+04, -1.000000e+04, -1.000000e+04, -1.000000e+04, -1.000000e+04], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+04, -1.000000e+04, -1.000000e+04, -1.000000e+04], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+04, -1.000000e+04, -1.000000e+04], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+04, -1.000000e+04], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+04], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]> : tensor<8x8xf32>
@@ -237,7 +237,7 @@ func.func @mask_small(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor
 
 // ... the masked keys below the diagonal;
 // CHECK-LABEL: func.func @mask_lower
-// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2, %{{.*}}) :
+// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2, %{{.*}}) {dlc.profile_flops = {{[0-9]+}} : i64, dlc.profile_root = "attention {{.*}}"} :
 func.func @mask_lower(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
   %mask = dlg.constant dense<[[0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [-1.000000e+09, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [-1.000000e+09, -1.000000e+09, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [-1.000000e+09, -1.000000e+09, -1.000000e+09, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [-1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [-1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, 0.000000e+00, 0.000000e+00, 0.000000e+00], [-1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, 0.000000e+00, 0.000000e+00], [-1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, 0.000000e+00]]> : tensor<8x8xf32>
   %s0 = dlg.matmul %q, %k {transpose_b = true} : tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x8xf32>
@@ -251,7 +251,7 @@ func.func @mask_lower(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor
 
 // ... one more key masked in row 5;
 // CHECK-LABEL: func.func @mask_hole
-// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2, %{{.*}}) :
+// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2, %{{.*}}) {dlc.profile_flops = {{[0-9]+}} : i64, dlc.profile_root = "attention {{.*}}"} :
 func.func @mask_hole(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
   %mask = dlg.constant dense<[[0.000000e+00, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, -1.000000e+09, 0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+09], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]> : tensor<8x8xf32>
   %s0 = dlg.matmul %q, %k {transpose_b = true} : tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x8xf32>
@@ -266,7 +266,7 @@ func.func @mask_hole(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<
 // ... row 0 without a key (c = -1: its softmax is uniform over the -1e9s,
 // not NaN).
 // CHECK-LABEL: func.func @mask_negative_offset
-// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2, %{{.*}}) :
+// CHECK: call @dlc_attention_0(%arg0, %arg1, %arg2, %{{.*}}) {dlc.profile_flops = {{[0-9]+}} : i64, dlc.profile_root = "attention {{.*}}"} :
 func.func @mask_negative_offset(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
   %mask = dlg.constant dense<[[-1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.000000e+00, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+09, -1.000000e+09], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+09]]> : tensor<8x8xf32>
   %s0 = dlg.matmul %q, %k {transpose_b = true} : tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x8xf32>
