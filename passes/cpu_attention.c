@@ -394,6 +394,19 @@ typedef struct Tiles {
   int64_t Wv; /* vector width along Dv */
 } Tiles;
 
+/* One step of a row's running vector max or sum over its key vectors u:
+   %<acc>g_u = op(%<acc>g_{u-1}, %<x>g_u); the first copies %<x>g_0 (an
+   add of zero, so every step is an SSA value of its own). */
+static void chainStep(FILE *f, const char *acc, const char *op, const char *x, int64_t g,
+                      int64_t u, int64_t L) {
+  if (u == 0)
+    fprintf(f, "        %%%s%" PRId64 "_0 = arith.addf %%%s%" PRId64 "_0, %%zv : vector<%" PRId64 "xf32>\n",
+            acc, g, x, g, L);
+  else
+    fprintf(f, "        %%%s%" PRId64 "_%" PRId64 " = %s %%%s%" PRId64 "_%" PRId64 ", %%%s%" PRId64 "_%" PRId64 " : vector<%" PRId64 "xf32>\n",
+            acc, g, u, op, acc, g, u - 1, x, g, u, L);
+}
+
 static int64_t chunkWidth(int64_t d, int64_t lanes) {
   for (int64_t w = lanes; w >= 4; w /= 2)
     if (d % w == 0)
@@ -630,11 +643,7 @@ static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t
         snprintf(okName, sizeof okName, "valid%" PRId64, u);
       fprintf(f, "        %%s%1$" PRId64 "_%2$" PRId64 " = arith.select %%%5$s, %%%3$s%1$" PRId64 "_%2$" PRId64 ", %%ninfv : vector<%4$" PRId64 "xi1>, vector<%4$" PRId64 "xf32>\n",
               g, u, cur, L, okName);
-      if (u == 0)
-        fprintf(f, "        %%vm%1$" PRId64 "_0 = arith.addf %%s%1$" PRId64 "_0, %%zv : vector<%2$" PRId64 "xf32>\n", g, L);
-      else
-        fprintf(f, "        %%vm%1$" PRId64 "_%2$" PRId64 " = arith.maximumf %%vm%1$" PRId64 "_%3$" PRId64 ", %%s%1$" PRId64 "_%2$" PRId64 " : vector<%4$" PRId64 "xf32>\n",
-                g, u, u - 1, L);
+      chainStep(f, "vm", "arith.maximumf", "s", g, u, L);
     }
     fprintf(f,
             "        %%mold%1$" PRId64 " = memref.load %%ms[%%r%1$" PRId64 "_] : memref<%3$" PRId64 "xf32>\n"
@@ -654,11 +663,7 @@ static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t
                  "        %%pa%1$" PRId64 "_%2$" PRId64 " = arith.addi %%pb%1$" PRId64 ", %%cuL%2$" PRId64 " : index\n"
                  "        vector.store %%p%1$" PRId64 "_%2$" PRId64 ", %%pt[%%pa%1$" PRId64 "_%2$" PRId64 "] : memref<%4$" PRId64 "xf32>, vector<%3$" PRId64 "xf32>\n",
               g, u, L, G * BK);
-      if (u == 0)
-        fprintf(f, "        %%vs%1$" PRId64 "_0 = arith.addf %%p%1$" PRId64 "_0, %%zv : vector<%2$" PRId64 "xf32>\n", g, L);
-      else
-        fprintf(f, "        %%vs%1$" PRId64 "_%2$" PRId64 " = arith.addf %%vs%1$" PRId64 "_%3$" PRId64 ", %%p%1$" PRId64 "_%2$" PRId64 " : vector<%4$" PRId64 "xf32>\n",
-                g, u, u - 1, L);
+      chainStep(f, "vs", "arith.addf", "p", g, u, L);
     }
     fprintf(f,
             "        %%lold%1$" PRId64 " = memref.load %%ls[%%r%1$" PRId64 "_] : memref<%2$" PRId64 "xf32>\n"
