@@ -1,4 +1,5 @@
-// RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing))' %s | FileCheck %s
+// RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{prefetch=false}))' %s | FileCheck %s
+// RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing,cse))' %s | FileCheck %s --check-prefix=PF
 // RUN: dlc-opt --lower-to-llvm --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
 
 // dlc-gemm-fuse-packing: the copy that packs a Kc block of B goes; the
@@ -9,6 +10,7 @@
 // tiles of 2 panels, each over 2 Kc blocks of 256; its one Kc loop is fused.
 // PIPE: IR Dump After dlc-gemm-fuse-packing
 // PIPE: scf.forall
+// PIPE: memref.prefetch %{{.*}}, read, locality<3>, data : memref<512x2x32xf32
 // PIPE: } {dlc.fused_packing}
 // PIPE-NOT: dlc.fused_packing
 
@@ -41,6 +43,50 @@
 // CHECK-NOT:           memref.subview %[[BLK]][
 // CHECK:           memref.dealloc %[[BP]]
 // CHECK-NEXT:    } {dlc.fused_packing}
+
+// With prefetch (the default), the other row blocks prefetch the B rows
+// the next first row block reads: the next panel of this Kc block (rows
+// k.., panel p + 1), after the last panel the next block's first (rows
+// k + Kc.., panel 0), after the last block the same panel again. Kc 4 rows
+// of 16 floats are 2 lines each (offsets 0 and 15): 8 lines over 1 row
+// block x 2 k steps, 4 per step, lines 4s .. 4s + 3 at step s.
+// PF-LABEL: func.func @fused
+// PF:       scf.for %[[K:.*]] = %c0 to %c8 step %c4 {
+// PF:         scf.for %[[P:.*]] = %c0 to %c2 step %c1 {
+// PF:           %[[P1:.*]] = arith.addi %[[P]], %c1
+// PF-NEXT:      %[[KN:.*]] = arith.addi %[[K]], %c4
+// PF-NEXT:      %[[HASK:.*]] = arith.cmpi ult, %[[KN]], %c8
+// PF-NEXT:      %[[KL:.*]] = arith.select %[[HASK]], %[[KN]], %[[K]]
+// PF-NEXT:      %[[PL:.*]] = arith.select %[[HASK]], %c0, %[[P]]
+// PF-NEXT:      %[[HASP:.*]] = arith.cmpi ult, %[[P1]], %c2
+// PF-NEXT:      %[[ROW0:.*]] = arith.select %[[HASP]], %[[K]], %[[KL]]
+// PF-NEXT:      %[[PAN:.*]] = arith.select %[[HASP]], %[[P1]], %[[PL]]
+// PF:           scf.for %{{.*}} = %c0 to %c2 step %c2 {
+// PF-NOT:         memref.prefetch
+// PF:           scf.for %[[M:.*]] = %c2 to %c4 step %c2 {
+// PF-NEXT:        vector.transfer_read
+// PF-NEXT:        %[[R:.*]] = arith.subi %[[M]], %c2
+// PF-NEXT:        %[[RB:.*]] = arith.divui %[[R]], %c2
+// PF-NEXT:        %[[BASE:.*]] = arith.muli %[[RB]], %c8
+// PF-NEXT:        scf.for %[[KK:.*]] = %c0 to %c4 step %c2
+// PF-NEXT:          %[[S:.*]] = arith.divui %[[KK]], %c2
+// PF-NEXT:          %[[SQ:.*]] = arith.muli %[[S]], %c4
+// PF-NEXT:          %[[T:.*]] = arith.addi %[[BASE]], %[[SQ]]
+// PF-NEXT:          %[[T0:.*]] = arith.addi %[[T]], %c0
+// PF-NEXT:          %[[C7:.*]] = arith.constant 7
+// PF-NEXT:          %[[L0:.*]] = arith.minui %[[T0]], %[[C7]]
+// PF-NEXT:          %[[ROW:.*]] = arith.divui %[[L0]], %c2
+// PF-NEXT:          %[[LC:.*]] = arith.remui %[[L0]], %c2
+// PF-NEXT:          %[[C16:.*]] = arith.constant 16
+// PF-NEXT:          %[[COL16:.*]] = arith.muli %[[LC]], %[[C16]]
+// PF-NEXT:          %[[C15:.*]] = arith.constant 15
+// PF-NEXT:          %[[COL:.*]] = arith.minui %[[COL16]], %[[C15]]
+// PF-NEXT:          %[[ROWK:.*]] = arith.addi %[[ROW0]], %[[ROW]]
+// PF-NEXT:          memref.prefetch %arg1[%[[ROWK]], %[[PAN]], %[[COL]]], read, locality<3>, data
+// PF-COUNT-3:       memref.prefetch %arg1[{{.*}}, %[[PAN]], {{.*}}], read, locality<3>, data
+// PF-NOT:           memref.prefetch
+// PF:               scf.yield
+// PF:         memref.dealloc
 
 func.func @fused(%a: memref<4x8xf32>, %b: memref<8x2x16xf32>, %c: memref<2x4x16xf32>) {
   %c0 = arith.constant 0 : index
