@@ -117,6 +117,8 @@ static const char *const kErrors[] = {
     "ok",
     "a NULL inputs or outputs array, or a NULL tensor pointer in one",
     "cannot allocate the workspace (workspace was NULL)",
+    ("an output overlaps an input or another output (outputs must be buffers of their own: "
+     "dlc does not compute in place)"),
 };
 
 /* The wrapper module: NAME_run, NAME_workspace_size, NAME_error_string,
@@ -182,6 +184,34 @@ static char *wrapperSource(const char *name, const char *entry, const Tensor *ts
         i, in ? "in" : "out", in ? i : i - ni, i, i, i, i, i + 1, i, i);
   }
   put(&b, "    llvm.cond_br %%any%d, ^bad, ^go\n  ^go:\n", ni + no);
+  /* Outputs are written while inputs are still read (a GEMM tile's result
+     lands before the next tile reads A): a buffer passed both ways, or
+     twice as an output, is refused (code 3), not computed wrongly. */
+  put(&b, "    %%ov0 = llvm.mlir.constant(false) : i1\n");
+  int nov = 0;
+  for (int i = 0; i < ni + no; ++i) {
+    int64_t bytes = (int64_t)dlcDTypeSize(ts[i].dtype) * dlcTensorTypeNumElements(&ts[i]);
+    put(&b, "    %%p%d = llvm.ptrtoint %%a%d : !llvm.ptr to i64\n"
+            "    %%sz%d = llvm.mlir.constant(%lld : i64) : i64\n"
+            "    %%q%d = llvm.add %%p%d, %%sz%d : i64\n",
+        i, i, i, (long long)bytes, i, i, i);
+  }
+  for (int o = ni; o < ni + no; ++o)
+    for (int i = 0; i < o; ++i) {
+      int64_t bo = (int64_t)dlcDTypeSize(ts[o].dtype) * dlcTensorTypeNumElements(&ts[o]);
+      int64_t bi = (int64_t)dlcDTypeSize(ts[i].dtype) * dlcTensorTypeNumElements(&ts[i]);
+      if (bo == 0 || bi == 0)
+        continue;
+      put(&b, "    %%lo%d = llvm.icmp \"ult\" %%p%d, %%q%d : i64\n"
+              "    %%hi%d = llvm.icmp \"ult\" %%p%d, %%q%d : i64\n"
+              "    %%both%d = llvm.and %%lo%d, %%hi%d : i1\n"
+              "    %%ov%d = llvm.or %%ov%d, %%both%d : i1\n",
+          nov, o, i, nov, i, o, nov, nov, nov, nov + 1, nov, nov);
+      ++nov;
+    }
+  put(&b, "    llvm.cond_br %%ov%d, ^overlap, ^run\n  ^overlap:\n"
+          "    %%e3 = llvm.mlir.constant(3 : i32) : i32\n"
+          "    llvm.return %%e3 : i32\n  ^run:\n", nov);
   if (threads > 1)
     put(&b, "    %%nt = llvm.mlir.constant(%d : i32) : i32\n"
             "    llvm.call @omp_set_num_threads(%%nt) : (i32) -> ()\n", threads);
@@ -288,7 +318,8 @@ static char *headerText(const char *name, const char *source, const char *entry,
       "\n"
       "   int %s_run(const void *const *inputs, void *const *outputs, void *workspace);\n"
       "     inputs[i]: %s_NUM_INPUTS dense row-major buffers of the shapes and dtypes\n"
-      "     below (read only); outputs[i]: %s_NUM_OUTPUTS such buffers, written.\n"
+      "     below (read only); outputs[i]: %s_NUM_OUTPUTS such buffers, written, each\n"
+      "     a buffer of its own (overlapping an input or another output: error 3).\n"
       "     workspace: %s_workspace_size() bytes (64-byte alignment recommended), or\n"
       "     NULL: the library then allocates and frees one for the call.\n"
       "     Returns %s_OK (0) or an error code; %s_error_string(code) describes it.\n"
@@ -313,8 +344,8 @@ static char *headerText(const char *name, const char *source, const char *entry,
           "       DLC_AOT_BOOL = 4, DLC_AOT_I8 = 5, DLC_AOT_I32 = 6, DLC_AOT_I64 = 7 };\n#endif\n\n"
           "#if defined(__GNUC__)\n#define %s_UNUSED __attribute__((unused))\n#else\n#define %s_UNUSED\n#endif\n\n",
       up, up);
-  put(&b, "enum { %s_OK = 0, %s_ERROR_NULL_ARGUMENT = 1, %s_ERROR_WORKSPACE_ALLOC = 2 };\n\n", up,
-      up, up);
+  put(&b, "enum { %s_OK = 0, %s_ERROR_NULL_ARGUMENT = 1, %s_ERROR_WORKSPACE_ALLOC = 2,\n"
+          "       %s_ERROR_OVERLAP = 3 };\n\n", up, up, up, up);
   put(&b, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n#define %s_WORKSPACE_BYTES %lld\n"
           "#define %s_WEIGHTS_BYTES %lld\n#define %s_THREADS %d\n\n",
       up, ni, up, no, up, (long long)plan->workspaceBytes, up, (long long)plan->weightsBytes, up,

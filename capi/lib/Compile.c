@@ -821,6 +821,27 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
       return false;
     }
   }
+  /* The kernels write their outputs while they still read their inputs
+     (a GEMM tile's result lands before the next tile reads A), so a
+     buffer passed both ways would give a wrong result, not an error. */
+  for (intptr_t o = 0; o < p->numOutputs; ++o)
+    for (intptr_t i = 0; i < n; ++i) {
+      const DlcTensor *a = &outputs[o];
+      const DlcTensor *b = i < p->numInputs ? &inputs[i] : &outputs[i - p->numInputs];
+      if (a == b || (i >= p->numInputs && i - p->numInputs < o))
+        continue;
+      const char *x = a->data, *y = b->data;
+      size_t na = tensorBytes(&a->type), nb = tensorBytes(&b->type);
+      if (na && nb && x < y + nb && y < x + na) {
+        snprintf(error, errorLength,
+                 "output %ld overlaps %s %ld: outputs must be buffers of their own "
+                 "(dlc does not compute in place)",
+                 (long)o, i < p->numInputs ? "input" : "output",
+                 (long)(i < p->numInputs ? i : i - p->numInputs));
+        releaseVariant(p, v);
+        return false;
+      }
+    }
   void *ws = v->plan.workspaceBytes > 0 ? takeWorkspace(v) : NULL;
   if (v->plan.workspaceBytes > 0 && !ws) {
     snprintf(error, errorLength, "cannot allocate the %lld-byte workspace",

@@ -89,8 +89,10 @@ MLIR_CAPI_EXPORTED bool dlcProgramResolve(DlcProgram *p, const DlcTensorType *in
                                           DlcTensorType *outputs, char *error,
                                           size_t errorLength);
 /* Runs the entry on `inputs` writing into `outputs` (caller-allocated with
-   the types dlcProgramResolve gives). Returns false with a message naming
-   the bad input or output otherwise. Thread-safe: several threads may run
+   the types dlcProgramResolve gives, each a buffer of its own: an output
+   overlapping an input or another output is refused, as dlc does not
+   compute in place). Returns false with a message naming the bad input or
+   output otherwise. Thread-safe: several threads may run
    one program at once. The compiled code keeps no mutable globals; its
    temporaries live in a workspace (the arena of --dlc-memory-plan) that
    each call takes from the program's pool, allocating one when all are in

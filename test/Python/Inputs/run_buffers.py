@@ -59,3 +59,20 @@ print("returns", type(r).__name__, len(r), r[0] is o, np.array_equal(o, x * y))
 x[...] = -2.0
 r = m.run(x, y, out=(o,))  # a tuple of outputs: the same buffers, a list back
 print("tuple", type(r).__name__, r[0] is o, np.array_equal(o, x * y))
+# An output that is an input, or overlaps one (here its second row), is
+# refused, the second time (the fast path of the same arrays) as the first,
+# never computed: a kernel writes its result while it still reads inputs (a
+# GEMM tile's rows land before the next tile reads A). Buffers that only
+# touch run.
+big = np.zeros(12, np.float32)
+inp, over, after = big[:6].reshape(2, 3), big[3:9].reshape(2, 3), big[6:].reshape(2, 3)
+inp[...] = x
+for name, a, out in (("aliased", x, x), ("overlapping", inp, over)):
+    for attempt in (1, 2):
+        try:
+            m.run(a, y, out=[out])
+            print(name, attempt, "ran")
+        except ValueError as e:
+            print(name, attempt, e)
+m.run(inp, y, out=[after])
+print("touching", np.array_equal(after, x * y))
