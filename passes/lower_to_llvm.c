@@ -23,7 +23,9 @@
                       declarations the JIT/AOT bind to the data (C)
 
    The target (avx2, avx512 or host) sets the vector width the schedule
-   tiles for; the JIT and llc then pick the matching instructions. */
+   tiles for, and dlc-mark-target records it on the module (dlc.target):
+   the JIT compiles for it (x86-64-v3, v4, or this CPU), as dlc-compile's
+   --isa does. */
 
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
@@ -59,6 +61,34 @@ const DlcPassDescriptor dlcReadonlyArgsPass = {
                "bufferization never writes into the caller's inputs",
     .anchor = "func.func",
     .run = markReadonly,
+};
+
+/*--- dlc-mark-target: the module says which CPU its code is for -------------------*/
+
+/* lower-to-llvm's target on the module (dlc.target = "avx2"), which the JIT
+   reads to compile for that ISA (x86-64-v3/v4) rather than for whatever CPU
+   compiles it: target=avx2 on an AVX-512 machine is then AVX2 code, as
+   dlc-compile --isa avx2 makes. */
+static const DlcOptionDesc kMarkOptions[] = {
+    {"isa", "host, avx2 or avx512", DLC_OPTION_STRING, "host"},
+};
+
+static MlirLogicalResult markTarget(MlirOperation module, void *state, DlcPass *pass) {
+  (void)state;
+  MlirStringRef isa = dlcOptionsGetString(dlcPassGetOptions(pass), "isa");
+  MlirContext ctx = mlirOperationGetContext(module);
+  mlirOperationSetDiscardableAttributeByName(module, mlirStringRefCreateFromCString("dlc.target"),
+                                             mlirStringAttrGet(ctx, isa));
+  return (MlirLogicalResult){1};
+}
+
+const DlcPassDescriptor dlcMarkTargetPass = {
+    .argument = "dlc-mark-target",
+    .summary = "Record the CPU the module's code is for (dlc.target), which the JIT compiles for",
+    .anchor = "builtin.module",
+    .options = kMarkOptions,
+    .numOptions = sizeof kMarkOptions / sizeof *kMarkOptions,
+    .run = markTarget,
 };
 
 /*--- The pipeline -----------------------------------------------------------------*/
@@ -176,6 +206,8 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   dlcPipelineAdd(&p, "canonicalize");
   dlcAddVectorToCfStage(&p);
   addLLVMStage(&p);
+  /* The JIT compiles for the target named here (jit_target.c). */
+  dlcPipelineAdd(&p, "dlc-mark-target{isa=%.*s}", (int)target.length, target.data);
   return (MlirLogicalResult){!p.failed};
 }
 

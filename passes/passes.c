@@ -18,6 +18,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcDlkOutlineKernelsPass,
     &dlcKernelDedupPass,
     &dlcReadonlyArgsPass,
+    &dlcMarkTargetPass,
     &dlcDistinctResultsPass,
     &dlcOrderGlobalsPass,
     &dlcCpuAttentionPass,

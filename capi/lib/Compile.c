@@ -8,6 +8,7 @@
 #include "dlc-c/Specialize.h"
 #include "Entry.h"
 #include "jit.h"
+#include "jit_target.h"
 #include "RuntimePaths.h"
 #include "profile.h"
 
@@ -391,8 +392,22 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
     addSymbol(&syms, str(symbol), address);
   /* A GPU program's kernels are loaded by global constructors that its
      translation adds (gpu.binary): MLIR's ExecutionEngine runs those. */
+  /* The ISA lower-to-llvm targeted (dlc-mark-target): the code is compiled
+     for it, so it must run here. */
+  char isa[16] = "host";
+  MlirAttribute target = mlirOperationGetAttributeByName(mlirModuleGetOperation(v->module),
+                                                         str("dlc.target"));
+  if (!mlirAttributeIsNull(target) && mlirAttributeIsAString(target)) {
+    MlirStringRef t = mlirStringAttrGetValue(target);
+    if (t.length < sizeof isa)
+      memcpy(isa, t.data, t.length), isa[t.length] = '\0';
+  }
+  if (!p->cuda && (err = dlcTargetCheckHost(isa))) {
+    freeSymbols(&syms);
+    return err;
+  }
   if (!p->cuda && dlcJitSupports(v->module)) {
-    DlcJitOptions jo = {p->optLevel, threads, libPaths, nLibs, syms.items, syms.n};
+    DlcJitOptions jo = {isa, p->optLevel, threads, libPaths, nLibs, syms.items, syms.n};
     err = dlcJitCreate(v->module, p->entry, &jo, &v->jit, &v->invoke);
   } else {
     err = executionEngine(p, v, libs, nLibs, &syms, diags);

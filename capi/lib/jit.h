@@ -20,6 +20,8 @@ typedef struct {
 } DlcJitSymbol;
 
 typedef struct {
+  const char *isa;          /* NULL or "host": this CPU; "avx2", "avx512": x86-64-v3, v4
+                               (lower-to-llvm's target, as the module's dlc.target says) */
   int optLevel;             /* 0..3, the IR pipeline and code generation level */
   int threads;              /* parts compiled at once (dlcJitThreads) */
   const char *const *libs;  /* shared libraries the code may call */

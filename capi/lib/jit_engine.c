@@ -126,6 +126,7 @@ typedef struct {
   DlcJitPart *part;
   int index;
   const char *entry;
+  const char *isa;
   int optLevel;
   LLVMMemoryBufferRef object;
   char *error;
@@ -151,7 +152,7 @@ static void compilePart(Job *j) {
   j->began = wallSeconds();
   double t0 = threadSeconds();
   char *msg = NULL;
-  LLVMTargetMachineRef tm = dlcTargetMachineCreate("host", true, j->optLevel, &j->error);
+  LLVMTargetMachineRef tm = dlcTargetMachineCreate(j->isa, true, j->optLevel, &j->error);
   if (!tm)
     return;
   LLVMContextRef llctx = LLVMContextCreate();
@@ -341,7 +342,8 @@ char *dlcJitCreate(MlirModule module, const char *entry, const DlcJitOptions *o,
     threads = numParts;
   Job *jobs = dlcXcalloc((size_t)numParts, sizeof *jobs);
   for (int k = 0; k < numParts; ++k)
-    jobs[k] = (Job){&parts[k], k, entry, o->optLevel, NULL, NULL, {0, 0, 0}, 0, 0, 0};
+    jobs[k] = (Job){&parts[k], k, entry, o->isa ? o->isa : "host", o->optLevel, NULL, NULL,
+                    {0, 0, 0}, 0, 0, 0};
   double start = wallSeconds();
   Queue q = {jobs, numParts, 0};
   /* This thread and threads-1 more take parts from the queue. The MLIR

@@ -32,6 +32,31 @@ static LLVMCodeGenOptLevel codeGenLevel(int optLevel) {
   return kLevels[optLevel < 0 ? 0 : optLevel > 3 ? 3 : optLevel];
 }
 
+char *dlcTargetCheckHost(const char *isa) {
+  static const char *const kV3[] = {"avx2", "fma", "bmi2", NULL};
+  static const char *const kV4[] = {"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd",
+                                    NULL};
+  const char *const *need = !strcmp(isa, "avx2") ? kV3 : !strcmp(isa, "avx512") ? kV4 : NULL;
+  if (!need)
+    return NULL;
+  dlcInitializeLLVMTarget();
+  char *features = LLVMGetHostCPUFeatures(); /* "+avx2,-avx512f,..." */
+  char *list = dlcFormat(",%s,", features);   /* each entry ,+name, */
+  char *err = NULL;
+  for (; *need && !err; ++need) {
+    char want[32];
+    snprintf(want, sizeof want, ",+%s,", *need);
+    if (!strstr(list, want))
+      err = dlcFormat("target %s: this CPU has no %s, so code for %s cannot run here (the "
+                      "JIT runs what it compiles; dlc-compile --isa %s builds a library for "
+                      "another machine)",
+                      isa, *need, isa, isa);
+  }
+  free(list);
+  LLVMDisposeMessage(features);
+  return err;
+}
+
 LLVMTargetMachineRef dlcTargetMachineCreate(const char *isa, bool jit, int optLevel,
                                             char **error) {
   dlcInitializeLLVMTarget();

@@ -21,6 +21,11 @@ void dlcInitializeLLVMTarget(void);
 LLVMTargetMachineRef dlcTargetMachineCreate(const char *isa, bool jit, int optLevel,
                                             char **error);
 
+/* Whether this CPU runs `isa`'s code ("host" always; "avx2" needs AVX2 and
+   FMA, "avx512" AVX-512 F/BW/DQ/VL/CD, x86-64-v4's set): NULL, or an error
+   (free()) naming what is missing, for code compiled to run here (the JIT). */
+char *dlcTargetCheckHost(const char *isa);
+
 /* Optimises `m` for `tm` as the JIT and dlc-compile both do, so an AOT
    library runs the JIT's code: default<O`optLevel`> with loop unrolling,
    loop interleaving, loop and SLP vectorisation on (what MLIR's

@@ -19,6 +19,7 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlkToLinalgPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlkOutlineKernelsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcKernelDedupPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcReadonlyArgsPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcMarkTargetPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDistinctResultsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcOrderGlobalsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcPrepackWeightsPass;
