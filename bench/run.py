@@ -17,7 +17,12 @@ header names the CPU, its vector ISA and caches. OPENBLAS_CORETYPE is removed fr
 before OpenBLAS loads (this machine sets it to Haswell, which halves it);
 PyTorch runs with ATEN_CPU_CAPABILITY=avx512 where the CPU has AVX-512
 (avx2 elsewhere) and tcmalloc preloaded when libtcmalloc-minimal4 is in.
-Run: /usr/bin/python3 bench/run.py [--quick] [--models] [--threads 1,2] [--only aot]
+--isa avx2 measures dlc's AVX2 code on an AVX-512 machine against AVX2
+peers: dlc compiles with target=avx2, OpenBLAS runs its Haswell (AVX2)
+kernels (OPENBLAS_CORETYPE=Haswell), PyTorch ATEN_CPU_CAPABILITY=avx2 and the
+hand-fused C -mno-avx512f. Same cores and caches: what differs from an AVX2
+machine is the caches (the cost model then still reads this one's).
+Run: /usr/bin/python3 bench/run.py [--quick] [--models] [--threads 1,2] [--only aot] [--isa avx2]
 """
 
 import argparse
@@ -29,7 +34,15 @@ import sys
 import tempfile
 import time
 
-os.environ.pop("OPENBLAS_CORETYPE", None)
+# --isa avx2, read before anything loads (the environment below is read by
+# OpenBLAS and PyTorch when they load; a re-exec keeps the arguments).
+AVX2 = "--isa=avx2" in sys.argv or any(a == "--isa" and b == "avx2"
+                                        for a, b in zip(sys.argv, sys.argv[1:]))
+TARGET = "avx2" if AVX2 else None  # dlc.compile's target
+if AVX2:
+    os.environ["OPENBLAS_CORETYPE"] = "Haswell"
+else:
+    os.environ.pop("OPENBLAS_CORETYPE", None)
 
 
 def _cpu_flags():
@@ -41,7 +54,8 @@ def _cpu_flags():
 
 
 # PyTorch's AVX-512 kernels where the CPU has them (it dies of SIGILL otherwise).
-os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx512" if "avx512f" in _cpu_flags() else "avx2")
+os.environ.setdefault("ATEN_CPU_CAPABILITY",
+                      "avx512" if "avx512f" in _cpu_flags() and not AVX2 else "avx2")
 # PyTorch eager is measured with tcmalloc, as it is usually deployed.
 # (find_library gives the soname, which the dynamic loader looks up itself.)
 _TCMALLOC = ctypes.util.find_library("tcmalloc_minimal")
@@ -95,7 +109,7 @@ def gemm(m, k, n, threads, reps, blas):
     src = gemm_source(m, k, n)
     a = np.random.rand(m, k).astype(np.float32)
     b = np.random.rand(k, n).astype(np.float32)
-    mod = dlc.compile(src, threads=threads)
+    mod = dlc.compile(src, threads=threads, target=TARGET)
     flop = 2.0 * m * n * k
     c_ours = np.empty((m, n), np.float32)
     fns = [lambda: mod.run(a, b, out=[c_ours])]
@@ -154,7 +168,7 @@ def hand_c():
     so = os.path.join(d, "hand.so")
     with open(os.path.join(d, "hand.c"), "w") as f:
         f.write(HAND_C)
-    subprocess.check_call(["/usr/lib/llvm-22/bin/clang", "-O3", "-march=native", "-ffast-math",
+    subprocess.check_call(["/usr/lib/llvm-22/bin/clang", "-O3", "-march=native", *(["-mno-avx512f"] if AVX2 else []), "-ffast-math",
                            "-shared", "-fPIC", "-o", so, os.path.join(d, "hand.c")])
     return ctypes.CDLL(so)
 
@@ -174,7 +188,7 @@ def chain(threads, reps, hand):
 }}"""
     x, y = np.random.rand(n).astype(np.float32), np.random.rand(n).astype(np.float32)
     o = np.empty(n, np.float32)
-    mod = dlc.compile(src, threads=threads)
+    mod = dlc.compile(src, threads=threads, target=TARGET)
     o2 = np.empty(n, np.float32)
     ours, ref = best_of([lambda: mod.run(x, y, out=[o2]),
                          lambda: hand.chain(x.ctypes.data_as(ctypes.c_void_p),
@@ -192,7 +206,7 @@ def rmsnorm(threads, reps, hand):
 }}"""
     x, g = np.random.rand(r, c).astype(np.float32), np.random.rand(c).astype(np.float32)
     o = np.empty_like(x)
-    mod = dlc.compile(src, threads=threads)
+    mod = dlc.compile(src, threads=threads, target=TARGET)
     o2 = np.empty_like(x)
     ours, ref = best_of([lambda: mod.run(x, g, out=[o2]),
                          lambda: hand.rms(x.ctypes.data_as(ctypes.c_void_p),
@@ -222,7 +236,7 @@ def models(threads, reps, blas):
     rows += [(f"{name} (constant weights)", *m.with_constant_weights(src, args), args)
              for name, src, args, _ in rows[:2]]
     for name, src, args, torch_args in rows:
-        mod = dlc.compile(src, threads=threads)
+        mod = dlc.compile(src, threads=threads, target=TARGET)
         fns = [lambda: mod(*args)]
         if torch is not None:
             fn = torch_model(torch, name)
@@ -241,7 +255,7 @@ def aot_vs_jit(threads, reps):
     out = {}
     for name, src, args in [("bert layer", m.bert_source(), m.bert_args()),
                             ("mlp batch 32", *m.mlp(32)[:2])]:
-        jit = dlc.compile(src, threads=threads)
+        jit = dlc.compile(src, threads=threads, target=TARGET)
         with tempfile.TemporaryDirectory() as d:
             jit.save(d, "model", threads=threads)
             aot = dlc.load(d)
@@ -300,8 +314,12 @@ def header():
             return f"{v // 1024} KiB" if v > 0 else "?"
         except (OSError, ValueError, subprocess.CalledProcessError):
             return "?"
-    return (f"# {model}: {isa}, L1d {kib('LEVEL1_DCACHE_SIZE')}, L2 {kib('LEVEL2_CACHE_SIZE')} per core, "
+    line = (f"# {model}: {isa}, L1d {kib('LEVEL1_DCACHE_SIZE')}, L2 {kib('LEVEL2_CACHE_SIZE')} per core, "
             f"{os.cpu_count()} cores")
+    if AVX2:
+        line += ("\n# --isa avx2: dlc target=avx2, OpenBLAS OPENBLAS_CORETYPE=Haswell, PyTorch "
+                 "ATEN_CPU_CAPABILITY=avx2, hand-fused C -mno-avx512f")
+    return line
 
 
 def whole_models(threads, reps, blas):
@@ -321,12 +339,12 @@ def whole_models(threads, reps, blas):
         x = torch.randn(1, 3, 224, 224)
         path = os.path.join(d, name + ".onnx")
         torch.onnx.export(net, x, path, opset_version=13)
-        mod = dlc.compile(path, threads=threads)
+        mod = dlc.compile(path, threads=threads, target=TARGET)
         xn = x.numpy()
         out[name + " b=1 224x224"] = best_of([lambda: mod(xn), lambda: net(x)], reps)
     layers = 12
     args = [m.bert_args()[0]] + [a for _ in range(layers) for a in m.bert_args()[1:]]
-    mod = dlc.compile(m.bert_stack_source(layers), threads=threads)
+    mod = dlc.compile(m.bert_stack_source(layers), threads=threads, target=TARGET)
     layer = torch_model(torch, "bert")
     targs = [torch.from_numpy(a) for a in args]
 
@@ -370,7 +388,7 @@ def attention(s, threads, reps, causal=False):
   return %c : {t(heads, s, d)}
 }}}}"""
     mods = [dlc.compile(f"module attributes {{dlc.attention_min_keys = {mk} : i64}} {{\n" + body,
-                        threads=threads) for mk in (0, -1)]
+                        threads=threads, target=TARGET) for mk in (0, -1)]
     x = [np.random.standard_normal((s, h)).astype(np.float32) for _ in range(3)]
     outs = [np.empty((heads, s, d), np.float32) for _ in mods]
     one, three = best_of([lambda: mods[0].run(*x, out=[outs[0]]),
@@ -393,6 +411,9 @@ def main():
                     help="only the AOT vs JIT rows, only the model rows (BERT layer, MLP, "
                          "ResNet block; with --models the whole models too), or only the "
                          "attention rows")
+    ap.add_argument("--isa", choices=["host", "avx2"], default="host",
+                    help="avx2: dlc's AVX2 code against AVX2 peers on this machine (read "
+                         "at start-up, see the module docstring)")
     ap.add_argument("--models", action="store_true",
                     help="whole models too: ResNet-50, MobileNetV2, BERT-base 12 layers")
     opts = ap.parse_args()
