@@ -181,7 +181,14 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
     return (MlirLogicalResult){0};
   }
   DlcPipeline p = {.pm = pm, .name = "lower-to-llvm"};
-  dlcAddGraphStage(&p, dlcOptionsGetBool(o, "fuse"));
+  dlcAddGraphStage(&p, false);
+  /* A strided conv on an image's few channels runs as the direct conv on
+     its column phases (dlg_conv_phase_split.c); the weights' phase split
+     folds into a constant before fusion. */
+  dlcPipelineAdd(&p, "func.func(dlg-conv-phase-split{vector-width=%d},dlg-fold-constants)",
+                 (int)vw);
+  if (dlcOptionsGetBool(o, "fuse"))
+    dlcPipelineAdd(&p, "func.func(dlg-fuse)");
   /* Attention chains (Q.K^T, softmax, P.V kernels) may become one
      flash-style loop nest before the kernels are lowered
      (passes/cpu_attention.c); on by default with AVX-512 (measured faster

@@ -13,6 +13,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcDlgFusePass,
     &dlcDlgFoldConstantsPass,
     &dlcDlgFoldBatchNormPass,
+    &dlcDlgConvPhaseSplitPass,
     &dlcDlgHorizontalFusePass,
     &dlcDlkToLinalgPass,
     &dlcDlkOutlineKernelsPass,

@@ -13,6 +13,28 @@
    same parallel tile, with the epilogue (bias, batch norm, activation,
    residual) that elementwise fusion merges into it.
 
+   Keeping Y3 blocked between convs (an NCHW[NR]c layout pass, issue 15)
+   was measured first and not built: its ceiling is small and at two
+   threads there is none. A build whose copy back kept Y3's order (wrong
+   values, same work otherwise) ran, interleaved best of 60-300 on thread
+   CPU time, loaded machine: the ResNet basic block 1.05x and ResNet-50
+   1.06-1.07x faster at 1 thread, but 0.98-0.99x and 0.97-0.99x at 2
+   (wall time). A layout pass could only drop the copies between convs,
+   not those at the model's edges or before stride-2 (im2col) convs.
+   Per conv (conv + bias + relu, constant weights, 1 thread) that build
+   ran 0.97-1.01x on 3x3 convs and 1.01-1.13x on 1x1 convs, most where
+   the output is large for the work (64 -> 256 at 56x56: 1.13x), and with
+   a residual add in the epilogue 1.26x there and 1.16x for 128 -> 512 at
+   28x28. In that
+   build the epilogue no longer fused into the conv's tile: it ran as a
+   second pass streaming whole contiguous rows. So what the figures point
+   at is the fused copy back's memory traffic (each tile reads the residual
+   and writes the output in 16 x 14 transposed blocks over P x NR channel
+   planes, while the 1x1 convs have little arithmetic to hide it behind),
+   not a second layout. A consumer conv reading a blocked x would save
+   nothing by itself: it reads x by scalar broadcasts and copies its
+   padded rows either way.
+
    The schedule tiles (image, panel, oh) across threads, then each output
    row into MR x NR register tiles (MR pixels of ow by NR channels, NR/vw
    vectors) and the three reduction loops by (cStep, 1, 1); the unit loops

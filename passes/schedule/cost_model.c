@@ -319,7 +319,7 @@ void dlcScheduleRowsInL1(const DlcLoopNest *l, const DlcCpuTarget *t, int64_t el
    A parallel tile is P panels by R output rows of one image (convTile).
    Inside it the panels run outermost, so each panel's weights serve the
    tile's R rows and the tile's input rows serve its P panels from L2. */
-enum { kConvTiles = 8 };
+enum { kConvTiles = 8, kMinConvChannels = 8 };
 
 /* The parallel tile (P panels, R rows) that moves the fewest bytes
    between L2 and the shared L3 over the whole conv, among those with at
@@ -386,7 +386,17 @@ void dlcScheduleDirectConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSched
   s->tiles[0] = 1, s->tiles[1] = panelTile, s->tiles[2] = ohTile;
   int64_t c = l->extent[5], panelRow = l->extent[6] * l->extent[7] * nr * 4;
   int64_t rowBytes = l->extent[6] * (wo + l->extent[7] - 1) * 4;
-  int64_t cb = dlcLargestDivisor(c, t->l1Bytes / 2 / (panelRow + rowBytes));
+  /* At least kMinConvChannels per block, or all of C: a block of one
+     channel step (<= 4) leaves the taps as the innermost reduction, and
+     their kH x kW unrolled outer products spill the accumulators. A 7x4
+     conv on 6 channels (the stem's phase split, Wo = 112) got blocks of 3
+     from the rule above and ran 2.1x slower than with all 6 (vfmadd
+     operands spilled: 576 stack stores per 1680 FMAs; interleaved best of
+     40, 1 thread, loaded machine). */
+  int64_t fit = t->l1Bytes / 2 / (panelRow + rowBytes);
+  int64_t cb = dlcLargestDivisor(c, fit > kMinConvChannels ? fit : kMinConvChannels);
+  if (cb < kMinConvChannels)
+    cb = c;
   s->tiles[5] = cb == c ? 0 : cb;
   s->vectorWidth = vw;
   s->numParallel = 3;

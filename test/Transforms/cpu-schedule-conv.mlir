@@ -114,3 +114,18 @@ func.func @depthwise(%x: tensor<1x96x28x28xf32>, %w: tensor<96x1x3x3xf32>) -> te
   %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, groups = 96} : (tensor<1x96x28x28xf32>, tensor<96x1x3x3xf32>) -> tensor<1x96x28x28xf32>
   return %0 : tensor<1x96x28x28xf32>
 }
+
+// Few channels under a tall kernel (6 channels, 7x4 taps: the 7x7
+// stride-2 stem after a horizontal phase split): half of L1 fits only 2
+// channels' Wp panel and input rows, but a block of one channel step
+// left the 7 x 4 taps as the innermost reduction, unrolled into one chain
+// of outer products whose operands spilled (2.1x slower). All 6
+// channels form one block; the accumulators stay in registers across a
+// channel loop in steps of 3.
+// CHECK-LABEL: func.func private @tall_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [1, 2, 14, 0, 0, 0, 0, 0], vector = 16, register = [14, 32], parallel = [0, 1, 2]>
+// CHECK: scf.for %{{.*}} = %c0 to %c6 step %c3 iter_args({{.*}}) -> (vector<14x32xf32>)
+func.func @tall(%x: tensor<1x6x112x115xf32>, %w: tensor<64x6x7x4xf32>) -> tensor<1x64x112x112xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 3, 0, 3, 0>} : (tensor<1x6x112x115xf32>, tensor<64x6x7x4xf32>) -> tensor<1x64x112x112xf32>
+  return %0 : tensor<1x64x112x112xf32>
+}

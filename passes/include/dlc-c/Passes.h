@@ -14,6 +14,7 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgSimplifyPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgFusePass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgFoldConstantsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgFoldBatchNormPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgConvPhaseSplitPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgHorizontalFusePass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlkToLinalgPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlkOutlineKernelsPass;
