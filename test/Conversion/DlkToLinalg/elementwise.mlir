@@ -1,4 +1,5 @@
 // RUN: dlc-opt %s --split-input-file --dlk-to-linalg | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlk-to-linalg | FileCheck %s --check-prefix=ERF
 
 // Every elementwise dlg op becomes one linalg.generic over the result's
 // dims, all loops parallel, NumPy broadcasting in the operands' indexing
@@ -141,14 +142,34 @@ func.func @silu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// erf is one Horner chain of 12 fused multiply-adds shared by its two
+// polynomials (|x| < 1.4: x + x P(x^2); else copysign(Q(min(|x|, 3.92) -
+// 2.66), x)), each lane selecting its variable and coefficients: no divide,
+// no exp, no libm call anywhere in the body.
 // CHECK-LABEL: func.func @erf
-// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<4x8xf32>) outs(%[[E]] : tensor<4x8xf32>)
 // CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
-// CHECK: math.absf
-// CHECK: math.exp
-// CHECK-NOT: math.erf
+// CHECK-NOT: {{arith.divf|math.exp|math.erf|math.fma}}
 // CHECK: linalg.yield
+// ERF-LABEL: func.func @erf
+// ERF: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// ERF: %[[A:.*]] = math.absf %[[IN]] : f32
+// ERF: %[[SPLIT:.*]] = arith.constant 1.400000e+00 : f32
+// ERF: %[[SMALL:.*]] = arith.cmpf olt, %[[A]], %[[SPLIT]] : f32
+// ERF: %[[C:.*]] = arith.constant 3.920000e+00 : f32
+// ERF: %[[OVER:.*]] = arith.cmpf ogt, %[[A]], %[[C]] : f32
+// ERF: %[[AC:.*]] = arith.select %[[OVER]], %[[C]], %[[A]] : f32
+// ERF: %[[U:.*]] = arith.mulf %[[IN]], %[[IN]] : f32
+// ERF: %[[T:.*]] = arith.subf %[[AC]], %{{.*}} : f32
+// ERF: %[[V:.*]] = arith.select %[[SMALL]], %[[U]], %[[T]] : f32
+// ERF-COUNT-10: arith.select %[[SMALL]], %{{.*}}, %{{.*}} : f32{{[[:space:]].*}}arith.mulf %{{.*}}, %[[V]] fastmath<contract> : f32{{[[:space:]].*}}arith.addf
+// ERF: arith.select %[[SMALL]], %{{.*}}, %{{.*}} : f32
+// ERF-NEXT: %[[HM:.*]] = arith.mulf %{{.*}}, %[[V]] fastmath<contract> : f32
+// ERF-NEXT: %[[H:.*]] = arith.addf %[[HM]], %{{.*}} fastmath<contract> : f32
+// ERF-NEXT: %[[XH:.*]] = arith.mulf %[[IN]], %[[H]] fastmath<contract> : f32
+// ERF-NEXT: %[[S:.*]] = arith.addf %[[XH]], %[[IN]] fastmath<contract> : f32
+// ERF-NEXT: %[[L:.*]] = math.copysign %[[H]], %[[IN]] : f32
+// ERF-NEXT: %[[Y:.*]] = arith.select %[[SMALL]], %[[S]], %[[L]] : f32
+// ERF-NEXT: linalg.yield %[[Y]] : f32
 func.func @erf(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = dlg.erf %x : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
@@ -156,15 +177,22 @@ func.func @erf(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// Exact GELU: x/2 + x/2 erf(x / sqrt 2), the same erf, the last step fused.
 // CHECK-LABEL: func.func @gelu
-// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<4x8xf32>) outs(%[[E]] : tensor<4x8xf32>)
 // CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
-// CHECK: arith.mulf
-// CHECK: math.absf
-// CHECK: math.exp
-// CHECK-NOT: math.erf
+// CHECK-NOT: {{arith.divf|math.exp|math.erf|math.fma}}
 // CHECK: linalg.yield
+// ERF-LABEL: func.func @gelu
+// ERF: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// ERF: %[[Z:.*]] = arith.mulf %[[IN]], %{{.*}} : f32
+// ERF-NEXT: math.absf %[[Z]] : f32
+// ERF: math.copysign
+// ERF-NEXT: %[[E:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// ERF-NEXT: %[[HALF_C:.*]] = arith.constant 5.000000e-01 : f32
+// ERF-NEXT: %[[HALF:.*]] = arith.mulf %[[IN]], %[[HALF_C]] : f32
+// ERF-NEXT: %[[P:.*]] = arith.mulf %[[HALF]], %[[E]] fastmath<contract> : f32
+// ERF-NEXT: %[[R:.*]] = arith.addf %[[P]], %[[HALF]] fastmath<contract> : f32
+// ERF-NEXT: linalg.yield %[[R]] : f32
 func.func @gelu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = dlg.gelu %x : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
