@@ -142,32 +142,30 @@ func.func @silu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// erf is one Horner chain of 12 fused multiply-adds shared by its two
-// polynomials (|x| < 1.4: x + x P(x^2); else copysign(Q(min(|x|, 3.92) -
-// 2.66), x)), each lane selecting its variable and coefficients: no divide,
-// no exp, no libm call anywhere in the body.
+// erf is two Horner chains of fused multiply-adds (mulf + addf marked
+// contract): |x| < 1: x + x P(x^2), P of degree 5; else copysign(Q(min(|x|,
+// 3.84) - 2.42), x), Q of degree 12; a select picks. No divide, no exp, no
+// libm call anywhere in the body.
 // CHECK-LABEL: func.func @erf
 // CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
 // CHECK-NOT: {{arith.divf|math.exp|math.erf|math.fma}}
 // CHECK: linalg.yield
 // ERF-LABEL: func.func @erf
 // ERF: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
-// ERF: %[[A:.*]] = math.absf %[[IN]] : f32
-// ERF: %[[SPLIT:.*]] = arith.constant 1.400000e+00 : f32
-// ERF: %[[SMALL:.*]] = arith.cmpf olt, %[[A]], %[[SPLIT]] : f32
-// ERF: %[[C:.*]] = arith.constant 3.920000e+00 : f32
-// ERF: %[[OVER:.*]] = arith.cmpf ogt, %[[A]], %[[C]] : f32
-// ERF: %[[AC:.*]] = arith.select %[[OVER]], %[[C]], %[[A]] : f32
-// ERF: %[[U:.*]] = arith.mulf %[[IN]], %[[IN]] : f32
-// ERF: %[[T:.*]] = arith.subf %[[AC]], %{{.*}} : f32
-// ERF: %[[V:.*]] = arith.select %[[SMALL]], %[[U]], %[[T]] : f32
-// ERF-COUNT-10: arith.select %[[SMALL]], %{{.*}}, %{{.*}} : f32{{[[:space:]].*}}arith.mulf %{{.*}}, %[[V]] fastmath<contract> : f32{{[[:space:]].*}}arith.addf
-// ERF: arith.select %[[SMALL]], %{{.*}}, %{{.*}} : f32
-// ERF-NEXT: %[[HM:.*]] = arith.mulf %{{.*}}, %[[V]] fastmath<contract> : f32
-// ERF-NEXT: %[[H:.*]] = arith.addf %[[HM]], %{{.*}} fastmath<contract> : f32
-// ERF-NEXT: %[[XH:.*]] = arith.mulf %[[IN]], %[[H]] fastmath<contract> : f32
-// ERF-NEXT: %[[S:.*]] = arith.addf %[[XH]], %[[IN]] fastmath<contract> : f32
-// ERF-NEXT: %[[L:.*]] = math.copysign %[[H]], %[[IN]] : f32
+// ERF-NEXT: %[[A:.*]] = math.absf %[[IN]] : f32
+// ERF-NEXT: %[[U:.*]] = arith.mulf %[[IN]], %[[IN]] : f32
+// ERF-COUNT-5: arith.mulf %{{.*}}, %[[U]] fastmath<contract> : f32{{[[:space:]].*}}arith.addf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// ERF-NEXT: %[[XP:.*]] = arith.mulf %[[IN]], %{{.*}} fastmath<contract> : f32
+// ERF-NEXT: %[[S:.*]] = arith.addf %[[XP]], %[[IN]] fastmath<contract> : f32
+// ERF-NEXT: %[[C:.*]] = arith.constant 3.840000e+00 : f32
+// ERF-NEXT: %[[OVER:.*]] = arith.cmpf ogt, %[[A]], %[[C]] : f32
+// ERF-NEXT: %[[AC:.*]] = arith.select %[[OVER]], %[[C]], %[[A]] : f32
+// ERF-NEXT: %[[M:.*]] = arith.constant 2.420000e+00 : f32
+// ERF-NEXT: %[[T:.*]] = arith.subf %[[AC]], %[[M]] : f32
+// ERF-COUNT-12: arith.mulf %{{.*}}, %[[T]] fastmath<contract> : f32{{[[:space:]].*}}arith.addf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// ERF-NEXT: %[[L:.*]] = math.copysign %{{.*}}, %[[IN]] : f32
+// ERF-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// ERF-NEXT: %[[SMALL:.*]] = arith.cmpf olt, %[[A]], %[[ONE]] : f32
 // ERF-NEXT: %[[Y:.*]] = arith.select %[[SMALL]], %[[S]], %[[L]] : f32
 // ERF-NEXT: linalg.yield %[[Y]] : f32
 func.func @erf(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
@@ -187,6 +185,7 @@ func.func @erf(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // ERF: %[[Z:.*]] = arith.mulf %[[IN]], %{{.*}} : f32
 // ERF-NEXT: math.absf %[[Z]] : f32
 // ERF: math.copysign
+// ERF: arith.cmpf olt
 // ERF-NEXT: %[[E:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
 // ERF-NEXT: %[[HALF_C:.*]] = arith.constant 5.000000e-01 : f32
 // ERF-NEXT: %[[HALF:.*]] = arith.mulf %[[IN]], %[[HALF_C]] : f32
