@@ -11,8 +11,9 @@ them; about ten minutes).
 erf bounds: max |error| <= 1e-7 and <= 1.8 ulp of the f32 result (measured
 over every float in [-6, 6]: 9.95e-8 and 1.67 ulp; the A&S 7.1.26 code before
 reached 6.0e-7 and 1.7e7 ulp near 0 on the default grid). Exact GELU, x/2 (1 + erf(x / sqrt 2))
-on [-10, 10]: |error| <= |x|/2 1e-7 + 1 ulp of the result (erf's error
-carried by x/2, plus the roundings of x / sqrt 2 and of the result).
+on [-10, 10]: |error| <= |x|/2 1e-7 + 2 ulp of the result (erf's error
+carried by x/2, plus the roundings of x / sqrt 2, of x/2 and of the result;
+0.89 of that at most with --stride 16).
 
 Usage: erf_accuracy.py [--stride N] [--target avx2|avx512|host]
 """
@@ -114,18 +115,24 @@ def main():
     else:
         print("erf(inf, -inf, nan, -0, +-1e30) = 1, -1, nan, -0, +-1")
 
-    # exact GELU, x/2 (1 + erf(x / sqrt 2)) in f64
-    x = np.concatenate([f32_bits_grid(0.0, 10.0, opts.stride * 4)])
-    x = np.concatenate([x, -x, near(SPLIT * math.sqrt(2)), near(CLAMP * math.sqrt(2))])
-    got = run_chunks(gelu, x, n).astype(np.float64)
-    xd = x.astype(np.float64)
-    ref = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in xd.tolist()])
+    # exact GELU, x/2 (1 + erf(x / sqrt 2)) in f64, in chunks as erf above;
     # erf's error carried by x/2, plus the roundings of x / sqrt 2 and of the result
-    rel = np.abs(got - ref) / (0.5 * np.abs(xd) * ERF_ABS + ulp_of(ref))
-    print(f"gelu over {x.size} floats in [-10, 10]: max |error| / (|x|/2 {ERF_ABS:g} + ulp) "
-          f"{rel.max():.3g} at {float(x[rel.argmax()]):.9g}")
-    if not rel.max() <= GELU_REL:
-        print(f"FAIL gelu error above {GELU_REL:g} (|x|/2 {ERF_ABS:g} + ulp)")
+    grid = f32_bits_grid(0.0, 10.0, opts.stride * 4)
+    edges = np.concatenate([near(SPLIT * math.sqrt(2)), near(CLAMP * math.sqrt(2))])
+    worst, where, total = 0.0, 0.0, 0
+    for part in [grid[i:i + step] for i in range(0, grid.size, step)] + [edges]:
+        x = np.concatenate([part, -part])
+        got = run_chunks(gelu, x, n).astype(np.float64)
+        xd = x.astype(np.float64)
+        ref = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in xd.tolist()])
+        rel = np.abs(got - ref) / (0.5 * np.abs(xd) * ERF_ABS + 2 * ulp_of(ref))
+        total += x.size
+        if rel.max() > worst:
+            worst, where = float(rel.max()), float(x[rel.argmax()])
+    print(f"gelu over {total} floats in [-10, 10]: max |error| / (|x|/2 {ERF_ABS:g} + 2 ulp) "
+          f"{worst:.3g} at {where:.9g}")
+    if not worst <= GELU_REL:
+        print(f"FAIL gelu error above {GELU_REL:g} (|x|/2 {ERF_ABS:g} + 2 ulp)")
         ok = False
     got = run_chunks(gelu, np.array([np.nan, np.inf, 0.0], np.float32), n)
     if not (np.isnan(got[0]) and got[1] == np.inf and got[2] == 0):
