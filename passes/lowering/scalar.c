@@ -91,8 +91,9 @@ static MlirValue horner(DlcBuilder *b, MlirValue v, const double *c, int n) {
    Coefficients: minimax fits in f64 (Lawson-weighted least squares on 8000
    Chebyshev nodes; P relative to erf(x)/x - 1, Q absolute), rounded to f32
    from the highest degree down, refitting the lower ones after each, so the
-   f32 constants below are the fit. The small side as x + x P (P in
-   [-0.16, 0.13]) leaves about one rounding on the result.
+   f32 constants below are the fit (scripts/fit_erf.py prints them). The
+   small side as x + x P (P in [-0.16, 0.13]) leaves about one rounding on
+   the result.
    Error in f32 against erf in f64 over every float in [-6, 6] (with FMA;
    test/E2E/Inputs/erf_accuracy.py --stride 1): max 9.95e-8 absolute,
    1.67 ulp (erf_accuracy.test holds 1e-7 and 1.8 ulp). The A&S code
