@@ -1,4 +1,5 @@
 // RUN: dlc-opt %s --split-input-file --dlk-to-linalg | FileCheck %s
+// RUN: dlc-opt %s --split-input-file --dlk-to-linalg | FileCheck %s --check-prefix=ERF
 
 // Every elementwise dlg op becomes one linalg.generic over the result's
 // dims, all loops parallel, NumPy broadcasting in the operands' indexing
@@ -141,14 +142,32 @@ func.func @silu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// erf is two Horner chains of fused multiply-adds (mulf + addf marked
+// contract): |x| < 1: x + x P(x^2), P of degree 5; else copysign(Q(min(|x|,
+// 3.84) - 2.42), x), Q of degree 12; a select picks. No divide, no exp, no
+// libm call anywhere in the body.
 // CHECK-LABEL: func.func @erf
-// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<4x8xf32>) outs(%[[E]] : tensor<4x8xf32>)
 // CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
-// CHECK: math.absf
-// CHECK: math.exp
-// CHECK-NOT: math.erf
+// CHECK-NOT: {{arith.divf|math.exp|math.erf|math.fma}}
 // CHECK: linalg.yield
+// ERF-LABEL: func.func @erf
+// ERF: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// ERF-NEXT: %[[A:.*]] = math.absf %[[IN]] : f32
+// ERF-NEXT: %[[U:.*]] = arith.mulf %[[IN]], %[[IN]] : f32
+// ERF-COUNT-5: arith.mulf %{{.*}}, %[[U]] fastmath<contract> : f32{{[[:space:]].*}}arith.addf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// ERF-NEXT: %[[XP:.*]] = arith.mulf %[[IN]], %{{.*}} fastmath<contract> : f32
+// ERF-NEXT: %[[S:.*]] = arith.addf %[[XP]], %[[IN]] fastmath<contract> : f32
+// ERF-NEXT: %[[C:.*]] = arith.constant 3.840000e+00 : f32
+// ERF-NEXT: %[[OVER:.*]] = arith.cmpf ogt, %[[A]], %[[C]] : f32
+// ERF-NEXT: %[[AC:.*]] = arith.select %[[OVER]], %[[C]], %[[A]] : f32
+// ERF-NEXT: %[[M:.*]] = arith.constant 2.420000e+00 : f32
+// ERF-NEXT: %[[T:.*]] = arith.subf %[[AC]], %[[M]] : f32
+// ERF-COUNT-12: arith.mulf %{{.*}}, %[[T]] fastmath<contract> : f32{{[[:space:]].*}}arith.addf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// ERF-NEXT: %[[L:.*]] = math.copysign %{{.*}}, %[[IN]] : f32
+// ERF-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// ERF-NEXT: %[[SMALL:.*]] = arith.cmpf olt, %[[A]], %[[ONE]] : f32
+// ERF-NEXT: %[[Y:.*]] = arith.select %[[SMALL]], %[[S]], %[[L]] : f32
+// ERF-NEXT: linalg.yield %[[Y]] : f32
 func.func @erf(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = dlg.erf %x : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
@@ -156,15 +175,23 @@ func.func @erf(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// Exact GELU: x/2 + x/2 erf(x / sqrt 2), the same erf, the last step fused.
 // CHECK-LABEL: func.func @gelu
-// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<4x8xf32>) outs(%[[E]] : tensor<4x8xf32>)
 // CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
-// CHECK: arith.mulf
-// CHECK: math.absf
-// CHECK: math.exp
-// CHECK-NOT: math.erf
+// CHECK-NOT: {{arith.divf|math.exp|math.erf|math.fma}}
 // CHECK: linalg.yield
+// ERF-LABEL: func.func @gelu
+// ERF: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// ERF: %[[Z:.*]] = arith.mulf %[[IN]], %{{.*}} : f32
+// ERF-NEXT: math.absf %[[Z]] : f32
+// ERF: math.copysign
+// ERF: arith.cmpf olt
+// ERF-NEXT: %[[E:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// ERF-NEXT: %[[HALF_C:.*]] = arith.constant 5.000000e-01 : f32
+// ERF-NEXT: %[[HALF:.*]] = arith.mulf %[[IN]], %[[HALF_C]] : f32
+// ERF-NEXT: %[[P:.*]] = arith.mulf %[[HALF]], %[[E]] fastmath<contract> : f32
+// ERF-NEXT: %[[R:.*]] = arith.addf %[[P]], %[[HALF]] fastmath<contract> : f32
+// ERF-NEXT: linalg.yield %[[R]] : f32
 func.func @gelu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = dlg.gelu %x : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
