@@ -318,16 +318,18 @@ static MlirValue idx2(DlcBuilder *b, const char *op, MlirValue x, MlirValue y) {
   return dlcBuildValue(b, op, DLC_VALUES(x, y), DLC_NO_ATTRS);
 }
 
-static MlirValue ultSelect(DlcBuilder *b, MlirValue x, MlirValue y, MlirValue t, MlirValue f) {
-  MlirType i1 = mlirIntegerTypeGet(b->context, 1), index = mlirIndexTypeGet(b->context);
-  MlirValue lt = mlirOperationGetResult(
-      dlcBuildOpTyped(b, "arith.cmpi", DLC_VALUES(x, y), 1, &i1,
-                      DLC_ATTRS(dlcNamed(b->context, "predicate",
-                                         mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64),
-                                                            6 /* ult */)))),
-      0);
+static MlirValue ult(DlcBuilder *b, MlirValue x, MlirValue y) {
+  MlirType i1 = mlirIntegerTypeGet(b->context, 1);
+  MlirAttribute pred = mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64), 6 /* ult */);
+  return mlirOperationGetResult(dlcBuildOpTyped(b, "arith.cmpi", DLC_VALUES(x, y), 1, &i1,
+                                                DLC_ATTRS(dlcNamed(b->context, "predicate", pred))),
+                                0);
+}
+
+static MlirValue selectIndex(DlcBuilder *b, MlirValue c, MlirValue t, MlirValue f) {
+  MlirType index = mlirIndexTypeGet(b->context);
   return mlirOperationGetResult(
-      dlcBuildOpTyped(b, "arith.select", DLC_VALUES(lt, t, f), 1, &index, DLC_NO_ATTRS), 0);
+      dlcBuildOpTyped(b, "arith.select", DLC_VALUES(c, t, f), 1, &index, DLC_NO_ATTRS), 0);
 }
 
 /* The scf.for directly in `loop`'s body that walks the Kc block. */
@@ -380,10 +382,10 @@ static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
   MlirValue p = inductionVar(m->pLoop), c0 = cIndex(&b, 0);
   MlirValue p1 = idx2(&b, "arith.addi", p, cIndex(&b, 1));
   MlirValue kNext = idx2(&b, "arith.addi", k0, cIndex(&b, m->kc));
-  MlirValue kLast = ultSelect(&b, kNext, cIndex(&b, kTotal), kNext, k0);
-  MlirValue pLast = ultSelect(&b, kNext, cIndex(&b, kTotal), c0, p);
-  MlirValue row0 = ultSelect(&b, p1, cIndex(&b, m->panels), k0, kLast);
-  MlirValue pan = ultSelect(&b, p1, cIndex(&b, m->panels), p1, pLast);
+  MlirValue hasK = ult(&b, kNext, cIndex(&b, kTotal));
+  MlirValue kLast = selectIndex(&b, hasK, kNext, k0), pLast = selectIndex(&b, hasK, c0, p);
+  MlirValue hasP = ult(&b, p1, cIndex(&b, m->panels));
+  MlirValue row0 = selectIndex(&b, hasP, k0, kLast), pan = selectIndex(&b, hasP, p1, pLast);
   /* the slot: row block (i - lb) / MR, step kk / step */
   MlirOperation kFirst = mlirBlockGetFirstOperation(
       mlirRegionGetFirstBlock(mlirOperationGetRegion(kLoop, 0)));
