@@ -89,6 +89,10 @@ static char *readTensor(MlirType t, const char *what, intptr_t i, Tensor *out) {
   return err;
 }
 
+static int64_t tensorBytes(const Tensor *t) {
+  return (int64_t)dlcDTypeSize(t->dtype) * dlcTensorTypeNumElements(t);
+}
+
 /*--- The ABI functions, in the LLVM dialect --------------------------------------*/
 
 /* An MLIR string literal of `s` plus its NUL, every byte not alphanumeric
@@ -190,17 +194,14 @@ static char *wrapperSource(const char *name, const char *entry, const Tensor *ts
   put(&b, "    %%ov0 = llvm.mlir.constant(false) : i1\n");
   int nov = 0;
   for (int i = 0; i < ni + no; ++i) {
-    int64_t bytes = (int64_t)dlcDTypeSize(ts[i].dtype) * dlcTensorTypeNumElements(&ts[i]);
     put(&b, "    %%p%d = llvm.ptrtoint %%a%d : !llvm.ptr to i64\n"
             "    %%sz%d = llvm.mlir.constant(%lld : i64) : i64\n"
             "    %%q%d = llvm.add %%p%d, %%sz%d : i64\n",
-        i, i, i, (long long)bytes, i, i, i);
+        i, i, i, (long long)tensorBytes(&ts[i]), i, i, i);
   }
   for (int o = ni; o < ni + no; ++o)
     for (int i = 0; i < o; ++i) {
-      int64_t bo = (int64_t)dlcDTypeSize(ts[o].dtype) * dlcTensorTypeNumElements(&ts[o]);
-      int64_t bi = (int64_t)dlcDTypeSize(ts[i].dtype) * dlcTensorTypeNumElements(&ts[i]);
-      if (bo == 0 || bi == 0)
+      if (tensorBytes(&ts[o]) == 0 || tensorBytes(&ts[i]) == 0)
         continue;
       put(&b, "    %%lo%d = llvm.icmp \"ult\" %%p%d, %%q%d : i64\n"
               "    %%hi%d = llvm.icmp \"ult\" %%p%d, %%q%d : i64\n"
@@ -350,7 +351,6 @@ static char *headerText(const char *name, const char *source, const char *entry,
           "#define %s_WEIGHTS_BYTES %lld\n#define %s_THREADS %d\n\n",
       up, ni, up, no, up, (long long)plan->workspaceBytes, up, (long long)plan->weightsBytes, up,
       threads);
-  static const size_t kSizes[] = {4, 2, 2, 8, 1, 1, 4, 8};
   for (int i = 0; i < ni + no; ++i) {
     const Tensor *t = &ts[i];
     bool in = i < ni;
@@ -361,7 +361,7 @@ static char *headerText(const char *name, const char *source, const char *entry,
     put(&b, "] */\n#define %s_%s%d_NAME \"%s%d\"\n#define %s_%s%d_DTYPE DLC_AOT_%s\n"
             "#define %s_%s%d_RANK %d\n#define %s_%s%d_ELEMENTS %lld\n#define %s_%s%d_BYTES %lld\n",
         up, W, j, w, j, up, W, j, kDTypes[t->dtype].c, up, W, j, t->rank, up, W, j,
-        (long long)dlcTensorTypeNumElements(t), up, W, j, (long long)(dlcTensorTypeNumElements(t) * (int64_t)kSizes[t->dtype]));
+        (long long)dlcTensorTypeNumElements(t), up, W, j, (long long)tensorBytes(t));
     put(&b, "static const int64_t %s_%s%d_SHAPE[%d] %s_UNUSED = {", up, W, j,
         t->rank ? t->rank : 1, up);
     if (t->rank)
