@@ -32,6 +32,7 @@
 #include "pipeline/stages.h"
 
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Diagnostics.h"
 #include "mlir-c/Dialect/Func.h"
 
 #include <stdio.h>
@@ -76,6 +77,13 @@ static const DlcOptionDesc kMarkOptions[] = {
 static MlirLogicalResult markTarget(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
   MlirStringRef isa = dlcOptionsGetString(dlcPassGetOptions(pass), "isa");
+  if (!dlcTargetIsKnown(isa)) { /* the JIT would take any other name for AVX2 */
+    char msg[96];
+    snprintf(msg, sizeof msg, "dlc-mark-target: unknown isa '%.*s' (host, avx2 or avx512)",
+             (int)(isa.length < 32 ? isa.length : 32), isa.data);
+    mlirEmitError(mlirOperationGetLocation(module), msg);
+    return (MlirLogicalResult){0};
+  }
   MlirContext ctx = mlirOperationGetContext(module);
   mlirOperationSetDiscardableAttributeByName(module, mlirStringRefCreateFromCString("dlc.target"),
                                              mlirStringAttrGet(ctx, isa));

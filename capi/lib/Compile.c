@@ -397,10 +397,14 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
   char isa[16] = "host";
   MlirAttribute target = mlirOperationGetAttributeByName(mlirModuleGetOperation(v->module),
                                                          str("dlc.target"));
-  if (!mlirAttributeIsNull(target) && mlirAttributeIsAString(target)) {
-    MlirStringRef t = mlirStringAttrGetValue(target);
-    if (t.length < sizeof isa)
-      memcpy(isa, t.data, t.length), isa[t.length] = '\0';
+  if (!mlirAttributeIsNull(target)) {
+    MlirStringRef t = mlirAttributeIsAString(target) ? mlirStringAttrGetValue(target)
+                                                     : str("");
+    if (!dlcTargetIsKnown(t)) {
+      freeSymbols(&syms);
+      return dlcFormat("the module's dlc.target is not host, avx2 or avx512");
+    }
+    memcpy(isa, t.data, t.length), isa[t.length] = '\0';
   }
   if (!p->cuda && (err = dlcTargetCheckHost(isa))) {
     freeSymbols(&syms);

@@ -4,10 +4,12 @@
 // RUN: dlc-opt %s --dlg-fuse --lower-to-llvm | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVM
 // RUN: dlc-opt %s --lower-to-llvm=target=avx2 --mlir-print-ir-after=dlk-to-linalg -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGE
 // RUN: dlc-opt %s --lower-to-llvm=target=avx2 | FileCheck %s --check-prefix=AVX2
+// RUN: not dlc-opt %s --dlc-mark-target=isa=sse 2>&1 | FileCheck %s --check-prefix=BADISA
 
 // The module records its target (dlc-mark-target), which the JIT compiles for.
 // CHECK: module attributes {{{.*}}dlc.target = "host"
 // AVX2: module attributes {{{.*}}dlc.target = "avx2"
+// BADISA: error: dlc-mark-target: unknown isa 'sse' (host, avx2 or avx512)
 
 // CHECK: llvm.func @mlp(
 // CHECK-NOT: dlg.
