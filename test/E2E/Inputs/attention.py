@@ -12,6 +12,7 @@ import re
 import numpy as np
 
 import dlc
+from models import constant as const, t as T
 from dlc._capi import run_pipeline
 
 # The fused call with q, k and v alone (a causal mask folded, not passed),
@@ -20,14 +21,6 @@ from dlc._capi import run_pipeline
 THREE_OPERANDS = re.compile(r"call @dlc_attention_0\(%arg0, %arg1, %arg2\)( \{[^}]*\})? :")
 
 rng = np.random.default_rng(15)
-
-
-def T(shape):
-    return "tensor<" + "x".join(map(str, shape)) + "xf32>"
-
-
-def const(name, a):
-    return f'  %{name} = dlg.constant dense<"0x{a.astype("<f4").tobytes().hex().upper()}"> : {T(a.shape)}'
 
 
 # Causal masks as models write them: -1e9 (BERT-style code), the most

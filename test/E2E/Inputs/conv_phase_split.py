@@ -7,16 +7,9 @@ channels is left as it is and must still match."""
 import numpy as np
 
 import dlc
+from models import constant as const, t as T
 
 rng = np.random.default_rng(5)
-
-
-def T(shape):
-    return "tensor<" + "x".join(map(str, shape)) + "xf32>"
-
-
-def const(name, a):
-    return f'  %{name} = dlg.constant dense<"0x{a.astype("<f4").tobytes().hex().upper()}"> : {T(a.shape)}'
 
 
 def reference(x, w, b, strides, pads):

@@ -5,16 +5,9 @@ results must match NumPy as the unfused module's do."""
 import numpy as np
 
 import dlc
+from models import constant as const, t as T
 
 rng = np.random.default_rng(3)
-
-
-def T(shape):
-    return "tensor<" + "x".join(map(str, shape)) + "xf32>"
-
-
-def const(name, a):
-    return f'  %{name} = dlg.constant dense<"0x{a.astype("<f4").tobytes().hex().upper()}"> : {T(a.shape)}'
 
 
 def case(label, xshape, ns, tb, bias):

@@ -25,6 +25,13 @@ def t(shape):
     return f"tensor<{'x'.join(map(str, shape))}xf32>"
 
 
+def constant(name, a, ty=None):
+    """A dlg.constant line defining %`name` as the f32 array `a`, hex-encoded,
+    of type `ty` (by default `a`'s shape)."""
+    return (f'  %{name} = dlg.constant dense<"0x{a.astype("<f4").tobytes().hex().upper()}"> : '
+            f'{ty or t(a.shape)}')
+
+
 def randn(*s, scale=1.0):
     return (rng.standard_normal(s) * scale).astype(np.float32)
 
@@ -249,6 +256,6 @@ def with_constant_weights(src, args, keep=1):
     consts = []
     for p, a in zip(params[keep:], args[keep:]):
         name, ty = (s.strip() for s in p.split(":", 1))
-        consts.append(f'  {name} = dlg.constant dense<"0x{a.astype("<f4").tobytes().hex().upper()}"> : {ty}')
+        consts.append(constant(name.lstrip("%"), a, ty))
     head = f"func.func @{sig.group(1)}({', '.join(params[:keep])}) -> {sig.group(3)} {{\n"
     return src[:sig.start()] + head + "\n".join(consts) + "\n" + src[sig.end():], args[:keep]
