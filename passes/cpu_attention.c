@@ -48,12 +48,16 @@
    When: by default with 16 lanes (AVX-512), at every length: measured
    faster than the three kernels from s = 16 to 2048 at 1 and 2 threads
    (see the min-keys option); `min-keys` or the module's own
-   dlc.attention_min_keys set a threshold, -1 never. With 8 lanes (AVX2,
-   16 registers for the G x dv/8 accumulators) it was not measured and is
-   off. In llc -mcpu=znver4 output both micro-kernels are GEMM-like: per 4
-   steps 64 FMAs among ~130 instructions (the loads of K^T or V rows and
-   the broadcasts of q or p); the exps and reductions are per row and
-   block, not per key. */
+   dlc.attention_min_keys set a threshold, -1 never. With 8 lanes (AVX2)
+   only under a causal mask, where skipping the blocks above the diagonal
+   outweighs what the 16 ymm registers cost: the G x dv/8 = 32 P.V
+   accumulators and the G x NB score tile do not fit, and llc
+   -mcpu=haswell spills (595 stack references in the loop nest at
+   d = 64, 117 with 16 lanes); G = 1 or 2 spill less but load each K or V
+   row for fewer FMAs, and measured no faster. In llc -mcpu=znver4 output
+   both micro-kernels are GEMM-like: per 4 steps 64 FMAs among ~130
+   instructions (the loads of K^T or V rows and the broadcasts of q or
+   p); the exps and reductions are per row and block, not per key. */
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
@@ -965,10 +969,13 @@ static const DlcOptionDesc kOptions[] = {
        2-core AVX-512 EPYC, 12 heads, d = 64, one kernel against the three:
        1 thread s = 16 1.06x, 64 1.08x, 128 1.07x, 512 1.42x, 2048 1.3-2.9x;
        2 threads s = 128 1.05x, 512 3.4x, 2048 1.8x (bench/run.py --only
-       attention). With 8 lanes (AVX2: 16 registers, where the G x Dv/8
-       accumulators do not fit) it was not measured, so it stays off there. */
+       attention). With 8 lanes, AVX2 code on the same machine (bench/run.py
+       --isa avx2 --only attention, loaded): 0.69-0.85x at 1 thread and
+       0.61-0.81x at 2 (s = 128, 512, 2048) without a mask, but under a
+       causal one 1.21x / 1.76x at 1 thread and 1.22x / 1.69x at 2
+       (s = 128 / 512); so there only causal chains are fused. */
     {"min-keys", "fuse when the key length is at least this; -1: never (three kernels); "
-                 "-2: 0 with 16 lanes, never with fewer. "
+                 "-2: 0 with 16 lanes, with fewer only chains under a causal mask. "
                  "A module attribute dlc.attention_min_keys overrides it",
      DLC_OPTION_INT, "-2"},
 };
@@ -1102,8 +1109,11 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
                   "1024");
     return (MlirLogicalResult){0};
   }
+  /* The default (-2): every chain with 16 lanes; with fewer, the causal
+     ones only (see the min-keys option for the figures). */
+  bool causalOnly = minKeys == -2 && tl.L != 16;
   if (minKeys == -2)
-    minKeys = tl.L == 16 ? 0 : -1;
+    minKeys = 0;
   if (keys == 0)
     keys = 4 * tl.L;
   if (keys < tl.L || keys % tl.L || keys / tl.L > 8) {
@@ -1128,7 +1138,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
     Reason r = match(fd.ops[i], &at);
     if (r == R_NOT_SOFTMAX)
       continue;
-    if (r == R_MATCHED && (minKeys < 0 || at.N < minKeys))
+    if (r == R_MATCHED && (minKeys < 0 || at.N < minKeys || (causalOnly && !at.causal)))
       continue;
     dlcPassAddStatistic(pass, kReasonStats[r], 1);
     if (r != R_MATCHED)
