@@ -411,6 +411,40 @@ static void chainStep(FILE *f, const char *acc, const char *op, const char *x, i
             acc, g, u, op, acc, g, u - 1, x, g, u, L);
 }
 
+/* %<acc>g_u = the larger of %<acc>g_(u-1) and %<x>g_u, lane by lane, by a
+   compare and a select (u = 0: %<x>g_0). Not arith.maximumf: its NaN
+   propagation costs a compare and two blends more per vector on x86, and
+   the softmax needs none of it (see reduceMax). */
+static void maxStep(FILE *f, const char *acc, const char *x, int64_t g, int64_t u, int64_t L) {
+  if (u == 0) {
+    fprintf(f, "        %%%s%" PRId64 "_0 = arith.addf %%%s%" PRId64 "_0, %%zv : vector<%" PRId64 "xf32>\n",
+            acc, g, x, g, L);
+    return;
+  }
+  fprintf(f, "        %%%1$s%2$" PRId64 "_%3$" PRId64 "c = arith.cmpf ogt, %%%1$s%2$" PRId64 "_%4$" PRId64 ", %%%5$s%2$" PRId64 "_%3$" PRId64 " : vector<%6$" PRId64 "xf32>\n"
+             "        %%%1$s%2$" PRId64 "_%3$" PRId64 " = arith.select %%%1$s%2$" PRId64 "_%3$" PRId64 "c, %%%1$s%2$" PRId64 "_%4$" PRId64 ", %%%5$s%2$" PRId64 "_%3$" PRId64 " : vector<%6$" PRId64 "xi1>, vector<%6$" PRId64 "xf32>\n",
+          acc, g, u, u - 1, x, L);
+}
+
+/* %<out> = the largest lane of vector<L> %<in>: halves compared and
+   selected down to one lane (log2 L steps of an extract, a compare and a
+   select; vector.reduction <maximumf> takes twice the instructions). A
+   NaN score may or may not win here; either way it reaches the output,
+   as exp(s - m) of its own lane or of every lane is NaN. */
+static void reduceMax(FILE *f, const char *out, const char *in, int64_t L) {
+  char prev[48];
+  snprintf(prev, sizeof prev, "%s", in);
+  for (int64_t w = L / 2; w >= 1; w /= 2) {
+    fprintf(f, "        %%%1$sh%2$" PRId64 "a = vector.extract_strided_slice %%%3$s {offsets = [0], sizes = [%2$" PRId64 "], strides = [1]} : vector<%4$" PRId64 "xf32> to vector<%2$" PRId64 "xf32>\n"
+               "        %%%1$sh%2$" PRId64 "b = vector.extract_strided_slice %%%3$s {offsets = [%2$" PRId64 "], sizes = [%2$" PRId64 "], strides = [1]} : vector<%4$" PRId64 "xf32> to vector<%2$" PRId64 "xf32>\n"
+               "        %%%1$sh%2$" PRId64 "c = arith.cmpf ogt, %%%1$sh%2$" PRId64 "a, %%%1$sh%2$" PRId64 "b : vector<%2$" PRId64 "xf32>\n"
+               "        %%%1$sh%2$" PRId64 " = arith.select %%%1$sh%2$" PRId64 "c, %%%1$sh%2$" PRId64 "a, %%%1$sh%2$" PRId64 "b : vector<%2$" PRId64 "xi1>, vector<%2$" PRId64 "xf32>\n",
+            out, w, prev, 2 * w);
+    snprintf(prev, sizeof prev, "%sh%" PRId64, out, w);
+  }
+  fprintf(f, "        %%%s = vector.extract %%%s[0] : f32 from vector<1xf32>\n", out, prev);
+}
+
 static int64_t chunkWidth(int64_t d, int64_t lanes) {
   for (int64_t w = lanes; w >= 4; w /= 2)
     if (d % w == 0)
@@ -647,11 +681,14 @@ static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t
         snprintf(okName, sizeof okName, "valid%" PRId64, u);
       fprintf(f, "        %%s%1$" PRId64 "_%2$" PRId64 " = arith.select %%%5$s, %%%3$s%1$" PRId64 "_%2$" PRId64 ", %%ninfv : vector<%4$" PRId64 "xi1>, vector<%4$" PRId64 "xf32>\n",
               g, u, cur, L, okName);
-      chainStep(f, "vm", "arith.maximumf", "s", g, u, L);
+      maxStep(f, "vm", "s", g, u, L);
     }
+    char bm[32], vm[32];
+    snprintf(bm, sizeof bm, "bm%" PRId64, g);
+    snprintf(vm, sizeof vm, "vm%" PRId64 "_%" PRId64, g, NB - 1);
+    reduceMax(f, bm, vm, L);
     fprintf(f,
             "        %%mold%1$" PRId64 " = memref.load %%ms[%%r%1$" PRId64 "_] : memref<%3$" PRId64 "xf32>\n"
-            "        %%bm%1$" PRId64 " = vector.reduction <maximumf>, %%vm%1$" PRId64 "_%4$" PRId64 " : vector<%2$" PRId64 "xf32> into f32\n"
             "        %%mnew%1$" PRId64 " = arith.maximumf %%mold%1$" PRId64 ", %%bm%1$" PRId64 " : f32\n"
             /* a row with no key yet: exp(-inf - 0) = 0, not exp(NaN) */
             "        %%isinf%1$" PRId64 " = arith.cmpf oeq, %%mnew%1$" PRId64 ", %%ninf : f32\n"
@@ -660,7 +697,7 @@ static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t
             "        %%corr%1$" PRId64 " = math.exp %%dm%1$" PRId64 " : f32\n"
             "        %%msv%1$" PRId64 " = vector.broadcast %%msafe%1$" PRId64 " : f32 to vector<%2$" PRId64 "xf32>\n"
             "        %%pb%1$" PRId64 " = arith.muli %%cg%1$" PRId64 ", %%cBK : index\n",
-            g, L, R, NB - 1);
+            g, L, R);
     for (int64_t u = 0; u < NB; ++u) {
       fprintf(f, "        %%sd%1$" PRId64 "_%2$" PRId64 " = arith.subf %%s%1$" PRId64 "_%2$" PRId64 ", %%msv%1$" PRId64 " : vector<%3$" PRId64 "xf32>\n"
                  "        %%p%1$" PRId64 "_%2$" PRId64 " = math.exp %%sd%1$" PRId64 "_%2$" PRId64 " : vector<%3$" PRId64 "xf32>\n"
@@ -671,7 +708,7 @@ static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t
     }
     fprintf(f,
             "        %%lold%1$" PRId64 " = memref.load %%ls[%%r%1$" PRId64 "_] : memref<%2$" PRId64 "xf32>\n"
-            "        %%psum%1$" PRId64 " = vector.reduction <add>, %%vs%1$" PRId64 "_%3$" PRId64 " : vector<%4$" PRId64 "xf32> into f32\n"
+            "        %%psum%1$" PRId64 " = vector.reduction <add>, %%vs%1$" PRId64 "_%3$" PRId64 " fastmath<reassoc> : vector<%4$" PRId64 "xf32> into f32\n"
             "        %%l1%1$" PRId64 " = arith.mulf %%lold%1$" PRId64 ", %%corr%1$" PRId64 " : f32\n"
             "        %%lnew%1$" PRId64 " = arith.addf %%l1%1$" PRId64 ", %%psum%1$" PRId64 " : f32\n"
             "        memref.store %%mnew%1$" PRId64 ", %%ms[%%r%1$" PRId64 "_] : memref<%2$" PRId64 "xf32>\n"

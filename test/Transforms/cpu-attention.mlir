@@ -47,14 +47,22 @@
 // CHECK-COUNT-64: vector.fma %{{.*}} : vector<16xf32>
 // CHECK: scf.yield
 // Per row of the tile: one max and one sum reduction for its 64 keys, one
-// exp of the correction, four of the scores, P stored for P.V:
+// exp of the correction, four of the scores, P stored for P.V. The max is
+// a compare and a select (no NaN blends), over the 4 vectors and then
+// halves down to one lane; the sum reduction may reassociate (a tree, not
+// 16 dependent adds):
 // CHECK: vector.transfer_read
-// CHECK: vector.reduction <maximumf>
+// CHECK: arith.cmpf ogt, %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: vector.extract_strided_slice %{{.*}} {offsets = [8], sizes = [8], strides = [1]} : vector<16xf32> to vector<8xf32>
+// CHECK: arith.cmpf ogt, %{{.*}}, %{{.*}} : vector<1xf32>
+// CHECK-NEXT: arith.select
+// CHECK-NEXT: vector.extract %{{.*}}[0] : f32 from vector<1xf32>
 // CHECK-NOT: vector.reduction
 // CHECK: math.exp %{{.*}} : f32
 // CHECK-COUNT-4: math.exp %{{.*}} : vector<16xf32>
-// CHECK: vector.reduction <add>
-// CHECK: vector.reduction <maximumf>
+// CHECK: vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+// CHECK-NOT: maximumf {{.*}} : vector
+// CHECK: f32 from vector<1xf32>
 // P.V: whole blocks 4 keys a step, p broadcast from the scratch, V rows:
 // CHECK: scf.if
 // CHECK: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c4{{.*}} iter_args(
