@@ -11,7 +11,7 @@
      K^T of every head, once, in [d, L] tiles (L = the f32 lanes: 16 on
      AVX-512, 8 on AVX2; vector.transpose), in parallel;
      per (batch*head, block of R query rows), in parallel:
-       per block of BK = NB*L keys (64 on AVX-512):
+       per block of BK = NB*L keys (64 on AVX-512, 16 on AVX2: keyVectors):
          per group of G query rows:
            S = Q[G rows] . K^T[:, BK keys]: G x NB vectors in registers, a
              GEMM micro-kernel (q broadcast from memory, K^T tile rows);
@@ -20,7 +20,8 @@
            block (not per key): m' = max(m, max(S)), corr = exp(m - m'),
            P = exp(S - m') (NB vector exps), l = l * corr + sum(P);
            P stored to an L1 scratch [G, BK];
-           acc = acc * corr + P . V[BK keys]: G x dv/L vectors, a GEMM
+           acc = acc * corr + P . V[BK keys], in passes over CG vectors
+             of dv at a time (pvChunks): G x CG accumulators, a GEMM
              micro-kernel (p broadcast from the scratch, V rows);
        out = acc / l.
    The score tile lives in registers; nothing of size [s, s] is allocated.
@@ -49,12 +50,13 @@
    faster than the three kernels from s = 16 to 2048 at 1 and 2 threads
    (see the min-keys option); `min-keys` or the module's own
    dlc.attention_min_keys set a threshold, -1 never. With 8 lanes (AVX2)
-   only under a causal mask, where skipping the blocks above the diagonal
-   outweighs what the 16 ymm registers cost: the G x dv/8 = 32 P.V
-   accumulators and the G x NB score tile do not fit, and llc
-   -mcpu=haswell spills (595 stack references in the loop nest at
-   d = 64, 117 with 16 lanes); G = 1 or 2 spill less but load each K or V
-   row for fewer FMAs, and measured no faster. In llc -mcpu=znver4 output
+   under a causal mask, and from 512 keys without one: at s = 128 the
+   three kernels' [s, s] scores stay in cache and the one kernel is not
+   faster there. Its tiles are sized for 16 ymm registers (keyVectors,
+   pvChunks): with 16 lanes' tiles (a 4 x 4 score tile, 32 P.V
+   accumulators) llc -mcpu=haswell spilled (595 stack references in the
+   loop nest at d = 64) and the kernel ran 1.5x slower than three kernels
+   at s = 128. In llc -mcpu=znver4 output
    both micro-kernels are GEMM-like: per 4 steps 64 FMAs among ~130
    instructions (the loads of K^T or V rows and the broadcasts of q or
    p); the exps and reductions are per row and block, not per key. */
@@ -396,6 +398,7 @@ typedef struct Tiles {
   int64_t NB; /* vectors of L keys per key block (a block: NB*L keys) */
   int64_t W;  /* vector width along D */
   int64_t Wv; /* vector width along Dv */
+  int64_t CG; /* Dv chunks of Wv per pass of P.V over a key block */
 } Tiles;
 
 /* One step of a row's running vector max or sum over its key vectors u:
@@ -443,6 +446,36 @@ static void reduceMax(FILE *f, const char *out, const char *in, int64_t L) {
     snprintf(prev, sizeof prev, "%sh%" PRId64, out, w);
   }
   fprintf(f, "        %%%s = vector.extract %%%s[0] : f32 from vector<1xf32>\n", out, prev);
+}
+
+/* Dv chunks per P.V pass: the most (a divisor of Dv / Wv) whose G x CG
+   accumulators, CG V rows and one broadcast p fit the vector registers
+   (32 with 16 lanes, else 16). With 8 lanes and d = 64 all 8 chunks of 4
+   rows (32 accumulators) spilled; 2 chunks a pass run P.V four times over
+   the P scratch, from L1. */
+static int64_t pvChunks(const Tiles *t, int64_t dv, int64_t given) {
+  const int64_t regs = t->L >= 16 ? 32 : 16, nc = dv / t->Wv;
+  if (given > 0) /* the option, where it divides the row's chunks */
+    for (int64_t cg = given < nc ? given : nc; cg >= 1; --cg)
+      if (nc % cg == 0)
+        return cg;
+  for (int64_t cg = nc; cg > 1; --cg)
+    if (nc % cg == 0 && t->G * cg + cg + 1 <= regs)
+      return cg;
+  return 1;
+}
+
+/* Vectors of L keys per block by default: the most of 4, 2, 1 whose
+   G x NB score tile, NB K^T rows and a broadcast q fit 3/4 of the vector
+   registers (the rest hold the rows' running values): 4 with 16 lanes and
+   G = 4; 2 with 8, where 4 (16 scores in 16 ymm) spilled and ran 1.15x
+   slower (s = 128, 12 heads, d = 64, 1 thread). */
+static int64_t keyVectors(int64_t L, int64_t G) {
+  const int64_t regs = L >= 16 ? 32 : 16;
+  for (int64_t nb = 4; nb > 1; nb /= 2)
+    if (G * nb + nb + 1 <= regs * 3 / 4)
+      return nb;
+  return 1;
 }
 
 static int64_t chunkWidth(int64_t d, int64_t lanes) {
@@ -553,10 +586,13 @@ static void vecTypes(FILE *f, int64_t n, int64_t w) {
    Causal (a constant mask: 0 at key j <= i + c, large negative above):
    blocks wholly above a group's diagonal are skipped, the mask is the
    compare j <= i + c on the blocks it cuts, and never read. */
+static void pvPass(FILE *f, const Tiles *tl, const Attention *at, int64_t c0, int64_t c1,
+                   ssize_t nbb, int64_t vElems);
+
 static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t qElems,
                           int64_t vElems, int64_t mElems, int64_t ktElems) {
   const int64_t L = tl->L, R = tl->R, G = tl->G, Wv = tl->Wv, NB = tl->NB, BK = NB * L;
-  const int64_t D = at->D, Dv = at->Dv, NC = Dv / Wv;
+  const int64_t D = at->D, Dv = at->Dv;
   const intptr_t rk = at->nb + 2;
   const ssize_t nbb = (ssize_t)at->nb;
   const int64_t mSN = at->hasMask ? at->mask.stride[rk - 1] : 0;
@@ -717,14 +753,31 @@ static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t
             "        %%ab%1$" PRId64 " = arith.muli %%r%1$" PRId64 "_, %%kDv2 : index\n",
             g, R, NB - 1, L, Wv);
     for (int64_t c = 0; c < Dv; c += Wv)
-      fprintf(f, "        %%aa%1$" PRId64 "_%2$" PRId64 " = arith.addi %%ab%1$" PRId64 ", %%cv%2$" PRId64 " : index\n"
-                 "        %%a%1$" PRId64 "_%2$" PRId64 "l = vector.load %%acc[%%aa%1$" PRId64 "_%2$" PRId64 "] : memref<%3$" PRId64 "xf32>, vector<%4$" PRId64 "xf32>\n"
+      fprintf(f, "        %%aa%1$" PRId64 "_%2$" PRId64 " = arith.addi %%ab%1$" PRId64 ", %%cv%2$" PRId64 " : index\n",
+              g, c);
+  }
+  /* acc += P . V over the block's keys, CG chunks of Dv a pass (the G x CG
+     accumulators, CG V loads and a broadcast in registers): whole blocks 4
+     keys a step, the last (partial) block one key a step (V rows past N
+     are not read) */
+  for (int64_t c0 = 0; c0 < Dv; c0 += tl->CG * Wv)
+    pvPass(f, tl, at, c0, c0 + tl->CG * Wv, nbb, vElems);
+  fprintf(f, "        }\n      }\n    }\n");
+}
+
+/* One pass of P.V over the key block for the Dv columns [c0, c1): the
+   running accumulators scaled by the row's correction, the key loop, and
+   the results stored back. */
+static void pvPass(FILE *f, const Tiles *tl, const Attention *at, int64_t c0, int64_t c1,
+                   ssize_t nbb, int64_t vElems) {
+  const int64_t R = tl->R, G = tl->G, Wv = tl->Wv, BK = tl->NB * tl->L, Dv = at->Dv;
+  const int64_t NC = (c1 - c0) / Wv;
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t c = c0; c < c1; c += Wv)
+      fprintf(f, "        %%a%1$" PRId64 "_%2$" PRId64 "l = vector.load %%acc[%%aa%1$" PRId64 "_%2$" PRId64 "] : memref<%3$" PRId64 "xf32>, vector<%4$" PRId64 "xf32>\n"
                  "        %%a%1$" PRId64 "_%2$" PRId64 " = arith.mulf %%a%1$" PRId64 "_%2$" PRId64 "l, %%corrv%1$" PRId64 " : vector<%4$" PRId64 "xf32>\n",
               g, c, R * Dv, Wv);
-  }
-  /* acc += P . V over the block's keys: whole blocks 4 keys a step, the
-     last (partial) block one key a step (V rows past N are not read) */
-  fprintf(f, "        %%res:%" PRId64 " = scf.if %%full -> (", G * NC);
+  fprintf(f, "        %%res%" PRId64 ":%" PRId64 " = scf.if %%full -> (", c0, G * NC);
   vecTypes(f, G * NC, Wv);
   fprintf(f, ") {\n");
   for (int pass = 0; pass < 2; ++pass) {
@@ -734,8 +787,8 @@ static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t
     fprintf(f, "          %%pv%d:%" PRId64 " = scf.for %%t = %%c0 to %s step %s iter_args(", pass,
             G * NC, pass == 0 ? "%cBK" : "%nk", pass == 0 ? "%cU" : "%c1");
     for (int64_t g = 0; g < G; ++g)
-      for (int64_t c = 0; c < Dv; c += Wv)
-        fprintf(f, "%s%%z%" PRId64 "_%" PRId64 " = %%a%" PRId64 "_%" PRId64, g || c ? ", " : "", g, c,
+      for (int64_t c = c0; c < c1; c += Wv)
+        fprintf(f, "%s%%z%" PRId64 "_%" PRId64 " = %%a%" PRId64 "_%" PRId64, g || c > c0 ? ", " : "", g, c,
                 g, c);
     fprintf(f, ") -> (");
     vecTypes(f, G * NC, Wv);
@@ -747,7 +800,7 @@ static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t
                  "            %%trm%1$" PRId64 " = arith.muli %%tj%1$" PRId64 ", %%kvSN : index\n"
                  "            %%tr%1$" PRId64 " = arith.addi %%trm%1$" PRId64 ", %%vo0_%2$zd : index\n",
               e, nbb);
-      for (int64_t c = 0; c < Dv; c += Wv)
+      for (int64_t c = c0; c < c1; c += Wv)
         fprintf(f, "            %%tva%1$" PRId64 "_%2$" PRId64 " = arith.addi %%tr%1$" PRId64 ", %%cv%2$" PRId64 " : index\n"
                    "            %%tvv%1$" PRId64 "_%2$" PRId64 " = vector.load %%vf[%%tva%1$" PRId64 "_%2$" PRId64 "] : memref<%3$" PRId64 "xf32>, vector<%4$" PRId64 "xf32>\n",
                 e, c, vElems, Wv);
@@ -756,7 +809,7 @@ static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t
                    "            %%tps%1$" PRId64 "_%2$" PRId64 " = memref.load %%pt[%%tpa%1$" PRId64 "_%2$" PRId64 "] : memref<%3$" PRId64 "xf32>\n"
                    "            %%tpb%1$" PRId64 "_%2$" PRId64 " = vector.broadcast %%tps%1$" PRId64 "_%2$" PRId64 " : f32 to vector<%4$" PRId64 "xf32>\n",
                 e, g, G * BK, Wv);
-        for (int64_t c = 0; c < Dv; c += Wv) {
+        for (int64_t c = c0; c < c1; c += Wv) {
           char prev[32];
           if (e == 0)
             snprintf(prev, sizeof prev, "z%" PRId64 "_%" PRId64, g, c);
@@ -769,8 +822,8 @@ static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t
     }
     fprintf(f, "            scf.yield ");
     for (int64_t g = 0; g < G; ++g)
-      for (int64_t c = 0; c < Dv; c += Wv)
-        fprintf(f, "%s%%w%" PRId64 "_%" PRId64 "_%" PRId64, g || c ? ", " : "", step - 1, g, c);
+      for (int64_t c = c0; c < c1; c += Wv)
+        fprintf(f, "%s%%w%" PRId64 "_%" PRId64 "_%" PRId64, g || c > c0 ? ", " : "", step - 1, g, c);
     fprintf(f, " : ");
     vecTypes(f, G * NC, Wv);
     fprintf(f, "\n          }\n          scf.yield ");
@@ -782,10 +835,9 @@ static void emitKeyBlocks(FILE *f, const Attention *at, const Tiles *tl, int64_t
   }
   fprintf(f, "        }\n");
   for (int64_t g = 0; g < G; ++g)
-    for (int64_t c = 0, n = 0; c < Dv; c += Wv, ++n)
-      fprintf(f, "        vector.store %%res#%" PRId64 ", %%acc[%%aa%" PRId64 "_%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n",
-              g * NC + n, g, c, R * Dv, Wv);
-  fprintf(f, "        }\n      }\n    }\n");
+    for (int64_t c = c0, n = 0; c < c1; c += Wv, ++n)
+      fprintf(f, "        vector.store %%res%" PRId64 "#%" PRId64 ", %%acc[%%aa%" PRId64 "_%" PRId64 "] : memref<%" PRId64 "xf32>, vector<%" PRId64 "xf32>\n",
+              c0, g * NC + n, g, c, R * Dv, Wv);
 }
 
 static char *functionText(const char *name, const Attention *at, const Tiles *tl,
@@ -822,8 +874,9 @@ static char *functionText(const char *name, const Attention *at, const Tiles *tl
   dims(f, at->outType);
   /* The tiles it was built with, printed for the reader and the tests. */
   fprintf(f, "> attributes {dlc.attention_loops = {keys = %" PRId64 " : i64, rows = %" PRId64
-             " : i64, group = %" PRId64 " : i64, head_vector = %" PRId64 " : i64}} {\n",
-          BK, R, G, W);
+             " : i64, group = %" PRId64 " : i64, head_vector = %" PRId64
+             " : i64, value_vectors = %" PRId64 " : i64}} {\n",
+          BK, R, G, W, tl->CG);
   flatten(f, "q", qt);
   flatten(f, "k", kt);
   flatten(f, "v", vt);
@@ -1000,19 +1053,24 @@ static const DlcOptionDesc kOptions[] = {
     /* 4 also at dv = 128 (32 P.V accumulators of 16): there 2 was measured
        1.3x slower, 1 2.2x (s = 128, 256, 6 heads, 1 thread) */
     {"group", "query rows that share each load of a K or V tile", DLC_OPTION_INT, "4"},
-    {"keys", "keys per block (a multiple of vector-width, at most 8 vectors); 0: 4 vectors",
+    {"keys", "keys per block (a multiple of vector-width, at most 8 vectors); 0: 4 vectors "
+             "with 16 lanes, 2 with fewer (keyVectors)",
+     DLC_OPTION_INT, "0"},
+    {"value-chunks", "vectors of a V row per pass of P.V; 0: as many as the registers hold "
+                     "(pvChunks)",
      DLC_OPTION_INT, "0"},
     /* On by default with 16 lanes (AVX-512): interleaved best-of-N, loaded
        2-core AVX-512 EPYC, 12 heads, d = 64, one kernel against the three:
        1 thread s = 16 1.06x, 64 1.08x, 128 1.07x, 512 1.42x, 2048 1.3-2.9x;
        2 threads s = 128 1.05x, 512 3.4x, 2048 1.8x (bench/run.py --only
        attention). With 8 lanes, AVX2 code on the same machine (bench/run.py
-       --isa avx2 --only attention, loaded): 0.69-0.85x at 1 thread and
-       0.61-0.81x at 2 (s = 128, 512, 2048) without a mask, but under a
-       causal one 1.21x / 1.76x at 1 thread and 1.22x / 1.69x at 2
-       (s = 128 / 512); so there only causal chains are fused. */
+       --isa avx2 --only attention, loaded), one kernel against three:
+       s = 128 / 512 / 2048 0.94x / 1.10x / 1.06x at 1 thread, 1.03x /
+       1.08x / 1.33x at 2; under a causal mask s = 128 / 512 1.83x / 2.29x
+       at 1 thread, 1.80x / 2.14x at 2. So there causal chains are fused at
+       any length, others from 512 keys. */
     {"min-keys", "fuse when the key length is at least this; -1: never (three kernels); "
-                 "-2: 0 with 16 lanes, with fewer only chains under a causal mask. "
+                 "-2: 0 with 16 lanes; with fewer, causal chains and others of 512 keys or more. "
                  "A module attribute dlc.attention_min_keys overrides it",
      DLC_OPTION_INT, "-2"},
 };
@@ -1124,6 +1182,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
               .R = dlcOptionsGetInt(o, "rows"),
               .G = dlcOptionsGetInt(o, "group")};
   int64_t keys = dlcOptionsGetInt(o, "keys");
+  const int64_t valueChunks = dlcOptionsGetInt(o, "value-chunks");
   int64_t minKeys = dlcOptionsGetInt(o, "min-keys");
   /* A module may set its own threshold (benchmarks compare both paths). */
   MlirAttribute own = mlirOperationGetAttributeByName(module, str("dlc.attention_min_keys"));
@@ -1147,12 +1206,19 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
     return (MlirLogicalResult){0};
   }
   /* The default (-2): every chain with 16 lanes; with fewer, the causal
-     ones only (see the min-keys option for the figures). */
-  bool causalOnly = minKeys == -2 && tl.L != 16;
+     ones and those of kNarrowMinKeys keys or more (see the min-keys option
+     for the figures). */
+  enum { kNarrowMinKeys = 512 };
+  bool narrow = minKeys == -2 && tl.L != 16;
   if (minKeys == -2)
     minKeys = 0;
   if (keys == 0)
-    keys = 4 * tl.L;
+    keys = keyVectors(tl.L, tl.G) * tl.L;
+  if (valueChunks < 0) {
+    mlirEmitError(mlirOperationGetLocation(module),
+                  "dlc-cpu-attention: value-chunks must be 0 (by the registers) or positive");
+    return (MlirLogicalResult){0};
+  }
   if (keys < tl.L || keys % tl.L || keys / tl.L > 8) {
     mlirEmitError(mlirOperationGetLocation(module),
                   "dlc-cpu-attention: keys must be a multiple of vector-width, at most 8 vectors");
@@ -1175,7 +1241,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
     Reason r = match(fd.ops[i], &at);
     if (r == R_NOT_SOFTMAX)
       continue;
-    if (r == R_MATCHED && (minKeys < 0 || at.N < minKeys || (causalOnly && !at.causal)))
+    if (r == R_MATCHED &&
+        (minKeys < 0 || at.N < minKeys || (narrow && !at.causal && at.N < kNarrowMinKeys)))
       continue;
     dlcPassAddStatistic(pass, kReasonStats[r], 1);
     if (r != R_MATCHED)
@@ -1186,6 +1253,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
       t.NB = (at.N + t.L - 1) / t.L;
     t.W = chunkWidth(at.D, tl.L);
     t.Wv = chunkWidth(at.Dv, tl.L);
+    t.CG = pvChunks(&t, at.Dv, valueChunks);
     for (int j = 0; j < fd.n; ++j)
       if (mlirOperationEqual(fd.ops[j], at.k1) || mlirOperationEqual(fd.ops[j], at.k3))
         fd.ops[j] = (MlirOperation){NULL};

@@ -200,8 +200,8 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   /* Attention chains (Q.K^T, softmax, P.V kernels) may become one
      flash-style loop nest before the kernels are lowered
      (passes/cpu_attention.c); on by default with AVX-512 (measured faster
-     than the three kernels), with AVX2 only under a causal mask, unless
-     the module's dlc.attention_min_keys says otherwise. */
+     than the three kernels), with AVX2 under a causal mask or from 512
+     keys, unless the module's dlc.attention_min_keys says otherwise. */
   dlcPipelineAdd(&p, "dlc-cpu-attention{vector-width=%d}", (int)vw);
   addKernelOrderStage(&p, dlcOptionsGetBool(o, "profile"));
   char dlkToLinalg[64]; /* packs GEMM operands into panels of the vector width */

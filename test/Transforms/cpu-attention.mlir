@@ -6,8 +6,8 @@
 // AVX2 width: blocks of 4 x 8 keys.
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlc-cpu-attention{min-keys=0 vector-width=8})' -split-input-file | FileCheck %s --check-prefix=AVX2
 // On by default with 16 lanes (measured faster at s = 16..2048); with 8
-// only under a causal mask (measured slower without one); off with
-// min-keys=-1.
+// under a causal mask or from 512 keys (slower without a mask at 128);
+// off with min-keys=-1.
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlc-cpu-attention{vector-width=16})' -split-input-file | FileCheck %s --check-prefix=DEFAULT
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlc-cpu-attention{vector-width=8})' -split-input-file | FileCheck %s --check-prefix=DEFAULT8
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlc-cpu-attention{vector-width=16 min-keys=-1})' -split-input-file | FileCheck %s --check-prefix=OFF
@@ -18,7 +18,11 @@
 // Bad tile options are errors.
 // RUN: not dlc-opt %s --pass-pipeline='builtin.module(dlc-cpu-attention{vector-width=5})' -split-input-file 2>&1 | FileCheck %s --check-prefix=BADW
 // RUN: not dlc-opt %s --pass-pipeline='builtin.module(dlc-cpu-attention{rows=30 group=4})' -split-input-file 2>&1 | FileCheck %s --check-prefix=BADG
+// RUN: not dlc-opt %s --pass-pipeline='builtin.module(dlc-cpu-attention{value-chunks=-1})' -split-input-file 2>&1 | FileCheck %s --check-prefix=BADV
 // BADW: error: dlc-cpu-attention: vector-width must be 4, 8 or 16
+// BADV: error: dlc-cpu-attention: value-chunks must be 0 (by the registers) or positive
+// P.V one V vector a pass, by option: four passes of 4 x 1 accumulators.
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlc-cpu-attention{min-keys=0 vector-width=16 value-chunks=1})' -split-input-file | FileCheck %s --check-prefix=VC1
 // BADG: error: dlc-cpu-attention: group must be 1..8 and rows a multiple of group, at most 1024
 // (a bad `keys`: cpu-attention-keys-invalid.mlir)
 
@@ -31,7 +35,7 @@
 // CHECK-NOT: dlg.softmax
 // CHECK-NOT: 12x128x128
 // CHECK: func.func private @dlc_attention_0
-// CHECK-SAME: attributes {dlc.attention_loops = {group = 4 : i64, head_vector = 16 : i64, keys = 64 : i64, rows = 64 : i64}}
+// CHECK-SAME: attributes {dlc.attention_loops = {group = 4 : i64, head_vector = 16 : i64, keys = 64 : i64, rows = 64 : i64, value_vectors = 4 : i64}}
 // CHECK-NOT: 12x128x128
 // K^T tiles [d=64, 16 keys] per (head, 16 keys), built once:
 // CHECK: memref.alloc() {alignment = 64 : i64} : memref<98304xf32>
@@ -74,7 +78,7 @@
 // CHECK: vector.store %{{.*}} : memref<98304xf32>, vector<16xf32>
 // AVX2-LABEL: func.func @bert
 // AVX2: call @dlc_attention_0
-// AVX2: dlc.attention_loops = {group = 4 : i64, head_vector = 8 : i64, keys = 32 : i64, rows = 64 : i64}
+// AVX2: dlc.attention_loops = {group = 4 : i64, head_vector = 8 : i64, keys = 16 : i64, rows = 64 : i64, value_vectors = 2 : i64}
 // AVX2: scf.forall (%{{.*}}, %{{.*}}) in (12, 16)
 // AVX2: vector.transpose %{{.*}}, [1, 0] : vector<8x8xf32> to vector<8x8xf32>
 // AVX2: scf.forall (%{{.*}}, %{{.*}}) in (12, 2)
@@ -87,6 +91,11 @@
 // DEFAULT8-LABEL: func.func @bert
 // DEFAULT8: dlg.softmax
 // DEFAULT8-NOT: call @dlc_attention
+// VC1-LABEL: func.func @bert
+// VC1: value_vectors = 1 : i64
+// VC1-COUNT-4: = scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// VC1-NOT: scf.if %{{.*}} -> (vector
+// VC1: return
 // KEYS32-LABEL: func.func @bert
 // KEYS32: keys = 32 : i64
 // KEYS32: memref<128xf32>
@@ -208,7 +217,7 @@ func.func @own_threshold(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: ten
 // CHECK: return
 // DEFAULT8-LABEL: func.func @causal
 // DEFAULT8: call @dlc_attention_0(%arg0, %arg1, %arg2) {
-// DEFAULT8: dlc.attention_loops = {group = 4 : i64, head_vector = 8 : i64, keys = 8 : i64, rows = 64 : i64}
+// DEFAULT8: dlc.attention_loops = {group = 4 : i64, head_vector = 8 : i64, keys = 8 : i64, rows = 64 : i64, value_vectors = 2 : i64}
 // OFF-LABEL: func.func @causal
 // OFF: dlg.softmax
 // OFF-NOT: call @dlc_attention
@@ -296,15 +305,35 @@ func.func @mask_negative_offset(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, 
 
 // -----
 
-// dv = 128 (32 P.V accumulators of 16, measured faster than groups of 2)
-// and 40 keys: a key block of 3 vectors, the score tile 4 x 3 vectors.
+// dv = 128 (group 4, measured faster than groups of 2) and 40 keys: a key
+// block of 3 vectors, the score tile 4 x 3 vectors; P.V in two passes of
+// 4 x 4 accumulators (all 32 of them at once left no register for V:
+// 1.2x slower).
 // CHECK-LABEL: func.func @dv128
-// CHECK: dlc.attention_loops = {group = 4 : i64, head_vector = 16 : i64, keys = 48 : i64, rows = 64 : i64}
+// CHECK: dlc.attention_loops = {group = 4 : i64, head_vector = 16 : i64, keys = 48 : i64, rows = 64 : i64, value_vectors = 4 : i64}
 // CHECK: %{{.*}}:12 = scf.for
-// CHECK: %{{.*}}:32 = scf.if
+// CHECK: %{{.*}}:16 = scf.if
+// CHECK: vector.store
+// CHECK: %{{.*}}:16 = scf.if
+// CHECK-NOT: scf.if
+// CHECK: return
 func.func @dv128(%q: tensor<2x40x64xf32>, %k: tensor<2x40x64xf32>, %v: tensor<2x40x128xf32>) -> tensor<2x40x128xf32> {
   %s0 = dlg.matmul %q, %k {transpose_b = true} : tensor<2x40x64xf32>, tensor<2x40x64xf32> -> tensor<2x40x40xf32>
   %p = dlg.softmax %s0 {axis = -1 : i64} : tensor<2x40x40xf32>
   %o = dlg.matmul %p, %v : tensor<2x40x40xf32>, tensor<2x40x128xf32> -> tensor<2x40x128xf32>
   return %o : tensor<2x40x128xf32>
+}
+
+// -----
+
+// 512 keys without a mask: fused by default with 8 lanes too.
+// DEFAULT8-LABEL: func.func @long_keys
+// DEFAULT8: call @dlc_attention_0(%arg0, %arg1, %arg2) {
+// CHECK-LABEL: func.func @long_keys
+// CHECK: call @dlc_attention_0
+func.func @long_keys(%q: tensor<1x8x16xf32>, %k: tensor<1x512x16xf32>, %v: tensor<1x512x16xf32>) -> tensor<1x8x16xf32> {
+  %s0 = dlg.matmul %q, %k {transpose_b = true} : tensor<1x8x16xf32>, tensor<1x512x16xf32> -> tensor<1x8x512xf32>
+  %p = dlg.softmax %s0 {axis = -1 : i64} : tensor<1x8x512xf32>
+  %o = dlg.matmul %p, %v : tensor<1x8x512xf32>, tensor<1x512x16xf32> -> tensor<1x8x16xf32>
+  return %o : tensor<1x8x16xf32>
 }

@@ -111,9 +111,12 @@ def attention_case(s, heads, d, mask):
     if mask in CAUSAL and not THREE_OPERANDS.search(fused):
         print(f"FAIL attention s={s} heads={heads} d={d} mask={mask}: causal mask not folded")
     three = "module attributes {dlc.attention_min_keys = -1 : i64} {\n" + src + "\n}"
-    # AVX2 code (8 lanes: the one kernel for causal masks, else three).
+    # The one kernel with AVX2's tiles (8 lanes), as AVX2 code.
+    fused8 = run_pipeline(src, "builtin.module(func.func(dlg-fuse),"
+                               "dlc-cpu-attention{min-keys=0 vector-width=8})")
     for name, text, target in (("", src, "host"), (" one-kernel", fused, "host"),
-                               (" three-kernel", three, "host"), (" avx2", src, "avx2")):
+                               (" three-kernel", three, "host"),
+                               (" one-kernel avx2", fused8, "avx2")):
         worst = 0.0
         for threads in (1, 2):
             got = dlc.compile(text, threads=threads, target=target)(*inputs)
@@ -191,19 +194,20 @@ def causal_offset_case(m, n, heads, d, c, value):
 
 def default_path_case():
     """The default pipeline computes attention as one kernel on an AVX-512
-    host (dlc-cpu-attention's default) and, with AVX2 code, only under a
-    causal mask (three kernels otherwise): the profile of a compiled model
-    has a softmax kernel only where it takes three."""
-    s, heads, d = 128, 12, 64
-    x = [rng.standard_normal((s, heads * d)).astype(np.float32) for _ in range(3)]
+    host (dlc-cpu-attention's default) and, with AVX2 code, under a causal
+    mask or from 512 keys (three kernels otherwise): the profile of a
+    compiled model has a softmax kernel only where it takes three."""
+    heads, d = 12, 64
     with open("/proc/cpuinfo") as f:
         avx512 = " avx512f" in f.read()
-    for target, mask, one in (("host", None, avx512), ("host", "causal", avx512),
-                              ("avx2", None, False), ("avx2", "causal", True)):
+    for target, s, mask, one in (("host", 128, None, avx512), ("host", 128, "causal", avx512),
+                                 ("avx2", 128, None, False), ("avx2", 128, "causal", True),
+                                 ("avx2", 512, None, True)):
+        x = [rng.standard_normal((s, heads * d)).astype(np.float32) for _ in range(3)]
         mod = dlc.compile(attention_source(s, heads, d, mask), threads=1, target=target)
         took = "three kernels" if "softmax" in mod.profile(*x, runs=1) else "one kernel"
         print(f"{'ok  ' if (took == 'one kernel') == one else 'FAIL'} default pipeline, "
-              f"target {target}, mask {mask or 'none'}: {took}")
+              f"target {target}, s={s}, mask {mask or 'none'}: {took}")
 
 
 for s, heads, d, mask in [(128, 12, 64, None), (128, 4, 64, "causal"), (100, 2, 64, "input"),
