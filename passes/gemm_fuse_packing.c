@@ -57,7 +57,15 @@
    in cache 256^3 to 2048^3 unchanged; the BERT-base layer (weights as
    arguments) 10.53 -> 10.04 ms (1T), 15.7 -> 13.7 ms (2T), 12 layers
    198.9 -> 189.6 ms (1T). Outputs are bit-identical: a prefetch reads
-   nothing. */
+   nothing.
+
+   Tried and dropped: prefetching each register tile's next MR x NR block
+   of the packed C before its k loop. At 1024^3 (Kc 128) perf annotate
+   (cpu-clock) put 11.7% of the samples on the Cp loads, stores and loop
+   around the k loop, 3.4% with the prefetch, but the time did not follow:
+   interleaved with order alternated by round (loaded machine) it lost at
+   1024^3 (1 of 16 rounds, -2.8% median) and 128x3072x768 (1 of 12), won
+   only at 2048^3 (+0.6%), and was even at 256^3, 512^3, 128x768x768. */
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"

@@ -155,6 +155,20 @@ static int64_t gcd(int64_t a, int64_t b) {
   return a;
 }
 
+/* The L1 sets that rows of A `rowBytes` apart map to: rows whose stride is
+   a multiple of the line cycle through sets / gcd(step, sets) sets (one
+   when the stride is a multiple of the L1 way size, 4 KiB: K = 1024,
+   2048 ...); 0 when the stride is unknown or not line-aligned, so the rows
+   spread over the sets. */
+static int64_t aRowSets(const DlcCpuTarget *t, int64_t rowBytes) {
+  enum { kLine = 64 };
+  int64_t sets = t->l1Bytes / (kLine * t->l1Ways);
+  if (rowBytes <= 0 || rowBytes % kLine || sets <= 0)
+    return 0;
+  int64_t step = rowBytes / kLine % sets;
+  return sets / gcd(step ? step : sets, sets);
+}
+
 /* The register tile reads one element of each of its MR rows of A per k
    step, and each line again for the next 15 steps. Rows whose stride maps
    them onto few L1 sets evict each other every step once a set holds more
@@ -162,13 +176,40 @@ static int64_t gcd(int64_t a, int64_t b) {
    through). Measured on a 12-way Zen 5 L1 at 1024^3 (rows 4 KiB apart, one
    set): 14 x 32 tiles ran at 0.69x the speed of 10 x 32 ones. */
 int64_t dlcGemmMaxRows(const DlcCpuTarget *t, int64_t rowBytes) {
-  enum { kLine = 64, kUnlimited = 1 << 30 };
-  int64_t sets = t->l1Bytes / (kLine * t->l1Ways);
-  if (rowBytes <= 0 || rowBytes % kLine || sets <= 0)
-    return kUnlimited;
-  int64_t step = rowBytes / kLine % sets;
-  int64_t distinct = sets / gcd(step ? step : sets, sets);
-  return distinct * (t->l1Ways - 2);
+  enum { kUnlimited = 1 << 30 };
+  int64_t distinct = aRowSets(t, rowBytes);
+  return distinct > 0 ? distinct * (t->l1Ways - 2) : kUnlimited;
+}
+
+/* Kc of a packed-panel GEMM with MR x NR register tiles: the Kc x NR panel
+   of B, contiguous, takes Kc x NR x 4 / (sets x 64) ways of every L1 set,
+   and the tile's MR rows of A take ceil(MR / their sets) lines of theirs
+   (aRowSets), which the panel must leave them, so that B's lines evict
+   neither each other nor A's between two passes of the register tile.
+   Capped by maxKc, at least a quarter of the ways for B (a shorter Kc
+   loop pays its C loads and stores, and the packing, more often: Kc 64 ran
+   3% slower than 128 at 1024^3). At 1024^3, 2048^3 and 128x3072x768
+   (8 rows of A on one set of the 12-way, 64-set Zen 5 L1, whose Kc = 256
+   panel takes 8 ways) that is Kc 128. Measured at 1 thread in one
+   process, both Kc interleaved, order alternated by round, one output
+   buffer (the variant timed later in a round ran up to 4% faster, which
+   biased earlier runs), rounds of best of 3-20, loaded machine: 1024^3
+   180.1 -> 185.0 GFLOP/s median, ahead in 13 of 16 rounds (another run of
+   12 rounds: within noise); 2048^3 184.6 -> 187.0; 128x3072x768 186.7 ->
+   190.0, ahead in 9 of 12. Rows spread over 4 or more sets (K = 256,
+   768) keep maxKc; so do 512^3's (2 sets, 4 lines: Kc 256 fits). */
+static int64_t panelKc(const DlcCpuTarget *t, int64_t k, int64_t nr, int64_t mr,
+                       int64_t rowBytes) {
+  enum { kLine = 64 };
+  int64_t sets = t->l1Bytes / (kLine * t->l1Ways), distinct = aRowSets(t, rowBytes);
+  int64_t aLines = distinct > 0 ? (mr + distinct - 1) / distinct : 1;
+  int64_t bWays = t->l1Ways - aLines;
+  if (bWays < t->l1Ways / 4)
+    bWays = t->l1Ways / 4;
+  int64_t limit = bWays * sets * kLine / (nr * 4);
+  if (limit > maxKc(t))
+    limit = maxKc(t);
+  return dlcLargestDivisor(k, limit);
 }
 
 static void setParallel(DlcSchedule *s, int from, int to) {
@@ -195,15 +236,17 @@ static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, const Dlc
     if (d != panelLoop && !l->rows[d])
       batch = dlcMulSaturate(batch, l->extent[d]);
   }
-  int64_t kc = dlcLargestDivisor(K, maxKc(t));
+  /* Mc from the largest Kc: a shorter Kc for aliasing rows (panelKc) does
+     not let more rows of A share L2 */
   int64_t mc = dlcLargestDivisor(M, maxMc(t, maxKc(t)));
+  dlcGemmRegisterTileRows(mc, N, vw, dlcGemmMaxRows(t, l->aRowBytes), s->registerTile);
+  int64_t kc = panelKc(t, K, N, s->registerTile[0], l->aRowBytes);
   int64_t ncMax = panelsNc(t, kc, mc);
   int64_t panelTile = dlcLargestDivisor(panels, ncMax / N > 1 ? ncMax / N : 1);
   while (dlcMulSaturate(batch, panels / panelTile) < kMinTiles && panelTile % 2 == 0)
     panelTile /= 2;
   s->tiles[panelLoop] = panelTile;
   bool splitM = dlcMulSaturate(batch, panels / panelTile) < kMinTiles && mc < M;
-  dlcGemmRegisterTileRows(mc, N, vw, dlcGemmMaxRows(t, l->aRowBytes), s->registerTile);
   s->tiles[p - 2] = mc == M ? 0 : mc;
   s->tiles[p - 1] = 0;
   s->tiles[n - 1] = kc;
