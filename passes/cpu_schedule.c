@@ -251,7 +251,7 @@ static int emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int 
                                   mlirOperationGetResult(root->op, 0));
     int t = readsY3 ? convCopyBackLoop(o, vw) : -1;
     if (t >= 0)
-      dlcScriptTransposeTile(s, handles[i], o, o->tileExtent, t, vw);
+      dlcScriptConvCopyBackTile(s, handles[i], o, o->tileExtent, t, vw);
     else
       dlcScriptVectorTile(s, handles[i], o, o->tileExtent, vw);
   }
