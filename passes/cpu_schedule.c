@@ -220,9 +220,11 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
    inputs (bias, batch norm, residual), so it is no plain two-operand copy
    for dlcTransposeCopyLoop; vectorised along ow, each vector of the copy
    was 16 scalar loads from Y3 (n is innermost there) and 15 lane inserts.
-   Tiled in square blocks (schedule/transpose_tile.h), Y3 is read as whole
-   vectors along n and transposed in registers; the other inputs are
-   broadcasts along ow (per-channel) or contiguous rows (the residual). */
+   Tiled in square blocks (schedule/transpose_tile.h,
+   dlcScriptConvCopyBackTile: whole vector-wide blocks along ow, the rest of
+   the row split off), Y3 is read as whole vectors along n and transposed in
+   registers; the other inputs are broadcasts along ow (per-channel) or
+   contiguous rows (the residual). */
 static int convCopyBackLoop(const OpInfo *o, int64_t vw) {
   return dlcTransposedReadLoop(o, o->tileExtent, vw);
 }
@@ -251,7 +253,7 @@ static int emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int 
                                   mlirOperationGetResult(root->op, 0));
     int t = readsY3 ? convCopyBackLoop(o, vw) : -1;
     if (t >= 0)
-      dlcScriptTransposeTile(s, handles[i], o, o->tileExtent, t, vw);
+      dlcScriptConvCopyBackTile(s, handles[i], o, o->tileExtent, t, vw);
     else
       dlcScriptVectorTile(s, handles[i], o, o->tileExtent, vw);
   }

@@ -35,6 +35,29 @@
    nothing by itself: it reads x by scalar broadcasts and copies its
    padded rows either way.
 
+   That copy back was then made cheap in place (transpose_tile.h,
+   dlcScriptConvCopyBackTile). perf annotate of 1x1 64 -> 256 at 56x56 +
+   bias + residual + relu (AOT, 1 thread) put 38% of the kernel in it: its
+   14 x 16 blocks (Wo = 56 = 4 x 14) were each one 224-lane shuffle that
+   LLVM compiled to ~100 vpermt2ps with their index vectors reloaded and
+   spilled, and 14-float rows written (and the residual read) in three
+   pieces: 668 instructions per block, 3.0 per output float. Rows now go
+   in whole 16 x 16 blocks (the unpack / shuffle transpose, 64 shuffles,
+   full-vector stores and residual loads) with the rest of the row split
+   off as one narrower block: 0.95 instructions per float at Wo = 56, the
+   copy back 24% of the kernel, its hottest instructions the residual's
+   loads (memory speed, ~40 GB/s). Measured, loaded machine, one process,
+   interleaved best of 40-60 against the old blocks (bit-identical
+   results): that conv 1.16-1.30x at 1 thread and 1.18x at 2, batch 2
+   1.22-1.25x, 128 -> 512 at 28x28 + residual (16 + 12 pixels a row)
+   1.02-1.08x, 256 -> 64 at 56x56 + bias + relu 1.06x, 3x3 convs within
+   noise (0.99-1.01x). Rows narrower than a vector (Wo = 14, 7) keep their
+   blocks: lowering those transposes by one shuffle (shuffle_1d) ran
+   256 -> 1024 at 14x14 1.05-1.09x faster but ResNet-50 0.98x at 1 and 2
+   threads, so it is not done. What is left there is the narrow rows
+   themselves; a copy back over a tile's flattened (oh, ow) pixels, which
+   are contiguous per channel, would give them whole blocks too.
+
    The schedule tiles (image, panel, oh) across threads, then each output
    row into MR x NR register tiles (MR pixels of ow by NR channels, NR/vw
    vectors) and the three reduction loops by (cStep, 1, 1); the unit loops

@@ -47,8 +47,10 @@ int dlcTransposeCopyLoop(const DlcLinalgInfo *o, const int64_t *ext, int64_t vw)
   return dlcTransposedReadLoop(o, ext, vw);
 }
 
-void dlcScriptTransposeTile(DlcScript *s, int h, const DlcLinalgInfo *o, const int64_t *ext,
-                            int inner, int64_t vw) {
+/* Tiles `o` in t x vw blocks and vectorises them; returns the block loop's
+   handle, or -1 when `o` is a single block (vectorised untiled). */
+static int transposeTile(DlcScript *s, int h, const DlcLinalgInfo *o, const int64_t *ext,
+                         int inner, int64_t vw) {
   int n = o->loops.numLoops;
   int64_t sizes[DLC_SCHEDULE_MAX_LOOPS];
   for (int d = 0; d < n; ++d)
@@ -58,7 +60,7 @@ void dlcScriptTransposeTile(DlcScript *s, int h, const DlcLinalgInfo *o, const i
   sizes[n - 1] = b == ext[n - 1] ? 0 : b;
   if (dlcCountNonZero(sizes, n) == 0) {
     dlcScriptVectorize(s, h);
-    return;
+    return -1;
   }
   int loop;
   dlcScriptTileFor(s, h, sizes, n, &loop);
@@ -67,4 +69,58 @@ void dlcScriptTransposeTile(DlcScript *s, int h, const DlcLinalgInfo *o, const i
      rows and a vector.transpose (with a unit dim left in its map, they do
      not apply and the rows stay strided). */
   dlcScriptFoldUnitDimsAndVectorize(s, loop);
+  return loop;
+}
+
+void dlcScriptTransposeTile(DlcScript *s, int h, const DlcLinalgInfo *o, const int64_t *ext,
+                            int inner, int64_t vw) {
+  transposeTile(s, h, o, ext, inner, vw);
+}
+
+void dlcScriptConvCopyBackTile(DlcScript *s, int h, const DlcLinalgInfo *o, const int64_t *ext,
+                               int inner, int64_t vw) {
+  int n = o->loops.numLoops;
+  int64_t w = ext[n - 1], whole = w / vw * vw;
+  /* no whole vw x vw block: the blocks of dlcScriptTransposeTile, lowered
+     as any transpose */
+  if (vw != 16 || whole == 0 || ext[inner] % vw != 0) {
+    transposeTile(s, h, o, ext, inner, vw);
+    return;
+  }
+  int64_t e[DLC_SCHEDULE_MAX_LOOPS];
+  for (int d = 0; d < n; ++d)
+    e[d] = ext[d];
+  int lo = h, hi = -1;
+  if (whole < w) { /* the row's last w - whole pixels: one narrower block */
+    int parts = s->next;
+    lo = s->next + 1, hi = s->next + 2;
+    s->next += 3;
+    dlcScriptEmit(s,
+                  "    %%h%d = transform.structured.split %%h%d after %lld { dimension = %d }"
+                  " : !transform.any_op\n",
+                  parts, h, (long long)whole, n - 1);
+    dlcScriptEmit(s,
+                  "    %%h%d, %%h%d = transform.split_handle %%h%d"
+                  " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
+                  lo, hi, parts);
+  }
+  e[n - 1] = whole;
+  int loop = transposeTile(s, lo, o, e, inner, vw);
+  /* Each 16 x 16 block's transpose as the 64 unpack / shuffle steps of
+     the AVX-512 in-register transpose. Left to the LLVM conversion, it
+     became one 256-lane shuffle that LLVM compiled to about 100 vpermt2ps
+     with their index vectors reloaded and spilled (48 instructions per
+     output vector in the 14 x 16 blocks before). */
+  if (loop >= 0)
+    dlcScriptEmit(s,
+                  "    transform.apply_patterns to %%h%d {\n"
+                  "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+                  "      transform.apply_patterns.vector.lower_transpose"
+                  " lowering_strategy = \"shuffle_16x16\"\n"
+                  "    } : !transform.any_op\n",
+                  loop);
+  if (hi >= 0) {
+    e[n - 1] = w - whole;
+    transposeTile(s, hi, o, e, inner, vw);
+  }
 }

@@ -40,4 +40,14 @@ int dlcTransposedReadLoop(const DlcLinalgInfo *o, const int64_t *ext, int64_t ve
 void dlcScriptTransposeTile(DlcScript *s, int h, const DlcLinalgInfo *o, const int64_t *ext,
                             int inner, int64_t vectorWidth);
 
+/* A direct conv's copy back to NCHW (`o` reads Y3[.., ow, n], `inner` the
+   loop of n, as dlcTransposedReadLoop): whole vw x vw blocks over the
+   first floor(Wo / vw) * vw pixels of each row, then one narrower block
+   for the rest (split off), so the output and the residual move as full
+   vectors along ow; the 16 x 16 blocks (AVX-512) transposed by the
+   unpack / shuffle sequence. A row narrower than a vector, or a channel
+   panel no vector multiple, takes dlcScriptTransposeTile's blocks. */
+void dlcScriptConvCopyBackTile(DlcScript *s, int h, const DlcLinalgInfo *o, const int64_t *ext,
+                               int inner, int64_t vectorWidth);
+
 #endif

@@ -9,9 +9,13 @@
 // block's Wp panel (8 x 3 x 3 x 32 floats, 9 KiB) within half of L1; 14
 // pixels x 32 channels (28 zmm) per register tile, whose accumulators live
 // across the taps and channels; no im2col. The copy back to NCHW reads
-// the blocked result in 14-pixel x 16-channel blocks, whole vectors along
-// the channels, transposed in registers (never 16 single lanes gathered
-// into a vector of pixels).
+// the blocked result in whole vectors along the channels, transposed in
+// registers (never 16 single lanes gathered into a vector of pixels): the
+// first 48 pixels of each row in 16 x 16 blocks, transposed by the
+// unpack/shuffle steps (no vector.transpose left for LLVM's one wide
+// shuffle) and written as full 16-float rows, the last 8 in one 8 x 16
+// block split off (not 14 x 16 blocks, whose 14-float rows were written
+// and read in three pieces each).
 // CHECK-LABEL: func.func private @resnet_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [1, 2, 7, 0, 0, 8, 0, 0], vector = 16, register = [14, 32], parallel = [0, 1, 2]>
 // CHECK-NOT: tensor<1x64x3x3x56x56xf32>
@@ -20,13 +24,41 @@
 // CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
 // CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
 // CHECK-COUNT-4: vector.outerproduct {{.*}} : vector<14xf32>, vector<32xf32>
-// CHECK: vector.transfer_read {{.*}} : tensor<14x16xf32>, vector<14x16xf32>
-// CHECK-NEXT: vector.transpose {{.*}} : vector<14x16xf32> to vector<16x14xf32>
-// CHECK: vector.transfer_write {{.*}} : vector<16x14xf32>
+// CHECK: scf.for {{.*}} = %c0 to %c48 step %c16
+// CHECK: vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK-NOT: vector.transpose
+// CHECK-COUNT-8: vector.shuffle {{.*}} [0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29] : vector<16xf32>, vector<16xf32>
+// CHECK-NOT: vector.transpose
+// CHECK: vector.transfer_write {{.*}} : vector<16x16xf32>, tensor<16x16xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<8x16xf32>, vector<8x16xf32>
+// CHECK-NEXT: vector.transpose {{.*}} : vector<8x16xf32> to vector<16x8xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16x8xf32>
 func.func @resnet(%x: tensor<1x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32> {
   %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32>
   %1 = dlg.relu %0 : tensor<1x64x56x56xf32>
   return %1 : tensor<1x64x56x56xf32>
+}
+
+// ResNet-50's 1x1 64 -> 256 at 56x56 with bias, residual add and relu fused
+// into the copy back: the residual is read in the same 16-channel x
+// 16-pixel blocks as the output is written, full vectors along ow in both
+// (rows of 16 of one channel), and the bias is one broadcast per channel.
+// CHECK-LABEL: func.func private @residual_kernel0
+// CHECK: scf.for {{.*}} = %c0 to %c48 step %c16
+// CHECK: %[[Y:.*]] = vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK: %[[R:.*]] = vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK-NOT: vector.transpose
+// CHECK: arith.addf {{.*}}, %[[R]] : vector<16x16xf32>
+// CHECK: arith.maximumf {{.*}} : vector<16x16xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16x16xf32>, tensor<16x16xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<8x16xf32>, vector<8x16xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<16x8xf32>, vector<16x8xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16x8xf32>
+func.func @residual(%x: tensor<1x64x56x56xf32>, %w: tensor<256x64x1x1xf32>, %b: tensor<256xf32>, %r: tensor<1x256x56x56xf32>) -> tensor<1x256x56x56xf32> {
+  %0 = dlg.conv2d %x, %w, %b : (tensor<1x64x56x56xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<1x256x56x56xf32>
+  %1 = dlg.add %0, %r : tensor<1x256x56x56xf32>, tensor<1x256x56x56xf32> -> tensor<1x256x56x56xf32>
+  %2 = dlg.relu %1 : tensor<1x256x56x56xf32>
+  return %2 : tensor<1x256x56x56xf32>
 }
 
 // The channel block counts the input rows an output row reads (8 x 3
@@ -46,6 +78,10 @@ func.func @rows(%x: tensor<1x64x56x56xf32>, %w: tensor<48x64x3x3xf32>) -> tensor
 // CHECK-LABEL: func.func private @pointwise_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [1, 2, 1, 0, 0, 0, 0, 0], vector = 16, register = [7, 32], parallel = [0, 1, 2]>
 // CHECK: vector.outerproduct {{.*}} : vector<7xf32>, vector<32xf32>
+// Rows narrower than a vector keep one 7 x 16 block, transposed as before.
+// CHECK: vector.transfer_read {{.*}} : tensor<7x16xf32>, vector<7x16xf32>
+// CHECK-NEXT: vector.transpose {{.*}} : vector<7x16xf32> to vector<16x7xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16x7xf32>
 func.func @pointwise(%x: tensor<1x64x7x7xf32>, %w: tensor<128x64x1x1xf32>) -> tensor<1x128x7x7xf32> {
   %0 = dlg.conv2d %x, %w : (tensor<1x64x7x7xf32>, tensor<128x64x1x1xf32>) -> tensor<1x128x7x7xf32>
   return %0 : tensor<1x128x7x7xf32>
@@ -75,12 +111,17 @@ func.func @big(%x: tensor<1x512x7x7xf32>, %w: tensor<512x512x3x3xf32>) -> tensor
 }
 
 // A kernel's own #dlk.schedule overrides the model: 8-pixel tiles, one
-// row per parallel tile, all 64 channels in one block.
+// row per parallel tile, all 64 channels in one block. Rows of 16
+// pixels copy back in 16 x 16 blocks, transposed by shuffles.
 // CHECK-LABEL: func.func private @given_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [1, 1, 1, 0, 0, 0, 0, 0], vector = 16, register = [8, 32], parallel = [0, 1, 2]>
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 16)
 // CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
-// CHECK: vector.transpose {{.*}} : vector<16x16xf32> to vector<16x16xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK-NOT: vector.transpose
+// CHECK: vector.shuffle
+// CHECK-NOT: vector.transpose
+// CHECK: vector.transfer_write {{.*}} : vector<16x16xf32>, tensor<16x16xf32>
 func.func @given(%x: tensor<1x64x16x16xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<1x64x16x16xf32> {
   %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [1, 1, 1, 0, 0, 0, 0, 0], vector = 16, register = [8, 32], parallel = [0, 1, 2]> (%x, %w) : (tensor<1x64x16x16xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x16x16xf32> {
   ^bb0(%a: tensor<1x64x16x16xf32>, %b: tensor<64x64x3x3xf32>):
