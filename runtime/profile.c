@@ -31,6 +31,7 @@ struct DlcProfile {
   int64_t runs, runNs, origin, runStart;
   int64_t open[64]; /* enter times of the kernels entered and not exited (nesting) */
   int depth;
+  bool avx2; /* compiled for AVX2: rated against 256-bit FMAs */
 };
 
 /* Trace events kept per profile: enough for thousands of runs of a model. */
@@ -118,7 +119,8 @@ void dlcProfileExit(int64_t id) {
 /*--- The roofline ----------------------------------------------------------------*/
 
 typedef struct {
-  double gflops; /* one core's FMA peak */
+  double gflops; /* one core's FMA peak with the widest vectors */
+  double gflops256; /* ... with 256-bit ones (0: no AVX2 and FMA) */
   double gbs;    /* one core's read bandwidth */
   const char *isa;
 } Machine;
@@ -178,25 +180,30 @@ static double readBandwidth(void) {
 static Machine machine;
 static once_flag measured = ONCE_FLAG_INIT;
 
+#if defined(__x86_64__)
+/* The best of many short runs of `loop`: on a shared core some run
+   undisturbed. */
+static double fmaPeak(double (*loop)(int64_t)) {
+  double best = 0;
+  loop(1 << 20); /* wake the core up to speed */
+  for (int rep = 0; rep < 40; ++rep) {
+    double f = loop(1 << 17) * 1e-9;
+    if (f > best)
+      best = f;
+  }
+  return best;
+}
+#endif
+
 static void measure(void) {
   machine.isa = "scalar";
-  machine.gflops = 0;
+  machine.gflops = machine.gflops256 = 0;
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  double (*loop)(int64_t) = NULL;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    machine.gflops256 = fmaPeak(fma256), machine.gflops = machine.gflops256, machine.isa = "AVX2";
   if (__builtin_cpu_supports("avx512f"))
-    loop = fma512, machine.isa = "AVX-512";
-  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    loop = fma256, machine.isa = "AVX2";
-  if (loop) {
-    loop(1 << 20); /* wake the core up to speed */
-    /* many short runs, the best: on a shared core some run undisturbed */
-    for (int rep = 0; rep < 40; ++rep) {
-      double f = loop(1 << 17) * 1e-9;
-      if (f > machine.gflops)
-        machine.gflops = f;
-    }
-  }
+    machine.gflops = fmaPeak(fma512), machine.isa = "AVX-512";
 #endif
   machine.gbs = readBandwidth();
 }
@@ -235,17 +242,20 @@ static void sortIds(int64_t *ids, int64_t n, const Row *rows) {
     }
 }
 
+void dlcProfileSetIsa(DlcProfile *p, const char *isa) { p->avx2 = isa && strcmp(isa, "avx2") == 0; }
+
 char *dlcProfileTable(const DlcProfile *p, int threads) {
   call_once(&measured, measure);
   if (threads < 1)
     threads = 1;
   Buf b = {NULL, 0, 0};
-  double peak = machine.gflops * threads, bw = machine.gbs;
+  bool avx2 = p->avx2 && machine.gflops256 > 0;
+  double peak = (avx2 ? machine.gflops256 : machine.gflops) * threads, bw = machine.gbs;
   double runMs = p->runs ? (double)p->runNs / (double)p->runs * 1e-6 : 0;
   put(&b, "dlc profile: %lld run%s, %.3f ms a run; %d thread%s, %s; roofline %.0f GFLOP/s "
           "(FMA peak x threads), %.1f GB/s (one-core read)\n",
       (long long)p->runs, p->runs == 1 ? "" : "s", runMs, threads, threads == 1 ? "" : "s",
-      machine.isa, peak, bw);
+      avx2 ? "AVX2" : machine.isa, peak, bw);
   put(&b, "%-20s %-12s %-36s %6s %10s %6s %10s %8s %6s\n", "kernel", "kind", "root", "calls",
       "ms/run", "%", "GFLOP/s", "GB/s", "%roof");
   int64_t *ids = malloc(sizeof *ids * (size_t)(p->n + 1));

@@ -40,6 +40,11 @@ void dlcProfileRunEnd(DlcProfile *p);
 void dlcProfileEnter(int64_t id);
 void dlcProfileExit(int64_t id);
 
+/* The ISA the profiled code was compiled for ("avx2", "avx512" or "host",
+   the default): the roofline is that ISA's FMA peak on this machine, so
+   AVX2 code on an AVX-512 host is rated against 256-bit FMAs. */
+void dlcProfileSetIsa(DlcProfile *p, const char *isa);
+
 /* The table (malloc'd text) of the runs recorded, for `threads` threads
    (the roofline's FMA peak scales with them). */
 char *dlcProfileTable(const DlcProfile *p, int threads);

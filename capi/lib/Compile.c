@@ -429,6 +429,8 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
     freeSymbols(&syms);
     return err;
   }
+  if (v->profile) /* rated against the FMA peak of the code's own ISA */
+    dlcProfileSetIsa(v->profile, isa);
   if (!p->cuda && dlcJitSupports(v->module)) {
     DlcJitOptions jo = {isa, p->optLevel, threads, libPaths, nLibs, syms.items, syms.n};
     err = dlcJitCreate(v->module, p->entry, &jo, &v->jit, &v->invoke);
