@@ -200,16 +200,8 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
     emitRegisterTile(s, h, n, p, M, mr < mc ? mr : mc);
     return;
   }
-  int parts = s->next, lo = s->next + 1, hi = s->next + 2;
-  s->next += 3;
-  dlcScriptEmit(s,
-                "    %%h%d = transform.structured.split %%h%d after %lld { dimension = %d }"
-                " : !transform.any_op\n",
-                parts, h, (long long)(mc - rem), M);
-  dlcScriptEmit(s,
-                "    %%h%d, %%h%d = transform.split_handle %%h%d"
-                " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
-                lo, hi, parts);
+  int lo, hi;
+  dlcScriptSplit(s, h, M, mc - rem, &lo, &hi);
   emitRegisterTile(s, lo, n, p, M, mr);
   emitRegisterTile(s, hi, n, p, M, dlcLargestDivisor(rem, mr));
 }
@@ -380,16 +372,8 @@ static void emitDepthwiseGroup(DlcScript *s, Group *g, int conv, int vw, int64_t
       emitDepthwisePiece(s, h, n, piece, v, taps);
       break;
     }
-    int parts = s->next, lo = s->next + 1, hi = s->next + 2;
-    s->next += 3;
-    dlcScriptEmit(s,
-                  "    %%h%d = transform.structured.split %%h%d after %lld { dimension = %d }"
-                  " : !transform.any_op\n",
-                  parts, h, (long long)piece, DLC_DW_OW);
-    dlcScriptEmit(s,
-                  "    %%h%d, %%h%d = transform.split_handle %%h%d"
-                  " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
-                  lo, hi, parts);
+    int lo, hi;
+    dlcScriptSplit(s, h, DLC_DW_OW, piece, &lo, &hi);
     emitDepthwisePiece(s, lo, n, piece, v, taps);
     h = hi, left -= piece;
   }

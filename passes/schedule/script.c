@@ -88,6 +88,20 @@ int dlcScriptTileFor(DlcScript *s, int h, const int64_t *sizes, int n, int *inne
   return t;
 }
 
+void dlcScriptSplit(DlcScript *s, int h, int dim, int64_t after, int *lo, int *hi) {
+  int parts = s->next;
+  *lo = s->next + 1, *hi = s->next + 2;
+  s->next += 3;
+  dlcScriptEmit(s,
+                "    %%h%d = transform.structured.split %%h%d after %lld { dimension = %d }"
+                " : !transform.any_op\n",
+                parts, h, (long long)after, dim);
+  dlcScriptEmit(s,
+                "    %%h%d, %%h%d = transform.split_handle %%h%d"
+                " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
+                *lo, *hi, parts);
+}
+
 int dlcScriptTileForall(DlcScript *s, int *h, const int64_t *sizes, int n, const char *gpuKind) {
   static const char *const kDims[] = {"x", "y", "z"};
   int t = s->next;

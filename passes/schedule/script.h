@@ -51,6 +51,11 @@ void dlcScriptMatchAll(DlcScript *s, int64_t firstSid, int n, int *handles);
    (-1 when nothing is tiled). */
 int dlcScriptTileFor(DlcScript *s, int h, const int64_t *sizes, int n, int *innermost);
 
+/* Splits handle `h`'s op along loop `dim` after `after` iterations
+   (transform.structured.split): *lo is the first part's handle, *hi the
+   rest's. */
+void dlcScriptSplit(DlcScript *s, int h, int dim, int64_t after, int *lo, int *hi);
+
 /* tile_using_forall of `*h` by `sizes`; `*h` becomes the tiled op and the
    forall's handle is returned. With a `gpuKind` ("block" or "thread") the
    tiled loops map innermost first to x, y, z of #gpu.<kind>. */

@@ -91,19 +91,8 @@ void dlcScriptConvCopyBackTile(DlcScript *s, int h, const DlcLinalgInfo *o, cons
   for (int d = 0; d < n; ++d)
     e[d] = ext[d];
   int lo = h, hi = -1;
-  if (whole < w) { /* the row's last w - whole pixels: one narrower block */
-    int parts = s->next;
-    lo = s->next + 1, hi = s->next + 2;
-    s->next += 3;
-    dlcScriptEmit(s,
-                  "    %%h%d = transform.structured.split %%h%d after %lld { dimension = %d }"
-                  " : !transform.any_op\n",
-                  parts, h, (long long)whole, n - 1);
-    dlcScriptEmit(s,
-                  "    %%h%d, %%h%d = transform.split_handle %%h%d"
-                  " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n",
-                  lo, hi, parts);
-  }
+  if (whole < w) /* the row's last w - whole pixels: one narrower block */
+    dlcScriptSplit(s, h, n - 1, whole, &lo, &hi);
   e[n - 1] = whole;
   int loop = transposeTile(s, lo, o, e, inner, vw);
   /* Each 16 x 16 block's transpose as the 64 unpack / shuffle steps of
