@@ -64,6 +64,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "schedule/cost_model.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -420,8 +421,7 @@ static void chainStep(FILE *f, const char *acc, const char *op, const char *x, i
    the softmax needs none of it (see reduceMax). */
 static void maxStep(FILE *f, const char *acc, const char *x, int64_t g, int64_t u, int64_t L) {
   if (u == 0) {
-    fprintf(f, "        %%%s%" PRId64 "_0 = arith.addf %%%s%" PRId64 "_0, %%zv : vector<%" PRId64 "xf32>\n",
-            acc, g, x, g, L);
+    chainStep(f, acc, NULL, x, g, 0, L);
     return;
   }
   fprintf(f, "        %%%1$s%2$" PRId64 "_%3$" PRId64 "c = arith.cmpf ogt, %%%1$s%2$" PRId64 "_%4$" PRId64 ", %%%5$s%2$" PRId64 "_%3$" PRId64 " : vector<%6$" PRId64 "xf32>\n"
@@ -450,11 +450,11 @@ static void reduceMax(FILE *f, const char *out, const char *in, int64_t L) {
 
 /* Dv chunks per P.V pass: the most (a divisor of Dv / Wv) whose G x CG
    accumulators, CG V rows and one broadcast p fit the vector registers
-   (32 with 16 lanes, else 16). With 8 lanes and d = 64 all 8 chunks of 4
+   (dlcCpuVectorRegisters). With 8 lanes and d = 64 all 8 chunks of 4
    rows (32 accumulators) spilled; 2 chunks a pass run P.V four times over
    the P scratch, from L1. */
 static int64_t pvChunks(const Tiles *t, int64_t dv, int64_t given) {
-  const int64_t regs = t->L >= 16 ? 32 : 16, nc = dv / t->Wv;
+  const int64_t regs = dlcCpuVectorRegisters(t->L), nc = dv / t->Wv;
   if (given > 0) /* the option, where it divides the row's chunks */
     for (int64_t cg = given < nc ? given : nc; cg >= 1; --cg)
       if (nc % cg == 0)
@@ -471,7 +471,7 @@ static int64_t pvChunks(const Tiles *t, int64_t dv, int64_t given) {
    G = 4; 2 with 8, where 4 (16 scores in 16 ymm) spilled and ran 1.15x
    slower (s = 128, 12 heads, d = 64, 1 thread). */
 static int64_t keyVectors(int64_t L, int64_t G) {
-  const int64_t regs = L >= 16 ? 32 : 16;
+  const int64_t regs = dlcCpuVectorRegisters(L);
   for (int64_t nb = 4; nb > 1; nb /= 2)
     if (G * nb + nb + 1 <= regs * 3 / 4)
       return nb;

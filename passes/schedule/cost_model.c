@@ -97,6 +97,8 @@ static int64_t halfCyclesPerStep(int64_t acc, int64_t loads) {
   return t > 2 * kFmaLatency ? t : 2 * kFmaLatency;
 }
 
+int64_t dlcCpuVectorRegisters(int64_t vectorWidth) { return vectorWidth >= 16 ? 32 : 16; }
+
 /* `whole`: among tiles of equal throughput, prefer an MR that divides m.
    The rows left over otherwise run a register tile of their own, with its
    own loop and C loads and stores per Kc block; measured on Zen 5 at 2048^3
@@ -104,7 +106,7 @@ static int64_t halfCyclesPerStep(int64_t acc, int64_t loads) {
    a 6-row tile in every Mc block. */
 static void registerTile(int64_t m, int64_t n, int64_t vw, int64_t maxRows, bool preferWhole,
                          int64_t out[2]) {
-  int64_t regs = vw >= 16 ? 32 : 16;
+  int64_t regs = dlcCpuVectorRegisters(vw);
   int64_t bestAcc = 0, bestLoads = 1, bestTime = 1;
   bool bestWhole = false;
   out[0] = 1;
@@ -410,7 +412,7 @@ static void convTile(const DlcLoopNest *l, const DlcCpuTarget *t, int64_t *panel
 }
 
 void dlcScheduleDirectConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
-  int64_t vw = t->vectorWidth, regs = vw >= 16 ? 32 : 16;
+  int64_t vw = t->vectorWidth, regs = dlcCpuVectorRegisters(vw);
   int64_t wo = l->extent[3], nr = l->extent[4];
   int64_t nv = nr >= vw ? nr / vw : 1;
   memset(s, 0, sizeof *s);

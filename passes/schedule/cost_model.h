@@ -91,4 +91,8 @@ void dlcGemmRegisterTile(int64_t m, int64_t n, int64_t vectorWidth, int64_t out[
 void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vectorWidth, int64_t maxRows,
                              int64_t out[2]);
 
+/* Vector registers of a target with `vectorWidth` f32 lanes: 32 zmm with
+   AVX-512 (16 lanes), 16 ymm or xmm below. */
+int64_t dlcCpuVectorRegisters(int64_t vectorWidth);
+
 #endif
