@@ -352,8 +352,9 @@ void dlcScheduleRowsInL1(const DlcLoopNest *l, const DlcCpuTarget *t, int64_t el
 /* Direct conv (conv_direct.h), loops (image, panel, oh, ow, n | c, kh, kw):
    the register tile is MR output pixels of a row by the NR-channel panel,
    MR the divisor of Wo with the best FMA throughput per step whose
-   accumulators fit the registers (14 x 32 at Wo = 56, 28, 14; 7 x 32 at
-   7). The channels are blocked (BLIS's Kc) so that a block's Wp panel
+   accumulators fit the registers (dlcConvRegisterRows: 14 x 32 at Wo = 56,
+   28, 14 and 7 x 32 at 7 with AVX-512; 4 x 16 at 56 and 28 with AVX2).
+   The channels are blocked (BLIS's Kc) so that a block's Wp panel
    (Cb x kH x kW x NR) and the input rows an output row reads from it
    (Cb x kH x (Wo + kW - 1)) fit half of L1 together and serve every
    register tile of the row from there: 8 of ResNet's 64 channels at 3x3
@@ -411,21 +412,33 @@ static void convTile(const DlcLoopNest *l, const DlcCpuTarget *t, int64_t *panel
   *panelsOut = bestP, *rowsOut = bestR;
 }
 
-void dlcScheduleDirectConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
-  int64_t vw = t->vectorWidth, regs = dlcCpuVectorRegisters(vw);
-  int64_t wo = l->extent[3], nr = l->extent[4];
-  int64_t nv = nr >= vw ? nr / vw : 1;
-  memset(s, 0, sizeof *s);
-  s->numTiles = l->numLoops;
+int64_t dlcConvRegisterRows(int64_t wo, int64_t nr, int64_t vw, int64_t *accOut,
+                            int64_t *timeOut) {
+  int64_t regs = dlcCpuVectorRegisters(vw), nv = nr >= vw ? nr / vw : 1;
   int64_t bestAcc = 0, bestTime = 1, mrBest = 1;
-  for (int64_t mr = 1; mr <= wo && mr * nv + nv + 1 <= regs; ++mr) {
+  /* one register to spare: 14 x 8 with AVX2 (14 accumulators, a vector of
+     W and a broadcast: all 16 ymm) spilled two accumulators to the stack
+     inside the k loop, and ran at 44% of the FMA peak */
+  for (int64_t mr = 1; mr <= wo && mr * nv + nv + 1 < regs; ++mr) {
     if (wo % mr)
       continue;
     int64_t acc = mr * nv, time = halfCyclesPerStep(acc, mr + nv);
     if (acc * bestTime > bestAcc * time || (acc * bestTime == bestAcc * time && acc > bestAcc))
       bestAcc = acc, bestTime = time, mrBest = mr;
   }
-  s->registerTile[0] = mrBest, s->registerTile[1] = nr;
+  if (accOut)
+    *accOut = bestAcc;
+  if (timeOut)
+    *timeOut = bestTime;
+  return mrBest;
+}
+
+void dlcScheduleDirectConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
+  int64_t vw = t->vectorWidth;
+  int64_t wo = l->extent[3], nr = l->extent[4];
+  memset(s, 0, sizeof *s);
+  s->numTiles = l->numLoops;
+  s->registerTile[0] = dlcConvRegisterRows(wo, nr, vw, NULL, NULL), s->registerTile[1] = nr;
   int64_t panelTile, ohTile;
   convTile(l, t, &panelTile, &ohTile);
   s->tiles[0] = 1, s->tiles[1] = panelTile, s->tiles[2] = ohTile;

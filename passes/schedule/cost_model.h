@@ -95,4 +95,12 @@ void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vectorWidth, int64_t 
    AVX-512 (16 lanes), 16 ymm or xmm below. */
 int64_t dlcCpuVectorRegisters(int64_t vectorWidth);
 
+/* The direct conv's register tile for output rows of `wo` pixels by an
+   `nr`-channel panel with `vectorWidth` f32 lanes: MR, the divisor of Wo
+   with the best FMA throughput per k step whose accumulators fit the
+   registers. Its throughput is *acc FMAs per *halfCycles half cycles
+   (either may be NULL). */
+int64_t dlcConvRegisterRows(int64_t wo, int64_t nr, int64_t vectorWidth, int64_t *acc,
+                            int64_t *halfCycles);
+
 #endif

@@ -1,0 +1,60 @@
+// Which convs the direct conv takes with AVX2's 16 vector registers, and
+// their register tiles (schedule/conv_direct.c, kDirectRate; cost_model.c,
+// dlcConvRegisterRows), on the AVX2 target's fixed cache model.
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=8},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx2},canonicalize,cse)' | FileCheck %s
+
+// Rows of 7 pixels fit a 1 x 16 tile (7 x 8 with one vector): ResNet-50's
+// 7x7 stage goes as a GEMM over its 49 flattened pixels instead, 6 x 16
+// tiles and a row left over, W packed into channel panels (5-dim loops,
+// not the direct conv's 8).
+// CHECK-LABEL: func.func private @big_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [8, 0, 0, 0, 288], vector = 8, register = [6, 16], parallel = [0]>
+// CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
+// CHECK: vector.outerproduct {{.*}} : vector<16xf32>, f32
+// CHECK-LABEL: func.func @mid
+func.func @big(%x: tensor<1x512x7x7xf32>, %w: tensor<512x512x3x3xf32>) -> tensor<1x512x7x7xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>) -> tensor<1x512x7x7xf32>
+  return %0 : tensor<1x512x7x7xf32>
+}
+
+// Rows of 14: 2 x 16 tiles, so the GEMM too (196 pixels).
+// CHECK-LABEL: func.func private @mid_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [4, 0, 0, 0, 384], vector = 8, register = [6, 16], parallel = [0]>
+// CHECK-LABEL: func.func @rows28
+func.func @mid(%x: tensor<1x256x14x14xf32>, %w: tensor<256x256x3x3xf32>) -> tensor<1x256x14x14xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x256x14x14xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x14x14xf32>
+  return %0 : tensor<1x256x14x14xf32>
+}
+
+// Rows of 28: 4 x 16 tiles (80% of the FMA rate in the model), direct.
+// CHECK-LABEL: func.func private @rows28_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [1, 4, 7, 0, 0, 16, 0, 0], vector = 8, register = [4, 16], parallel = [0, 1, 2]>
+// CHECK: vector.outerproduct {{.*}} : vector<4xf32>, vector<16xf32>
+// CHECK-LABEL: func.func @batch
+func.func @rows28(%x: tensor<1x128x28x28xf32>, %w: tensor<128x128x3x3xf32>) -> tensor<1x128x28x28xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x128x28x28xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x28x28xf32>
+  return %0 : tensor<1x128x28x28xf32>
+}
+
+// Two images of 14x14 have no GEMM to go to (196 pixels are no multiple of
+// a panel, the transposed GEMM takes one image): direct, with one-vector
+// panels, whose 7 x 8 tile beats 2 x 16.
+// CHECK-LABEL: func.func private @batch_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [1, 2, 14, 0, 0, 32, 0, 0], vector = 8, register = [7, 8], parallel = [0, 1, 2]>
+// CHECK: vector.outerproduct {{.*}} : vector<7xf32>, vector<8xf32>
+// CHECK-LABEL: func.func @few
+func.func @batch(%x: tensor<2x64x14x14xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<2x64x14x14xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<2x64x14x14xf32>, tensor<64x64x3x3xf32>) -> tensor<2x64x14x14xf32>
+  return %0 : tensor<2x64x14x14xf32>
+}
+
+// 24 output channels (MobileNetV2) give 8-channel panels; a tile of 14
+// pixels would hold all 16 ymm (14 accumulators, W and a broadcast) and
+// spill, so 8 x 8, keeping one register spare.
+// CHECK-LABEL: func.func private @few_kernel0
+// CHECK-SAME: register = [8, 8]
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<8xf32>
+func.func @few(%x: tensor<1x144x56x56xf32>, %w: tensor<24x144x1x1xf32>) -> tensor<1x24x56x56xf32> {
+  %0 = dlg.conv2d %x, %w : (tensor<1x144x56x56xf32>, tensor<24x144x1x1xf32>) -> tensor<1x24x56x56xf32>
+  return %0 : tensor<1x24x56x56xf32>
+}
