@@ -133,9 +133,13 @@ MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
   MlirLocation locs[DLC_MAX_LOOPS];
   for (intptr_t i = 0; i < rank; ++i)
     idx[i] = mlirIndexTypeGet(b->context), locs[i] = b->loc;
+  /* The padding value is defined before the pad, not in its region (the
+     form canonicalize leaves): linalg's unit-dim folding of a pad fused
+     into a tile clones the region, and a constant inside it crashed
+     dlc-cpu-schedule run straight after dlk-to-linalg. */
+  MlirValue c = dlcEmitScalar(b, elt, value);
   MlirBlock body = mlirBlockCreate(rank, idx, locs);
   DlcBuilder in = dlcBuilderAtEnd(body, b->loc);
-  MlirValue c = dlcEmitScalar(&in, elt, value);
   dlcBuildOpTyped(&in, "tensor.yield", 1, &c, 0, NULL, DLC_NO_ATTRS);
   MlirRegion region = mlirRegionCreate();
   mlirRegionAppendOwnedBlock(region, body);

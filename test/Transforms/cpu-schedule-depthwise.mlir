@@ -7,6 +7,14 @@
 // chunk, into a temporary for the fill).
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx512},canonicalize,cse)' | FileCheck %s
 // RUN: dlc-opt %s --lower-to-llvm='target=avx512 parallel=false' --mlir-print-ir-after=convert-linalg-to-loops 2>&1 | FileCheck %s --check-prefix=BUF
+// The schedule straight after dlk-to-linalg (no elementwise fusion or
+// canonicalisation between them): the pad's value is defined outside its
+// region (dlcEmitPad), where a constant inside it crashed linalg's unit-dim
+// folding of the pad fused into a tile.
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16},dlc-cpu-schedule{target=avx512})' | FileCheck %s --check-prefix=BARE
+// BARE-LABEL: func.func private @dw_bias_clamp_kernel0
+// BARE-SAME: #dlk.schedule<tile = [1, 1, 0, 0, 0, 0], vector = 16, parallel = [0, 1]>
+// BARE: scf.forall
 
 // CHECK-LABEL: func.func private @dw_bias_clamp_kernel0
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<1x144x56x56xf32>

@@ -30,8 +30,9 @@ func.func @gather(%e: tensor<100x?xf32>, %ids: tensor<4xi64>) -> tensor<4x?xf32>
 // -----
 
 // CHECK-LABEL: func.func @pad
+// CHECK: %[[V:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: tensor.pad %arg0 low[0, 1] high[0, 1]
-// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK: tensor.yield %[[V]] : f32
 // CHECK: tensor<?x3xf32> to tensor<?x5xf32>
 func.func @pad(%x: tensor<?x3xf32>) -> tensor<?x5xf32> {
   %0 = dlg.pad %x {pads = array<i64: 0, 1, 0, 1>} : tensor<?x3xf32> -> tensor<?x5xf32>

@@ -88,9 +88,10 @@ func.func @gather(%e: tensor<100x16xf32>, %ids: tensor<4x7xi64>) -> tensor<4x7x1
 // -----
 
 // CHECK-LABEL: func.func @pad
-// CHECK: tensor.pad %arg0 low[0, 1, 2] high[0, 0, 1]
 // CHECK: %[[V:.*]] = arith.constant -1.000000e+00 : f32
-// CHECK: tensor.yield %[[V]] : f32
+// CHECK: tensor.pad %arg0 low[0, 1, 2] high[0, 0, 1]
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: tensor.yield %[[V]] : f32
 // CHECK: tensor<2x3x4xf32> to tensor<2x4x7xf32>
 func.func @pad(%x: tensor<2x3x4xf32>) -> tensor<2x4x7xf32> {
   %0 = dlg.pad %x {pads = array<i64: 0, 1, 2, 0, 0, 1>, value = -1.0} : tensor<2x3x4xf32> -> tensor<2x4x7xf32>
