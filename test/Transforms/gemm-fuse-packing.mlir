@@ -1,6 +1,6 @@
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{prefetch=false}))' %s | FileCheck %s
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing,cse))' %s | FileCheck %s --check-prefix=PF
-// RUN: dlc-opt --lower-to-llvm --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
+// RUN: dlc-opt --lower-to-llvm=target=avx512 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
 
 // dlc-gemm-fuse-packing: the copy that packs a Kc block of B goes; the
 // first MR-row block of each panel reads B in place and stores each vector
