@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dlc-c/Dialects.h"
+#include "parse_guard.h"
 
 #include "dlg/DlgOps.h"
 #include "dlk/DlkOps.h"
@@ -16,7 +17,6 @@
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -30,59 +30,10 @@ void dlcRegisterDialects(MlirDialectRegistry registry) {
   mlirDialectHandleInsertDialect(mlirGetDialectHandle__dlk__(), registry);
 }
 
-static bool isIdentifierChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '$' || c == '.';
-}
-
-// The offset of `array<index` (a dense array of index elements) in `text`
-// outside strings and comments, or npos. MLIR 22's parser asks index for a
-// bit width there and dereferences null (mlir-opt crashes alike; found by
-// fuzz/fuzz_dlg.c under ASan), so dlc refuses it before parsing.
-static size_t findIndexDenseArray(llvm::StringRef text) {
-  for (size_t i = 0, n = text.size(); i < n; ++i) {
-    char c = text[i];
-    if (c == '"') { // a string: up to its closing quote, past escapes
-      for (++i; i < n && text[i] != '"'; ++i)
-        if (text[i] == '\\')
-          ++i;
-      continue;
-    }
-    if (c == '/' && i + 1 < n && text[i + 1] == '/') { // a comment: to the line's end
-      while (i < n && text[i] != '\n')
-        ++i;
-      continue;
-    }
-    if (!text.substr(i).starts_with("array") || (i > 0 && isIdentifierChar(text[i - 1])))
-      continue;
-    size_t j = text.find_first_not_of(" \t\r\n", i + 5);
-    if (j == llvm::StringRef::npos || text[j] != '<')
-      continue;
-    j = text.find_first_not_of(" \t\r\n", j + 1);
-    if (j != llvm::StringRef::npos && text.substr(j).starts_with("index") &&
-        (j + 5 >= n || !isIdentifierChar(text[j + 5])))
-      return i;
-  }
-  return llvm::StringRef::npos;
-}
-
 MlirModule dlcModuleParse(MlirContext ctx, MlirStringRef source,
                           const char *sourceName) {
-  llvm::StringRef text(source.data, source.length);
-  if (!text.starts_with("ML\xefR")) { // not MLIR bytecode
-    size_t at = findIndexDenseArray(text);
-    if (at != llvm::StringRef::npos) {
-      llvm::StringRef before = text.substr(0, at);
-      unsigned line = 1 + before.count('\n');
-      size_t lineStart = before.rfind('\n');
-      unsigned col = 1 + (lineStart == llvm::StringRef::npos ? at : at - lineStart - 1);
-      mlir::emitError(mlir::FileLineColLoc::get(unwrap(ctx),
-                                                sourceName ? sourceName : "<input>", line, col),
-                      "dense arrays of index elements (array<index ...>) are not supported: "
-                      "use array<i64: ...>");
-      return MlirModule{nullptr};
-    }
-  }
+  if (dlcParseGuardRefuses(ctx, source, sourceName)) // text the parser would crash on
+    return MlirModule{nullptr};
   // MLIR's lexer reads the byte after the text (the NUL a MemoryBuffer
   // guarantees); a caller's (data, length) need not have one, so parse a
   // NUL-terminated copy (found by fuzz/fuzz_dlg.c under ASan). The copy is

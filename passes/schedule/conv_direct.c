@@ -50,8 +50,8 @@ int64_t dlcConvDirectPanel(const DlcGemmPacking *p, const DlcShape *x, const Dlc
     return 0;
   /* no GEMM to fall back to (a batch of 14x14 images): one vector where its
      tile is much the faster (7 x 8 against 2 x 16 at Wo = 14) */
-  int64_t narrowAcc, narrowTime;
   if (nr == 2 * vw) {
+    int64_t narrowAcc, narrowTime;
     dlcConvRegisterRows(wo, vw, vw, &narrowAcc, &narrowTime);
     if (narrowAcc * time * kNarrowGain.den > acc * narrowTime * kNarrowGain.num)
       return vw;
