@@ -146,7 +146,7 @@ static void addKernelOrderStage(DlcPipeline *p, bool profile) {
 /* The CPU strategy: tiles, parallel foralls and vectors by each kernel's
    schedule; the target's name, as "host" reads this machine's caches. */
 static void addScheduleStage(DlcPipeline *p, MlirStringRef target, int64_t vectorWidth) {
-  dlcPipelineAdd(p, "dlc-cpu-schedule{target=%.*s vector-width=%d},canonicalize,cse",
+  dlcPipelineAdd(p, "dlc-cpu-schedule{target=%.*s vector-width=%d},func.func(canonicalize,cse)",
                  (int)target.length, target.data, (int)vectorWidth);
 }
 
@@ -169,9 +169,10 @@ static void addLLVMStage(DlcPipeline *p) {
   dlcPipelineAdd(p, "func.func(math-expand-ops{ops=ctlz,sinh,cosh,tanh,asinh,acosh,atanh,tan,fma,"
                     "ceil,exp2,round,roundeven,rsqrt},dlc-expand-exp),"
                     "convert-math-to-funcs{convert-ctlz=false},"
-                    "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
-                    "convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,"
-                    "lower-affine,finalize-memref-to-llvm,convert-to-llvm,"
+                    "func.func(convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
+                    "convert-math-to-llvm),convert-math-to-libm,"
+                    "func.func(expand-strided-metadata,lower-affine),"
+                    "finalize-memref-to-llvm,convert-to-llvm,"
                     "reconcile-unrealized-casts");
   /* Weights out of the module, bound at load time (external_weights.c):
      LLVM would otherwise spend minutes on a 100 MB initializer. */
@@ -218,8 +219,8 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   dlcPipelineAdd(&p, "dlc-kernel-dedup");
   addParallelStage(&p, dlcOptionsGetBool(o, "parallel"));
   /* Canonicalisation first folds the loops that tiling left with one trip. */
-  dlcPipelineAdd(&p, "canonicalize");
-  dlcAddVectorToCfStage(&p);
+  dlcPipelineAdd(&p, "func.func(canonicalize)");
+  dlcAddVectorToCfStage(&p, "func.func");
   addLLVMStage(&p);
   /* The JIT compiles for the target named here (jit_target.c). */
   dlcPipelineAdd(&p, "dlc-mark-target{isa=%.*s}", (int)target.length, target.data);

@@ -85,3 +85,15 @@ MlirLogicalResult dlcRunPipeline(MlirOperation op, const char *pipeline) {
   dlcTextFree(&msg);
   return r;
 }
+
+MlirLogicalResult dlcRunPipelineThreaded(MlirOperation op, const char *pipeline, int threads) {
+  MlirContext ctx = mlirOperationGetContext(op);
+  /* Left as it is when the caller's context is already multithreaded. */
+  bool toggle = threads > 1 && mlirContextGetNumThreads(ctx) <= 1;
+  if (toggle)
+    mlirContextEnableMultithreading(ctx, true);
+  MlirLogicalResult r = dlcRunPipeline(op, pipeline);
+  if (toggle)
+    mlirContextEnableMultithreading(ctx, false);
+  return r;
+}

@@ -16,6 +16,7 @@
 #include "dlc-c/Passes.h"
 #include "Entry.h"
 #include "RuntimePaths.h"
+#include "jit.h"
 #include "jit_target.h"
 #include "shape/Checked.h"
 
@@ -651,7 +652,11 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
   char pipeline[256];
   snprintf(pipeline, sizeof pipeline, "builtin.module(lower-to-llvm{target=%s parallel=%s})",
            isa, threads > 1 ? "true" : "false");
-  if (mlirLogicalResultIsFailure(dlcRunPipeline(mlirModuleGetOperation(module), pipeline))) {
+  int compileThreads = dlcJitThreads(&err); /* the passes' threads, as the JIT's */
+  if (err)
+    goto done;
+  if (mlirLogicalResultIsFailure(
+          dlcRunPipelineThreaded(mlirModuleGetOperation(module), pipeline, compileThreads))) {
     err = diagnosticsOr(diags, "compilation failed");
     goto done;
   }

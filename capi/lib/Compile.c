@@ -377,14 +377,15 @@ static char *executionEngine(DlcProgram *p, Variant *v, const MlirStringRef *lib
 /* Lowers `v->module` through the pipeline and JIT-compiles it. */
 static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
   /* Pipeline syntax errors and pass failures both arrive as diagnostics. */
-  if (mlirLogicalResultIsFailure(dlcRunPipeline(mlirModuleGetOperation(v->module), p->pipeline)))
+  char *err;
+  int threads = dlcJitThreads(&err); /* compile threads: the passes' and LLVM's */
+  if (err)
+    return err;
+  if (mlirLogicalResultIsFailure(
+          dlcRunPipelineThreaded(mlirModuleGetOperation(v->module), p->pipeline, threads)))
     return diagnosticsOr(diags, "compilation failed");
   dlcModuleMemoryPlan(v->module, p->entry, &v->plan);
-  char *err;
   if (p->profile && (err = readProfile(v)))
-    return err;
-  int threads = dlcJitThreads(&err);
-  if (err)
     return err;
   MlirStringRef libs[2];
   const char *libPaths[2];

@@ -48,7 +48,7 @@ void dlcAddGraphStage(DlcPipeline *p, bool fuse) {
 void dlcAddKernelStage(DlcPipeline *p, const char *dlkToLinalg) {
   /* Each kernel becomes linalg on tensors; elementwise fusion makes one
      generic of each elementwise chain, which the schedule tiles as one. */
-  dlcPipelineAdd(p, "%s,func.func(linalg-fuse-elementwise-ops),canonicalize,cse", dlkToLinalg);
+  dlcPipelineAdd(p, "%s,func.func(linalg-fuse-elementwise-ops,canonicalize,cse)", dlkToLinalg);
 }
 
 void dlcAddBufferizeStage(DlcPipeline *p) {
@@ -65,15 +65,20 @@ void dlcAddBufferizeStage(DlcPipeline *p) {
                     "function-boundary-type-conversion=identity-layout-map "
                     "allow-return-allocs-from-loops},"
                     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
-                    "buffer-deallocation-pipeline,convert-bufferization-to-memref");
+                    "func.func(expand-realloc{emit-deallocs=false},canonicalize),"
+                    "ownership-based-buffer-deallocation,"
+                    "func.func(canonicalize,buffer-deallocation-simplification),"
+                    "bufferization-lower-deallocations,func.func(cse,canonicalize),"
+                    "convert-bufferization-to-memref");
   /* Bufferization creates its constant globals in an order that changes
      from run to run: first-use order and names, for reproducible output. */
   dlcPipelineAdd(p, "dlc-order-globals");
 }
 
-void dlcAddVectorToCfStage(DlcPipeline *p) {
+void dlcAddVectorToCfStage(DlcPipeline *p, const char *anchor) {
   /* One-dimensional transfers, which both LLVM conversions lower to plain
      vector loads and stores, then branches. */
-  dlcPipelineAdd(p, "lower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},"
-                    "convert-scf-to-cf");
+  dlcPipelineAdd(p, "%s%slower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},"
+                    "convert-scf-to-cf%s",
+                 anchor ? anchor : "", anchor ? "(" : "", anchor ? ")" : "");
 }

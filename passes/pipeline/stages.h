@@ -41,7 +41,9 @@ void dlcAddKernelStage(DlcPipeline *p, const char *dlkToLinalg);
 void dlcAddBufferizeStage(DlcPipeline *p);
 
 /* Vector transfers unrolled to scalar-indexed loops and structured control
-   flow to branches, the common step before either backend's LLVM. */
-void dlcAddVectorToCfStage(DlcPipeline *p);
+   flow to branches, the common step before either backend's LLVM; nested
+   in `anchor` ("func.func": each function on its own thread) or, when
+   NULL, on the whole module. */
+void dlcAddVectorToCfStage(DlcPipeline *p, const char *anchor);
 
 #endif

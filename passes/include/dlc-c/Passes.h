@@ -68,6 +68,14 @@ MLIR_CAPI_EXPORTED void dlcRegisterAllPasses(void);
 MLIR_CAPI_EXPORTED MlirLogicalResult dlcRunPipeline(MlirOperation op,
                                                     const char *pipeline);
 
+/* The same with `threads` > 1 running nested pipelines (func.func(...))
+   and dlcParallelFor bodies on the context's thread pool (all cores), with
+   multithreading on for this run only: a context from dlcContextCreate
+   has it off, which keeps a compiled program free of the pool's idle
+   threads and of locks on every type and attribute it makes. */
+MLIR_CAPI_EXPORTED MlirLogicalResult dlcRunPipelineThreaded(MlirOperation op,
+                                                            const char *pipeline, int threads);
+
 #ifdef __cplusplus
 }
 #endif

@@ -97,6 +97,15 @@ MLIR_CAPI_EXPORTED const DlcOptions *dlcPassGetOptions(const DlcPass *pass);
 MLIR_CAPI_EXPORTED void dlcPassAddStatistic(DlcPass *pass, const char *name,
                                             uint64_t delta);
 
+/* Calls body(i, user) for i in [0, n) on the context's threads (in turn
+   when its multithreading is off), as the pass manager runs a nested
+   pipeline: the bodies must touch disjoint IR. Their diagnostics come out
+   in the order of i, whichever thread finishes first. Fails when a body
+   fails; every body runs. */
+typedef MlirLogicalResult (*DlcParallelBody)(intptr_t i, void *user);
+MLIR_CAPI_EXPORTED MlirLogicalResult dlcParallelFor(MlirContext ctx, intptr_t n,
+                                                    DlcParallelBody body, void *user);
+
 /*--- Creation and registration ---------------------------------------------*/
 
 /* A new pass instance to add to a pass manager (options at their defaults). */
