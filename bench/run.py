@@ -200,9 +200,11 @@ def chain(threads, reps, hand):
   return %4 : {ty}
 }}"""
     x, y = np.random.rand(n).astype(np.float32), np.random.rand(n).astype(np.float32)
-    o = np.empty(n, np.float32)
+    # Outputs on cache-line boundaries (as dlc's own, and PyTorch's): there
+    # dlc writes this 64 MiB output with non-temporal stores.
+    o = dlc.empty_aligned(n, np.float32)
     mod = dlc.compile(src, threads=threads, target=TARGET)
-    o2 = np.empty(n, np.float32)
+    o2 = dlc.empty_aligned(n, np.float32)
     ours, ref = best_of([lambda: mod.run(x, y, out=[o2]),
                          lambda: hand.chain(x.ctypes.data_as(ctypes.c_void_p),
                                             y.ctypes.data_as(ctypes.c_void_p),

@@ -666,13 +666,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
   const DlcOptions *o = dlcPassGetOptions(pass);
   MlirStringRef target = dlcOptionsGetString(o, "target");
-  if (!dlcTargetIsKnown(target)) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "dlc-cpu-schedule: unknown target '%.*s' (host, avx2 or avx512)",
-             (int)(target.length < 64 ? target.length : 64), target.data);
-    mlirEmitError(mlirOperationGetLocation(module), msg);
+  if (!dlcTargetCheck(module, "dlc-cpu-schedule", "target", target))
     return (MlirLogicalResult){0};
-  }
   CpuTarget cpu = {.target = dlcCpuTargetGet(target, dlcOptionsGetInt(o, "vector-width"))};
   cpu.vw = (int)cpu.target.vectorWidth;
   DlcScheduleState st = {.backend = &kCpu, .target = &cpu, .ctx = mlirOperationGetContext(module)};

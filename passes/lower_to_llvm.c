@@ -18,7 +18,8 @@
      kernel dedup     dlc-kernel-dedup: each loop nest a noinline function,
                       identical nests sharing one (C)
      parallel         scf-forall-to-parallel, convert-scf-to-openmp
-     vector to cf     (shared), then math, vector, memref -> LLVM
+     vector to cf     (shared) with dlc-streaming-stores (C) on the 1-D
+                      transfers; then math, vector, memref -> LLVM
      weights          dlc-external-weights: large constant globals become
                       declarations the JIT/AOT bind to the data (C)
 
@@ -77,13 +78,9 @@ static const DlcOptionDesc kMarkOptions[] = {
 static MlirLogicalResult markTarget(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
   MlirStringRef isa = dlcOptionsGetString(dlcPassGetOptions(pass), "isa");
-  if (!dlcTargetIsKnown(isa)) { /* the JIT would take any other name for AVX2 */
-    char msg[96];
-    snprintf(msg, sizeof msg, "dlc-mark-target: unknown isa '%.*s' (host, avx2 or avx512)",
-             (int)(isa.length < 32 ? isa.length : 32), isa.data);
-    mlirEmitError(mlirOperationGetLocation(module), msg);
+  /* the JIT would take any other name for AVX2 */
+  if (!dlcTargetCheck(module, "dlc-mark-target", "isa", isa))
     return (MlirLogicalResult){0};
-  }
   MlirContext ctx = mlirOperationGetContext(module);
   mlirOperationSetDiscardableAttributeByName(module, mlirStringRefCreateFromCString("dlc.target"),
                                              mlirStringAttrGet(ctx, isa));
@@ -132,6 +129,16 @@ bool dlcTargetIsKnown(MlirStringRef target) {
     if (target.length == strlen(kTargets[i]) &&
         memcmp(target.data, kTargets[i], target.length) == 0)
       return true;
+  return false;
+}
+
+bool dlcTargetCheck(MlirOperation op, const char *pass, const char *option, MlirStringRef target) {
+  if (dlcTargetIsKnown(target))
+    return true;
+  char msg[192];
+  snprintf(msg, sizeof msg, "%s: unknown %s '%.*s' (host, avx2 or avx512)", pass, option,
+           (int)(target.length < 64 ? target.length : 64), target.data);
+  mlirEmitError(mlirOperationGetLocation(op), msg);
   return false;
 }
 
@@ -220,7 +227,12 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   addParallelStage(&p, dlcOptionsGetBool(o, "parallel"));
   /* Canonicalisation first folds the loops that tiling left with one trip. */
   dlcPipelineAdd(&p, "func.func(canonicalize)");
-  dlcAddVectorToCfStage(&p, "func.func");
+  /* Outputs larger than the last-level cache written with non-temporal
+     stores where whole lines (streaming_stores.c). */
+  char streaming[64];
+  snprintf(streaming, sizeof streaming, "dlc-streaming-stores{target=%.*s}", (int)target.length,
+           target.data);
+  dlcAddVectorToCfStage(&p, "func.func", streaming);
   addLLVMStage(&p);
   /* The JIT compiles for the target named here (jit_target.c). */
   dlcPipelineAdd(&p, "dlc-mark-target{isa=%.*s}", (int)target.length, target.data);

@@ -168,7 +168,7 @@ static void addOutlineStage(DlcPipeline *p, const Gpu *g) {
 
 /* Kernels to the NVVM dialect for the chip, with libdevice for math. */
 static void addNVVMStage(DlcPipeline *p, const Gpu *g) {
-  dlcAddVectorToCfStage(p, NULL); /* also the kernels of gpu.modules */
+  dlcAddVectorToCfStage(p, NULL, NULL); /* also the kernels of gpu.modules */
   dlcPipelineAdd(p,
                  "nvvm-attach-target{chip=%.*s features=%.*s O=%d "
                  "l=%s/nvvm/libdevice/libdevice.10.bc}",

@@ -25,6 +25,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcCpuAttentionPass,
     &dlcCpuSchedulePass,
     &dlcExpandExpPass,
+    &dlcStreamingStoresPass,
     &dlcCopyToLinalgPass,
     &dlcStaticBuffersPass,
     &dlcMemoryPlanPass,

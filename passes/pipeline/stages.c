@@ -75,10 +75,11 @@ void dlcAddBufferizeStage(DlcPipeline *p) {
   dlcPipelineAdd(p, "dlc-order-globals");
 }
 
-void dlcAddVectorToCfStage(DlcPipeline *p, const char *anchor) {
+void dlcAddVectorToCfStage(DlcPipeline *p, const char *anchor, const char *beforeBranches) {
   /* One-dimensional transfers, which both LLVM conversions lower to plain
      vector loads and stores, then branches. */
   dlcPipelineAdd(p, "%s%slower-affine,convert-vector-to-scf{full-unroll=true target-rank=1},"
-                    "convert-scf-to-cf%s",
-                 anchor ? anchor : "", anchor ? "(" : "", anchor ? ")" : "");
+                    "%s%sconvert-scf-to-cf%s",
+                 anchor ? anchor : "", anchor ? "(" : "", beforeBranches ? beforeBranches : "",
+                 beforeBranches ? "," : "", anchor ? ")" : "");
 }

@@ -43,7 +43,8 @@ void dlcAddBufferizeStage(DlcPipeline *p);
 /* Vector transfers unrolled to scalar-indexed loops and structured control
    flow to branches, the common step before either backend's LLVM; nested
    in `anchor` ("func.func": each function on its own thread) or, when
-   NULL, on the whole module. */
-void dlcAddVectorToCfStage(DlcPipeline *p, const char *anchor);
+   NULL, on the whole module. `beforeBranches` (or NULL) is a backend's
+   passes on the 1-D transfers, while loops are still structured. */
+void dlcAddVectorToCfStage(DlcPipeline *p, const char *anchor, const char *beforeBranches);
 
 #endif

@@ -41,9 +41,10 @@ int64_t dlcVectorTile(int64_t extent, int64_t vw) {
 }
 
 /* The ISAs' cache models: AVX2 as the Haswell..Zen 3 cores the AVX2 path
-   was tuned on, AVX-512 as Skylake-SP / Zen 4 (32 KiB 8-way L1, 1 MiB L2). */
-static const DlcCpuTarget kAvx2 = {8, 16, 32 << 10, 8, 512 << 10};
-static const DlcCpuTarget kAvx512 = {16, 32, 32 << 10, 8, 1 << 20};
+   was tuned on (an 8 MiB L3, a Zen 1/2 core complex's), AVX-512 as
+   Skylake-SP / Zen 4 (32 KiB 8-way L1, 1 MiB L2, a 32 MiB L3). */
+static const DlcCpuTarget kAvx2 = {8, 16, 32 << 10, 8, 512 << 10, 8 << 20};
+static const DlcCpuTarget kAvx512 = {16, 32, 32 << 10, 8, 1 << 20, 32 << 20};
 
 static bool named(MlirStringRef s, const char *name) {
   return s.length == strlen(name) && memcmp(s.data, name, s.length) == 0;
@@ -64,6 +65,9 @@ DlcCpuTarget dlcCpuTargetGet(MlirStringRef name, int64_t vw) {
   if (l1 >= (16 << 10) && ways >= 2 && l2 >= (256 << 10)) { /* 0 or -1 where unknown */
     t.l1Bytes = l1, t.l1Ways = ways, t.l2Bytes = l2;
   }
+  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 >= (1 << 20))
+    t.l3Bytes = l3;
   return t;
 }
 

@@ -24,12 +24,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* What the model knows of the CPU: vector lanes and registers, and the
-   data caches that size the GEMM blocks. */
+/* What the model knows of the CPU: vector lanes and registers, the data
+   caches that size the GEMM blocks, and the last-level cache beyond which
+   an output goes to memory anyway (dlc-streaming-stores). */
 typedef struct DlcCpuTarget {
   int64_t vectorWidth; /* f32 lanes: 8 with AVX2, 16 with AVX-512 */
   int64_t vectorRegs;  /* 16 with AVX2, 32 with AVX-512 */
   int64_t l1Bytes, l1Ways, l2Bytes; /* per core */
+  int64_t l3Bytes;                  /* the last level, shared */
 } DlcCpuTarget;
 
 /* The target named `name`: "avx2" or "avx512" (fixed cache models, so

@@ -22,12 +22,12 @@ import importlib
 
 from ._capi import library_path, parse, run_pipeline
 from .errors import CompileError
-from .module import AotModule, Module, load
+from .module import AotModule, Module, empty_aligned, load
 from .graph import Graph
 from . import control as _control  # noqa: F401  (Graph.if_, Graph.while_)
 
 __all__ = ["CompileError", "parse", "run_pipeline", "library_path",
-           "Module", "compile", "Graph", "AotModule", "load"]
+           "Module", "compile", "Graph", "AotModule", "load", "empty_aligned"]
 
 # dlc.compile lives above the ONNX importer, which loads the (optional,
 # slow to import) onnx package: both are loaded at first use (PEP 562), so

@@ -36,12 +36,24 @@ def _check_inputs(arrays, specs):
     return arrays
 
 
+def empty_aligned(shape, dtype, alignment=64):
+    """np.empty whose data starts on a cache line (NumPy's own start 16 bytes
+    in): kernels write a large output with non-temporal stores only where a
+    store starts a line (passes/streaming_stores.c), as PyTorch's allocator
+    also aligns to 64 bytes."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + alignment, np.uint8)
+    start = -raw.ctypes.data % alignment
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
+
+
 def _output_arrays(out, specs):
     """The result arrays of a run: new ones for `specs` ((shape, dtype) per
-    result), or the caller's `out`, checked to fit them and be C-contiguous
-    and writable (the kernels write them in place)."""
+    result), line-aligned, or the caller's `out`, checked to fit them and be
+    C-contiguous and writable (the kernels write them in place)."""
     if out is None:
-        return [np.empty(shape, dtype) for shape, dtype in specs]
+        return [empty_aligned(shape, dtype) for shape, dtype in specs]
     outs = list(out)
     if len(outs) != len(specs):
         raise ValueError(f"expected {len(specs)} output arrays, got {len(outs)}")

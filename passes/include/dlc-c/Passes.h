@@ -28,6 +28,7 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGemmFusePackingPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuAttentionPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuSchedulePass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcExpandExpPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcStreamingStoresPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCopyToLinalgPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcStaticBuffersPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcExternalWeightsPass;
@@ -56,6 +57,10 @@ MLIR_CAPI_EXPORTED bool dlcFindCudaToolkit(const char *given, char *out, size_t 
 MLIR_CAPI_EXPORTED int64_t dlcTargetVectorWidth(MlirStringRef target);
 /* Whether `target` names one: host, avx2 or avx512. */
 MLIR_CAPI_EXPORTED bool dlcTargetIsKnown(MlirStringRef target);
+/* The same, else the error "<pass>: unknown <option> '<target>' (host,
+   avx2 or avx512)" at `op`: a pass's check of its target option. */
+MLIR_CAPI_EXPORTED bool dlcTargetCheck(MlirOperation op, const char *pass, const char *option,
+                                       MlirStringRef target);
 
 /* --dlg-simplify: algebraic simplification of dlg ops (on func.func). */
 MLIR_CAPI_EXPORTED MlirPass dlcCreateDlgSimplifyPass(void);
