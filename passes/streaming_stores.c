@@ -53,6 +53,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { kLineBytes = 64 };
 
@@ -338,6 +339,11 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
   MlirStringRef target = dlcOptionsGetString(o, "target");
   if (!dlcTargetCheck(func, "dlc-streaming-stores", "target", target))
     return (MlirLogicalResult){0};
+#if !defined(__x86_64__)
+  /* sfence and vmovntps are x86's: "host" elsewhere keeps plain stores */
+  if (target.length == 4 && memcmp(target.data, "host", 4) == 0)
+    return (MlirLogicalResult){1};
+#endif
   int64_t minBytes = dlcOptionsGetInt(o, "min-bytes");
   if (minBytes <= 0)
     minBytes = dlcCpuTargetGet(target, 0).l3Bytes;
