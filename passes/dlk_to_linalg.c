@@ -20,6 +20,7 @@
 #include "mlir-c/Dialect/Math.h"
 #include "mlir-c/Dialect/SCF.h"
 #include "mlir-c/Dialect/Tensor.h"
+#include "mlir-c/Dialect/UB.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -127,7 +128,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
 static void dependentDialects(MlirDialectRegistry registry) {
   MlirDialectHandle handles[] = {mlirGetDialectHandle__linalg__(), mlirGetDialectHandle__tensor__(),
                                  mlirGetDialectHandle__arith__(), mlirGetDialectHandle__math__(),
-                                 mlirGetDialectHandle__scf__()};
+                                 mlirGetDialectHandle__scf__(), mlirGetDialectHandle__ub__()};
   for (size_t i = 0; i < sizeof handles / sizeof handles[0]; ++i)
     mlirDialectHandleInsertDialect(handles[i], registry);
 }

@@ -13,6 +13,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bool macBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
@@ -65,21 +66,29 @@ static bool usedOnlyBy(MlirValue v, MlirOperation user) {
          mlirOperationEqual(mlirOpOperandGetOwner(u), user);
 }
 
+/* The kernel operand behind `v`, a block argument of `op`'s dlk.kernel
+   (null when `v` is not one). */
+static MlirValue kernelOperand(MlirOperation op, MlirValue v) {
+  MlirOperation k = mlirOperationGetParentOperation(op);
+  if (!dlcOpIs(k, "dlk.kernel") || !mlirValueIsABlockArgument(v))
+    return (MlirValue){NULL};
+  intptr_t i = mlirBlockArgumentGetArgNumber(v);
+  return i < mlirOperationGetNumOperands(k) ? mlirOperationGetOperand(k, i) : (MlirValue){NULL};
+}
+
+static bool isConstant(MlirValue v) {
+  return !mlirValueIsNull(v) && (!mlirOperationIsNull(dlcDefiningOp(v, "dlg.constant")) ||
+                                 !mlirOperationIsNull(dlcDefiningOp(v, "arith.constant")));
+}
+
 /* Whether B (`w`) is a constant weight that only this matmul reads: a
    kernel argument read by `op` alone whose dlk.kernel operand is a
    constant with no other user. dlc-prepack-weights packs exactly those at
    compile time (passes/prepack_weights.c). */
 static bool constantWeight(MlirOperation op, MlirValue w) {
-  MlirOperation k = mlirOperationGetParentOperation(op);
-  if (!dlcOpIs(k, "dlk.kernel") || !mlirValueIsABlockArgument(w) || !usedOnlyBy(w, op))
-    return false;
-  intptr_t i = mlirBlockArgumentGetArgNumber(w);
-  if (i >= mlirOperationGetNumOperands(k))
-    return false;
-  MlirValue v = mlirOperationGetOperand(k, i);
-  return (!mlirOperationIsNull(dlcDefiningOp(v, "dlg.constant")) ||
-          !mlirOperationIsNull(dlcDefiningOp(v, "arith.constant"))) &&
-         usedOnlyBy(v, k);
+  MlirValue v = kernelOperand(op, w);
+  return isConstant(v) && usedOnlyBy(w, op) &&
+         usedOnlyBy(v, mlirOperationGetParentOperation(op));
 }
 
 static bool addBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
@@ -152,9 +161,23 @@ static MlirValue emitPanelGemm(DlcBuilder *b, MlirValue a, bool ta, MlirValue bp
   return dlcLowerOut(dlcEmitGeneric(b, &u, withBias ? addBody : dlcCopyBody, NULL));
 }
 
-/* C [m, n] = A x B on f32 operands, B packed into `panel`-column panels. */
+/* A [M, K] read through a copy whose rows are `pad` elements longer
+   (dlcGemmRowPadding): a tensor.pad, sliced back to [M, K]. Outside the
+   GEMM's group (the schedule groups linalg ops only), it is one copy per
+   call, not per tile. */
+static MlirValue padRows(DlcBuilder *b, MlirValue a, int64_t pad) {
+  if (pad <= 0)
+    return a;
+  int64_t low[2] = {0, 0}, high[2] = {0, pad}, offsets[2] = {0, 0}, strides[2] = {1, 1};
+  return dlcEmitExtractSlice(b, dlcEmitPadPoison(b, a, low, high), mlirValueGetType(a), offsets,
+                             strides);
+}
+
+/* C [m, n] = A x B on f32 operands, B packed into `panel`-column panels,
+   A's rows `pad` elements longer. */
 static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool ta, bool tb,
-                                  int64_t panel) {
+                                  int64_t panel, int64_t pad) {
+  a = padRows(b, a, pad);
   /* B [K, N] -> [K, N/NR, NR] -> [N/NR, K, NR]; transposed, [N, K] -> [N/NR, NR, K]. */
   int64_t perm[3] = {1, 0, 2}, permT[3] = {0, 2, 1};
   MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w, tb ? 0 : 1, panel), tb ? permT : perm);
@@ -171,7 +194,9 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
   int64_t panel = dlcGemmPackedPanel(&p->packing, &sa, &sb, &so, tb, constantWeight(op, w));
   if (panel > 0 && mlirTypeIsAF32(dlcElementType(w)) && mlirTypeIsAF32(dlcElementType(a)) &&
       !scheduledPlain(op, so.rank))
-    return emitPackedMatmul(b, a, w, ta, tb, panel);
+    return emitPackedMatmul(b, a, w, ta, tb, panel,
+                            dlcGemmRowPadding(&p->packing, &sa, ta,
+                                              isConstant(a) || isConstant(kernelOperand(op, a))));
   intptr_t nb = so.rank - 2, m = nb, n = nb + 1, k = nb + 2, loops = nb + 3;
   DlcGeneric g = {.nLoops = loops, .nIns = 2, .nOuts = 1};
   g.reduction[k] = true;

@@ -114,8 +114,8 @@ MlirValue dlcEmitFilled(DlcBuilder *b, MlirType type, double v,
   return emitFill(b, s, e);
 }
 
-MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
-                     const int64_t *high, double value) {
+static MlirValue emitPad(DlcBuilder *b, MlirValue x, const int64_t *low, const int64_t *high,
+                         double value, bool poison) {
   MlirType t = mlirValueGetType(x), elt = mlirShapedTypeGetElementType(t);
   intptr_t rank = mlirShapedTypeGetRank(t);
   bool any = false;
@@ -137,7 +137,9 @@ MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
      form canonicalize leaves): linalg's unit-dim folding of a pad fused
      into a tile clones the region, and a constant inside it crashed
      dlc-cpu-schedule run straight after dlk-to-linalg. */
-  MlirValue c = dlcEmitScalar(b, elt, value);
+  MlirValue c = poison ? mlirOperationGetResult(
+                            dlcBuildOpTyped(b, "ub.poison", 0, NULL, 1, &elt, DLC_NO_ATTRS), 0)
+                      : dlcEmitScalar(b, elt, value);
   MlirBlock body = mlirBlockCreate(rank, idx, locs);
   DlcBuilder in = dlcBuilderAtEnd(body, b->loc);
   dlcBuildOpTyped(&in, "tensor.yield", 1, &c, 0, NULL, DLC_NO_ATTRS);
@@ -155,6 +157,15 @@ MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
   mlirOperationStateAddAttributes(&st, 3, attrs);
   mlirOperationStateAddOwnedRegions(&st, 1, &region);
   return mlirOperationGetResult(dlcBuilderInsert(b, mlirOperationCreate(&st)), 0);
+}
+
+MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
+                     const int64_t *high, double value) {
+  return emitPad(b, x, low, high, value, false);
+}
+
+MlirValue dlcEmitPadPoison(DlcBuilder *b, MlirValue x, const int64_t *low, const int64_t *high) {
+  return emitPad(b, x, low, high, 0.0, true);
 }
 
 

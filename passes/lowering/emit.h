@@ -41,6 +41,8 @@ MlirValue dlcEmitFilled(DlcBuilder *b, MlirType type, double v,
 /* tensor.pad with static amounts (low[r], high[r]) and a constant value. */
 MlirValue dlcEmitPad(DlcBuilder *b, MlirValue x, const int64_t *low,
                      const int64_t *high, double value);
+/* The same with padding nobody reads (ub.poison): no stores for it. */
+MlirValue dlcEmitPadPoison(DlcBuilder *b, MlirValue x, const int64_t *low, const int64_t *high);
 /* x with dim `dim` split into (extent / inner, inner): tensor.expand_shape. */
 MlirValue dlcEmitSplitDim(DlcBuilder *b, MlirValue x, intptr_t dim, int64_t inner);
 /* x with dims [dim, dim + count) merged into one: tensor.collapse_shape. */

@@ -41,6 +41,15 @@ DlcGemmPacking dlcGemmPackingNone(void);
 int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *a, const DlcShape *b,
                            const DlcShape *c, bool transposeB, bool constantB);
 
+/* Columns of padding for A [M, K] (f32) of a packed GEMM, 0 for none:
+   rows a multiple of 4 KiB apart share their L1 sets (the set index is
+   address bits 6-11), so the MR rows a register tile broadcasts from, 8
+   KiB of B's panel and the tile's C rows fight over the ways of a few
+   sets. A copied with rows one cache line longer spreads them. Not for a
+   transposed or constant A (copied on every call). */
+int64_t dlcGemmRowPadding(const DlcGemmPacking *p, const DlcShape *a, bool transposeA,
+                          bool constantA);
+
 /* How a conv2d becomes a GEMM W [O, C*kH*kW] x col [C*kH*kW, Ho*Wo]:
    DLC_CONV_PIXEL_PANELS: col packed into panels of output pixels, one GEMM
    over (image, panel, m, n, k) with W shared, for up to maxImagesAsGemm

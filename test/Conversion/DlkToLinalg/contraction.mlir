@@ -45,6 +45,39 @@ func.func @matmul_packed(%a: tensor<64x64xf32>, %b: tensor<64x32xf32>) -> tensor
 
 // -----
 
+// A's rows 4 KiB apart (K = 1024 floats) would share their L1 sets: A is
+// read through a copy whose rows are a cache line (16 floats) longer,
+// sliced back to [64, 1024]; the padding is never read (poison, no stores). Not for K = 1000, a transposed A or a
+// constant A (which would be copied on every call).
+// CHECK-LABEL: func.func @matmul_rows_4k
+// CHECK: %[[UNREAD:.*]] = ub.poison : f32
+// CHECK: %[[PAD:.*]] = tensor.pad %arg0 low[0, 0] high[0, 16]
+// CHECK: tensor.yield %[[UNREAD]]
+// CHECK: } : tensor<64x1024xf32> to tensor<64x1040xf32>
+// CHECK: %[[A:.*]] = tensor.extract_slice %[[PAD]][0, 0] [64, 1024] [1, 1] : tensor<64x1040xf32> to tensor<64x1024xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[A]], %{{.*}} : tensor<64x1024xf32>, tensor<2x1024x16xf32>)
+// NOPACK-LABEL: func.func @matmul_rows_4k
+// NOPACK-NOT: tensor.pad
+// NOPACK: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<64x1024xf32>, tensor<1024x32xf32>)
+func.func @matmul_rows_4k(%a: tensor<64x1024xf32>, %b: tensor<1024x32xf32>) -> tensor<64x32xf32> {
+  %0 = dlg.matmul %a, %b : tensor<64x1024xf32>, tensor<1024x32xf32> -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}
+
+// CHECK-LABEL: func.func @matmul_rows_kept
+// CHECK-NOT: tensor.pad
+// CHECK: return
+func.func @matmul_rows_kept(%a: tensor<64x1000xf32>, %at: tensor<1024x64xf32>, %b: tensor<1000x32xf32>,
+                            %b2: tensor<1024x32xf32>) -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>) {
+  %0 = dlg.matmul %a, %b : tensor<64x1000xf32>, tensor<1000x32xf32> -> tensor<64x32xf32>
+  %1 = dlg.matmul %at, %b2 {transpose_a = true} : tensor<1024x64xf32>, tensor<1024x32xf32> -> tensor<64x32xf32>
+  %c = dlg.constant dense<0.5> : tensor<64x1024xf32>
+  %2 = dlg.matmul %c, %b2 : tensor<64x1024xf32>, tensor<1024x32xf32> -> tensor<64x32xf32>
+  return %0, %1, %2 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>
+}
+
+// -----
+
 // Batched with broadcasting: a's size-1 batch dim pinned to 0.
 // CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)>
 // CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d3)>
