@@ -261,7 +261,7 @@ static void windowExprs(MlirContext ctx, intptr_t oh, intptr_t ow, intptr_t kh, 
    vectorises. `mode`: see DlcConvGemm. */
 static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad,
                                  const int64_t *st, const int64_t *dl, DlcConvGemm mode,
-                                 int64_t panel) {
+                                 int64_t panel, const DlcGemmPacking *packing) {
   MlirContext ctx = b->context;
   MlirValue w = mlirOperationGetOperand(op, 1);
   DlcShape sw = dlcLowerShape(w), so = dlcLowerShape(mlirOperationGetResult(op, 0));
@@ -296,6 +296,8 @@ static MlirValue lowerConvAsGemm(DlcBuilder *b, MlirOperation op, MlirValue xpad
     /* col^T [Ho*Wo, K] by a named transpose, which keeps elementwise fusion
        from folding the im2col copy into the contraction's indexing */
     MlirValue a = dlcEmitTranspose(b, dlcEmitReshape(b, col, tensorOf(2, colDims2, et)), perm2);
+    DlcShape sa = {2, {colDims2[1], colDims2[0]}};
+    a = padRows(b, a, dlcGemmRowPadding(packing, &sa, false, false));
     y = emitPanelGemm(b, a, false, bp, bias, true); /* [O/NR, NR, Ho*Wo] */
   }
   return mlirValueIsNull(y) ? y : dlcEmitReshape(b, y, dlcLowerResultType(op));
@@ -376,7 +378,7 @@ static MlirValue lowerConv(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy
     return lowerConvDirect(b, op, x, st, dl, nr);
   int64_t panel = dlcConvAsGemm(&p->packing, &sx, &sw, &so, groups, f32, &mode);
   if (panel > 0)
-    return lowerConvAsGemm(b, op, x, st, dl, mode, panel);
+    return lowerConvAsGemm(b, op, x, st, dl, mode, panel, &p->packing);
   /* loops: n o oh ow | c kh kw */
   enum { N, O, OH, OW, C, KH, KW, LOOPS };
   DlcGeneric g = {.nLoops = LOOPS, .nIns = 2, .nOuts = 1};

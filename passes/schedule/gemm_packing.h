@@ -41,7 +41,8 @@ DlcGemmPacking dlcGemmPackingNone(void);
 int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *a, const DlcShape *b,
                            const DlcShape *c, bool transposeB, bool constantB);
 
-/* Columns of padding for A [M, K] (f32) of a packed GEMM, 0 for none:
+/* Columns of padding for A [M, K] (f32) of a packed GEMM (a matmul's A,
+   the channel-panel conv's col^T), 0 for none:
    rows a multiple of 4 KiB apart share their L1 sets (the set index is
    address bits 6-11), so the MR rows a register tile broadcasts from, 8
    KiB of B's panel and the tile's C rows fight over the ways of a few

@@ -78,6 +78,21 @@ func.func @matmul_rows_kept(%a: tensor<64x1000xf32>, %at: tensor<1024x64xf32>, %
 
 // -----
 
+// A 1x1 conv on 1024 channels at 7x7 (49 pixels, no panel width divides
+// them) is the channel-panel GEMM Y^T = col^T x W^T, whose A, col^T
+// [49, 1024], has rows 4 KiB apart: read through a copy with longer rows.
+// CHECK-LABEL: func.func @conv2d_channel_panels_rows_4k
+// CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<1024x49xf32>) outs(%{{.*}} : tensor<49x1024xf32>) permutation = [1, 0]
+// CHECK: %[[PAD:.*]] = tensor.pad %[[T]] low[0, 0] high[0, 16]
+// CHECK: %[[A:.*]] = tensor.extract_slice %[[PAD]][0, 0] [49, 1024] [1, 1] : tensor<49x1040xf32> to tensor<49x1024xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[A]], %{{.*}} : tensor<49x1024xf32>, tensor<2x1024x16xf32>)
+func.func @conv2d_channel_panels_rows_4k(%x: tensor<1x1024x7x7xf32>, %w: tensor<32x1024x1x1xf32>) -> tensor<1x32x7x7xf32> {
+  %0 = dlg.conv2d %x, %w : (tensor<1x1024x7x7xf32>, tensor<32x1024x1x1xf32>) -> tensor<1x32x7x7xf32>
+  return %0 : tensor<1x32x7x7xf32>
+}
+
+// -----
+
 // Batched with broadcasting: a's size-1 batch dim pinned to 0.
 // CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)>
 // CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d3)>
