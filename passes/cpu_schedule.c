@@ -638,6 +638,14 @@ static void reassociateReductions(MlirOperation module) {
   mlirOperationWalk(module, reassociate, &a, MlirWalkPreOrder);
 }
 
+static const DlcScheduleBackend kCpu = {
+    .pass = "dlc-cpu-schedule",
+    .read = readOp,
+    .splitOff = feedsPanelA,
+    .scheduleGroup = scheduleGroup,
+    .stopAtFirstError = false,
+};
+
 typedef struct {
   DlcScript *scripts;
   const int *groups;
@@ -648,19 +656,11 @@ static MlirLogicalResult applyOne(intptr_t f, void *user) {
   const ApplyAll *a = user;
   if (a->groups[f] == 0)
     return (MlirLogicalResult){1};
-  MlirLogicalResult r = dlcScriptRun(&a->scripts[f], a->funcs[f], "dlc-cpu-schedule", false);
+  MlirLogicalResult r = dlcScriptRun(&a->scripts[f], a->funcs[f], kCpu.pass, false);
   if (mlirLogicalResultIsSuccess(r))
     reassociateReductions(a->funcs[f]);
   return r;
 }
-
-static const DlcScheduleBackend kCpu = {
-    .pass = "dlc-cpu-schedule",
-    .read = readOp,
-    .splitOff = feedsPanelA,
-    .scheduleGroup = scheduleGroup,
-    .stopAtFirstError = false,
-};
 
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;

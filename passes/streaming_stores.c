@@ -39,6 +39,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
 #include "schedule/cost_model.h"
+#include "support/memref_views.h"
 #include "support/op_list.h"
 
 #include "mlir-c/AffineMap.h"
@@ -59,22 +60,6 @@ enum { kLineBytes = 64 };
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-/* Ops whose result is a view of their first operand. */
-static bool isView(MlirOperation op) {
-  static const char *const kViews[] = {"memref.subview", "memref.cast", "memref.reinterpret_cast",
-                                       "memref.expand_shape", "memref.collapse_shape"};
-  for (size_t i = 0; i < sizeof kViews / sizeof *kViews; ++i)
-    if (dlcOpIs(op, kViews[i]))
-      return true;
-  return false;
-}
-
-static MlirValue rootOf(MlirValue v) {
-  while (mlirValueIsAOpResult(v) && isView(mlirOpResultGetOwner(v)))
-    v = mlirOperationGetOperand(mlirOpResultGetOwner(v), 0);
-  return v;
-}
-
 /* Whether `use` writes into the buffer it names: the destination of a
    vector or memref store. */
 static bool isStoreInto(MlirOpOperand use) {
@@ -89,7 +74,7 @@ static bool onlyWritten(MlirValue buffer) {
   for (MlirOpOperand u = mlirValueGetFirstUse(buffer); !mlirOpOperandIsNull(u);
        u = mlirOpOperandGetNextUse(u)) {
     MlirOperation owner = mlirOpOperandGetOwner(u);
-    if (isView(owner) && mlirOpOperandGetOperandNumber(u) == 0) {
+    if (dlcIsMemrefView(owner) && mlirOpOperandGetOperandNumber(u) == 0) {
       if (!onlyWritten(mlirOperationGetResult(owner, 0)))
         return false;
     } else if (!isStoreInto(u)) {
@@ -133,24 +118,24 @@ static int64_t streamable(MlirOperation w) {
   MlirValue dst = mlirOperationGetOperand(w, 1);
   MlirType mt = mlirValueGetType(dst);
   if (!mlirTypeIsAVector(vt) || mlirShapedTypeGetRank(vt) != 1 || !mlirTypeIsAMemRef(mt))
-    return false;
+    return 0;
   intptr_t rank = mlirShapedTypeGetRank(mt);
   if (rank < 1 || mlirOperationGetNumOperands(w) != 2 + rank) /* a mask */
-    return false;
+    return 0;
   int64_t bytes = mlirShapedTypeGetDimSize(vt, 0) * elementBytes(mlirShapedTypeGetElementType(vt));
   if (bytes <= 0 || bytes % (kLineBytes / 2) != 0)
-    return false;
+    return 0;
   MlirAttribute inBounds = mlirOperationGetAttributeByName(w, str("in_bounds"));
   if (mlirAttributeIsNull(inBounds) || !mlirAttributeIsAArray(inBounds) ||
       mlirArrayAttrGetNumElements(inBounds) != 1 ||
       !mlirBoolAttrGetValue(mlirArrayAttrGetElement(inBounds, 0)))
-    return false;
+    return 0;
   MlirAttribute map = mlirOperationGetAttributeByName(w, str("permutation_map"));
   if (!mlirAttributeIsNull(map) && !mlirAffineMapIsMinorIdentity(mlirAffineMapAttrGetValue(map)))
-    return false;
+    return 0;
   int64_t strides[8], offset;
   if (rank > 8 || mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(mt, strides, &offset)))
-    return false;
+    return 0;
   return strides[rank - 1] == 1 ? bytes : 0;
 }
 
@@ -176,7 +161,7 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
   int64_t bytes;
   if (!dlcOpIs(op, "vector.transfer_write") || !(bytes = streamable(op)))
     return MlirWalkResultAdvance;
-  MlirValue root = rootOf(mlirOperationGetOperand(op, 1));
+  MlirValue root = dlcMemrefRoot(mlirOperationGetOperand(op, 1));
   if (!isRoot(root) || bufferBytes(root) < c->minBytes || !onlyWritten(root))
     return MlirWalkResultAdvance;
   int64_t align = alignFor(bytes, root);
@@ -296,13 +281,13 @@ static MlirWalkResult fenceReturns(MlirOperation op, void *user) {
 }
 
 /* An sfence where each thread that stored leaves: before the terminator
-   of each omp.parallel region with streaming stores, and before the
+   of each omp.parallel region around a streaming store, and before the
    function's returns when a store is outside any. */
-static void addFences(MlirOperation func, const DlcOpList *stores, const DlcOpList *parents) {
+static void addFences(MlirOperation func, const DlcOpList *stores) {
   bool serial = false;
   DlcOpList done = {0};
   for (intptr_t i = 0; i < stores->n; ++i) {
-    MlirOperation par = parents->ops[i];
+    MlirOperation par = parallelOf(stores->ops[i], func);
     if (mlirOperationIsNull(par)) {
       serial = true;
       continue;
@@ -349,16 +334,13 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
     minBytes = dlcCpuTargetGet(target, 0).l3Bytes;
   Collect c = {minBytes, {0}, NULL};
   mlirOperationWalk(func, collect, &c, MlirWalkPostOrder);
-  DlcOpList parents = {0};
-  for (intptr_t i = 0; i < c.stores.n; ++i)
-    dlcOpListPush(&parents, parallelOf(c.stores.ops[i], func));
   for (intptr_t i = 0; i < c.stores.n; ++i)
     rewrite(c.stores.ops[i], c.align[i]);
-  addFences(func, &c.stores, &parents);
+  /* a rewritten store sits in an scf.if, inside the same parallel region */
+  addFences(func, &c.stores);
   if (c.stores.n > 0)
     dlcPassAddStatistic(pass, "streamed", (uint64_t)c.stores.n);
   dlcOpListFree(&c.stores);
-  dlcOpListFree(&parents);
   free(c.align);
   return (MlirLogicalResult){1};
 }

@@ -45,6 +45,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
 #include "support/attr_names.h"
+#include "support/memref_views.h"
 #include "support/op_list.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -81,22 +82,6 @@ static bool dependsOnIv(MlirValue v, MlirOperation loop, MlirValue iv, int depth
     if (dependsOnIv(mlirOperationGetOperand(d, i), loop, iv, depth + 1))
       return true;
   return false;
-}
-
-/* The buffer a view is of: through subviews, casts and reshapes. */
-static MlirValue rootOf(MlirValue m) {
-  static const char *const kViews[] = {"memref.subview", "memref.cast", "memref.reinterpret_cast",
-                                       "memref.collapse_shape", "memref.expand_shape"};
-  for (int guard = 0; guard < 32 && mlirValueIsAOpResult(m); ++guard) {
-    MlirOperation d = mlirOpResultGetOwner(m);
-    bool view = false;
-    for (size_t k = 0; k < sizeof kViews / sizeof kViews[0] && !view; ++k)
-      view = dlcOpIs(d, kViews[k]);
-    if (!view)
-      break;
-    m = mlirOperationGetOperand(d, 0);
-  }
-  return m;
 }
 
 static bool isWrite(MlirOperation op) {
@@ -241,7 +226,7 @@ static bool atIteration(MlirOperation op, MlirOperation loop) {
 
 static MlirWalkResult findWrite(MlirOperation op, void *u) {
   MlirValue *root = u;
-  if (isWrite(op) && mlirValueEqual(rootOf(accessed(op)), *root)) {
+  if (isWrite(op) && mlirValueEqual(dlcMemrefRoot(accessed(op)), *root)) {
     *root = (MlirValue){NULL};
     return MlirWalkResultInterrupt;
   }
@@ -308,7 +293,7 @@ static bool checkLaunch(Launch *l) {
     MlirOperation loop = spreadLoopOf(l, op);
     if (mlirOperationIsNull(loop))
       continue;
-    MlirValue root = rootOf(accessed(op));
+    MlirValue root = dlcMemrefRoot(accessed(op));
     if (isWrite(op) && atIteration(op, loop)) {
       /* a lane's own elements: private buffers would hold only the lane's
          share, and memory read back in the launch could be another lane's */
@@ -316,7 +301,7 @@ static bool checkLaunch(Launch *l) {
         return false;
       for (intptr_t j = 0; j < l->accesses.n; ++j)
         if (isRead(l->accesses.ops[j]) &&
-            mlirValueEqual(rootOf(accessed(l->accesses.ops[j])), root))
+            mlirValueEqual(dlcMemrefRoot(accessed(l->accesses.ops[j])), root))
           return false;
       continue;
     }

@@ -13,7 +13,6 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static bool macBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
