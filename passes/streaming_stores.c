@@ -330,7 +330,14 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
     return (MlirLogicalResult){1};
 #endif
   int64_t minBytes = dlcOptionsGetInt(o, "min-bytes");
-  if (minBytes <= 0)
+  if (minBytes < 0) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "dlc-streaming-stores: min-bytes must be 0 or more, got %lld",
+             (long long)minBytes);
+    mlirEmitError(mlirOperationGetLocation(func), msg);
+    return (MlirLogicalResult){0};
+  }
+  if (minBytes == 0)
     minBytes = dlcCpuTargetGet(target, 0).l3Bytes;
   Collect c = {minBytes, {0}, NULL};
   mlirOperationWalk(func, collect, &c, MlirWalkPostOrder);
