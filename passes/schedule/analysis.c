@@ -90,9 +90,25 @@ static bool mapReads(MlirAffineMap m, int d) {
 
 /* Bytes between consecutive values of loop `d` in operand `i` (a static
    row-major tensor), 0 when the operand does not read it. */
+/* The tensor whose rows operand `v` is read from: the source of a
+   same-rank tensor.extract_slice (A sliced back out of its padded copy,
+   schedule/gemm_packing.h), whose rows lie that far apart once
+   bufferized, else `v` itself. */
+static MlirType storageType(MlirValue v) {
+  MlirType t = mlirValueGetType(v);
+  MlirOperation slice = dlcDefiningOp(v, "tensor.extract_slice");
+  if (mlirOperationIsNull(slice) || mlirOperationGetNumOperands(slice) != 1)
+    return t; /* dynamic offsets, sizes or strides */
+  MlirType src = mlirValueGetType(mlirOperationGetOperand(slice, 0));
+  return mlirShapedTypeHasStaticShape(src) &&
+                 mlirShapedTypeGetRank(src) == mlirShapedTypeGetRank(t)
+             ? src
+             : t;
+}
+
 static int64_t rowBytes(MlirOperation op, intptr_t i, int d) {
   MlirAffineMap m = dlcOperandMap(op, i);
-  MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+  MlirType t = storageType(mlirOperationGetOperand(op, i));
   MlirType e = mlirShapedTypeGetElementType(t);
   if (d < 0 || !mlirShapedTypeHasStaticShape(t) || !mlirTypeIsAFloat(e))
     return 0;

@@ -37,10 +37,24 @@ func.func @square(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> tensor<51
 // register tile, or they evict each other every k step (neither 5 nor 6
 // divides 256, so the larger). Their 6 lines leave the Kc x 32 panel of B
 // 2 of that set's 8 ways: Kc 64 (a quarter of the ways), not the 128 of
-// 3/4 of L1, whose panel would take 4 and evict A's rows:
+// 3/4 of L1, whose panel would take 4 and evict A's rows. A constant A
+// (a weight) is read where it lies:
 // CHECK-SAME: #dlk.schedule<tile = [2, 0, 0, 64], vector = 16, register = [6, 32], parallel = [0]>
 // CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<32xf32>
-func.func @strided(%a: tensor<256x1024xf32>, %b: tensor<1024x256xf32>) -> tensor<256x256xf32> {
+func.func @strided(%b: tensor<1024x256xf32>) -> tensor<256x256xf32> {
+  %a = arith.constant dense<0.5> : tensor<256x1024xf32>
+  %0 = dlg.matmul %a, %b : tensor<256x1024xf32>, tensor<1024x256xf32> -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+
+// An A computed or passed in is copied with rows one line longer
+// (gemm_packing.h), which the schedule reads through the slice: its rows
+// spread over the sets, so the tile and Kc are those of unaliased rows:
+// CHECK-LABEL: func.func private @strided_padded_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [2, 0, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
+// CHECK: tensor.pad
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
+func.func @strided_padded(%a: tensor<256x1024xf32>, %b: tensor<1024x256xf32>) -> tensor<256x256xf32> {
   %0 = dlg.matmul %a, %b : tensor<256x1024xf32>, tensor<1024x256xf32> -> tensor<256x256xf32>
   return %0 : tensor<256x256xf32>
 }
@@ -55,15 +69,14 @@ func.func @narrow(%a: tensor<64x256xf32>, %b: tensor<256x48xf32>) -> tensor<64x4
 }
 
 // Nc: the Kc x Nc block of B, the Mc x Kc block of A and the Mc x Nc block
-// of C share 3/4 of L2 (Kc 64 as above, rows 8 KiB apart; Mc 512: 8
-// panels, 256 columns; counting B alone gave 16 panels, whose block and
-// C's evict each other). With AVX2 6 rows on one set leave the 16-wide panel
-// 2 ways, Kc 128 rather than 256:
+// of C share 3/4 of L2 (Kc 128 and 8-row tiles, A's padded rows spread over
+// the sets as above; Mc 512: 4 panels, 128 columns; counting B alone gave
+// 8 panels, whose block and C's evict each other). With AVX2 Kc 256:
 // CHECK-LABEL: func.func private @big_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [8, 512, 0, 64], vector = 16, register = [6, 32], parallel = [0]>
-// CHECK: scf.forall (%{{.*}}) in (8)
+// CHECK-SAME: #dlk.schedule<tile = [4, 512, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
+// CHECK: scf.forall (%{{.*}}) in (16)
 // AVX2-LABEL: func.func private @big_kernel0
-// AVX2-SAME: #dlk.schedule<tile = [16, 128, 0, 128], vector = 8, register = [6, 16], parallel = [0]>
+// AVX2-SAME: #dlk.schedule<tile = [8, 128, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
 func.func @big(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
   %0 = dlg.matmul %a, %b : tensor<2048x2048xf32>, tensor<2048x2048xf32> -> tensor<2048x2048xf32>
   return %0 : tensor<2048x2048xf32>

@@ -27,10 +27,11 @@ func.func @ffn1(%a: tensor<128x768xf32>, %b: tensor<768x3072xf32>) -> tensor<128
   return %0 : tensor<128x3072xf32>
 }
 
-// K = 3072: A's rows 12 KiB apart share one L1 set, so 6-row tiles, and
-// a Kc = 64 panel that leaves those rows their 6 of the set's 8 ways.
+// K = 3072: A's rows, 12 KiB apart, would share one L1 set; copied one
+// line longer (gemm_packing.h) they spread over the sets, so 8-row tiles
+// and Kc 192 as above.
 // SCHED-LABEL: func.func private @ffn2_kernel0
-// SCHED-SAME: #dlk.schedule<tile = [6, 0, 0, 64], vector = 16, register = [6, 32], parallel = [0]>
+// SCHED-SAME: #dlk.schedule<tile = [6, 0, 0, 192], vector = 16, register = [8, 32], parallel = [0]>
 // SCHED: scf.forall (%{{.*}}) in (4)
 // FUSED: scf.forall (%{{.*}}) in (4)
 // FUSED: } {dlc.fused_packing}
