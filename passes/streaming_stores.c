@@ -139,11 +139,31 @@ static int64_t streamable(MlirOperation w) {
   return strides[rank - 1] == 1 ? bytes : 0;
 }
 
+/* A root whose uses were walked, and whether they only store into it. */
+typedef struct {
+  MlirValue root;
+  bool onlyWritten;
+} RootVerdict;
+
 typedef struct {
   int64_t minBytes;
   DlcOpList stores;
-  int64_t *align; /* per store: the boundary it must start on */
+  int64_t *align;      /* per store: the boundary it must start on */
+  RootVerdict *roots;  /* each root's uses walked once, however many stores */
+  intptr_t numRoots;
 } Collect;
+
+/* onlyWritten(root), remembered: a kernel's stores into one output (a
+   vector per store, hundreds in an unrolled loop) share the root, whose
+   uses and views would otherwise be walked again for each. */
+static bool rootOnlyWritten(Collect *c, MlirValue root) {
+  for (intptr_t i = 0; i < c->numRoots; ++i)
+    if (mlirValueEqual(c->roots[i].root, root))
+      return c->roots[i].onlyWritten;
+  c->roots = dlcXrealloc(c->roots, sizeof *c->roots * (size_t)(c->numRoots + 1));
+  c->roots[c->numRoots] = (RootVerdict){root, onlyWritten(root)};
+  return c->roots[c->numRoots++].onlyWritten;
+}
 
 /* The boundary a store must start on to stream: a line when it stores
    whole lines; half a line for half-line vectors into a 1-D buffer (an
@@ -162,7 +182,7 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
   if (!dlcOpIs(op, "vector.transfer_write") || !(bytes = streamable(op)))
     return MlirWalkResultAdvance;
   MlirValue root = dlcMemrefRoot(mlirOperationGetOperand(op, 1));
-  if (!isRoot(root) || bufferBytes(root) < c->minBytes || !onlyWritten(root))
+  if (!isRoot(root) || bufferBytes(root) < c->minBytes || !rootOnlyWritten(c, root))
     return MlirWalkResultAdvance;
   int64_t align = alignFor(bytes, root);
   if (align == 0)
@@ -339,7 +359,7 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
   }
   if (minBytes == 0)
     minBytes = dlcCpuTargetGet(target, 0).l3Bytes;
-  Collect c = {minBytes, {0}, NULL};
+  Collect c = {minBytes, {0}, NULL, NULL, 0};
   mlirOperationWalk(func, collect, &c, MlirWalkPostOrder);
   for (intptr_t i = 0; i < c.stores.n; ++i)
     rewrite(c.stores.ops[i], c.align[i]);
@@ -349,6 +369,7 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
     dlcPassAddStatistic(pass, "streamed", (uint64_t)c.stores.n);
   dlcOpListFree(&c.stores);
   free(c.align);
+  free(c.roots);
   return (MlirLogicalResult){1};
 }
 
