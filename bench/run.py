@@ -9,8 +9,10 @@ same process, and their ratio (dlc / reference; > 1 means dlc is faster).
   through its C ABI) vs the same model JIT-compiled (ratio > 1: AOT faster)
 
 each the best of 10 runs taken in turn with its reference (see best_of;
-2-thread GEMMs in alternating blocks, see best_of_blocks),
-for 1 thread and for 2. --models adds whole models against PyTorch eager:
+at 2 threads the GEMMs and models in alternating blocks, see
+best_of_blocks), for 1 thread and for 2. At 2 threads PyTorch eager runs
+with whichever of its two pool settings is faster for the model (see
+torch_pools; the row names the setting when it is not the default). --models adds whole models against PyTorch eager:
 ResNet-50 and MobileNetV2 (torchvision, b=1, 224x224, through ONNX) and
 BERT-base with 12 layers (b=1, s=128); they take minutes to compile. The
 header names the CPU, its vector ISA and caches. OPENBLAS_CORETYPE is removed from the environment
