@@ -88,24 +88,29 @@ static bool mapReads(MlirAffineMap m, int d) {
   return false;
 }
 
-/* Bytes between consecutive values of loop `d` in operand `i` (a static
-   row-major tensor), 0 when the operand does not read it. */
 /* The tensor whose rows operand `v` is read from: the source of a
-   same-rank tensor.extract_slice (A sliced back out of its padded copy,
-   schedule/gemm_packing.h), whose rows lie that far apart once
-   bufferized, else `v` itself. */
+   same-rank, unit-stride tensor.extract_slice (A sliced back out of its
+   padded copy, schedule/gemm_packing.h), whose rows lie that far apart
+   once bufferized, else `v` itself. */
 static MlirType storageType(MlirValue v) {
   MlirType t = mlirValueGetType(v);
   MlirOperation slice = dlcDefiningOp(v, "tensor.extract_slice");
   if (mlirOperationIsNull(slice) || mlirOperationGetNumOperands(slice) != 1)
     return t; /* dynamic offsets, sizes or strides */
   MlirType src = mlirValueGetType(mlirOperationGetOperand(slice, 0));
-  return mlirShapedTypeHasStaticShape(src) &&
-                 mlirShapedTypeGetRank(src) == mlirShapedTypeGetRank(t)
-             ? src
-             : t;
+  intptr_t rank = mlirShapedTypeGetRank(t);
+  if (!mlirShapedTypeHasStaticShape(src) || mlirShapedTypeGetRank(src) != rank)
+    return t;
+  MlirAttribute strides =
+      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString("static_strides"));
+  for (intptr_t d = 0; d < rank; ++d)
+    if (mlirDenseI64ArrayGetElement(strides, d) != 1)
+      return t; /* rows further apart than the source's */
+  return src;
 }
 
+/* Bytes between consecutive values of loop `d` in operand `i` (a static
+   row-major tensor), 0 when the operand does not read it. */
 static int64_t rowBytes(MlirOperation op, intptr_t i, int d) {
   MlirAffineMap m = dlcOperandMap(op, i);
   MlirType t = storageType(mlirOperationGetOperand(op, i));
