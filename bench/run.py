@@ -12,9 +12,9 @@ each the best of 10 runs taken in turn with its reference (see best_of;
 at 2 threads the GEMMs and models in alternating blocks, see
 best_of_blocks), for 1 thread and for 2. At 2 threads PyTorch eager runs
 with whichever of its two pool settings is faster for the model (see
-torch_pools; the row names the setting when it is not the default). --models adds whole models against PyTorch eager:
-ResNet-50 and MobileNetV2 (torchvision, b=1, 224x224, through ONNX) and
-BERT-base with 12 layers (b=1, s=128); they take minutes to compile. The
+torch_pools; the row names the setting when it is not the default).
+--models adds whole models against PyTorch eager: ResNet-50 and
+MobileNetV2 (torchvision, b=1, 224x224, through ONNX) and BERT-base with 12 layers (b=1, s=128); they take minutes to compile. The
 header names the CPU, its vector ISA and caches. OPENBLAS_CORETYPE is removed from the environment
 before OpenBLAS loads (this machine sets it to Haswell, which halves it);
 PyTorch runs with ATEN_CPU_CAPABILITY=avx512 where the CPU has AVX-512
@@ -133,7 +133,7 @@ def gemm(m, k, n, threads, reps, blas):
         blas.openblas_set_num_threads(threads)
         fns.append(lambda: blas.cblas_sgemm(101, 111, 111, m, n, k, 1.0, a.ctypes.data, k,
                                             b.ctypes.data, n, 0.0, c.ctypes.data, n))
-    times = best_of(fns, reps) if threads == 1 else best_of_blocks(fns, reps)
+    times = timed(fns, threads, reps)
     return flop / times[0] / 1e9, flop / times[1] / 1e9 if blas else None
 
 
@@ -155,7 +155,6 @@ def best_of_blocks(fns, reps, rounds=3, park=0.3):
             time.sleep(park)
             best[i] = min(best[i], best_of([fn], per)[0])
     return best
-
 
 
 def torch_pools(torch, blas, threads, fn, tries=3):
@@ -187,6 +186,7 @@ def torch_pools(torch, blas, threads, fn, tries=3):
 def timed(fns, threads, reps):
     """best_of, or best_of_blocks where more than one thread pool runs."""
     return best_of(fns, reps) if threads == 1 else best_of_blocks(fns, reps)
+
 
 HAND_C = r"""
 #include <math.h>
@@ -270,11 +270,8 @@ def models(threads, reps, blas):
     out = {}
     try:
         import torch
-        torch.set_num_threads(threads)
     except ImportError:
         torch = None
-    if blas:  # PyTorch's matmuls run in OpenBLAS, whose threads torch does not set
-        blas.openblas_set_num_threads(threads)
     rows = [("bert layer", m.bert_source(), m.bert_args(), None),
             ("mlp batch 32", *m.mlp(32)[:2], None),
             ("resnet basic block 64x56x56", m.resnet_source(), m.resnet_args(), None)]
@@ -376,10 +373,7 @@ def whole_models(threads, reps, blas):
     import torch
     import torchvision
     import models as m
-    torch.set_num_threads(threads)
     torch.set_grad_enabled(False)
-    if blas:
-        blas.openblas_set_num_threads(threads)
     out = {}
     d = tempfile.mkdtemp()
     for name, ctor in [("resnet50", torchvision.models.resnet50),
