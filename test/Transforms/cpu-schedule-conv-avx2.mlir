@@ -29,6 +29,11 @@ func.func @mid(%x: tensor<1x256x14x14xf32>, %w: tensor<256x256x3x3xf32>) -> tens
 // Rows of 28: 4 x 16 tiles (80% of the FMA rate in the model), direct.
 // CHECK-LABEL: func.func private @rows28_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [1, 4, 7, 0, 0, 16, 0, 0], vector = 8, register = [4, 16], parallel = [0, 1, 2]>
+// W's 8 panels are packed once, before the forall: fused into its 8 tiles
+// (2 halves of the panels by 4 blocks of rows), each half was packed 4 times.
+// CHECK-NOT: scf.forall
+// CHECK: scf.for {{.*}} -> (tensor<8x128x3x3x16xf32>)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 4)
 // CHECK: vector.outerproduct {{.*}} : vector<4xf32>, vector<16xf32>
 // CHECK-LABEL: func.func @batch
 func.func @rows28(%x: tensor<1x128x28x28xf32>, %w: tensor<128x128x3x3xf32>) -> tensor<1x128x28x28xf32> {
