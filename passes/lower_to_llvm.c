@@ -160,7 +160,7 @@ static void addScheduleStage(DlcPipeline *p, MlirStringRef target, int64_t vecto
 /* Copies elided into the caller's buffers, temporaries in one workspace
    arena (a last argument), what is left of linalg as loops. */
 static void addMemoryPlanStage(DlcPipeline *p) {
-  dlcPipelineAdd(p, "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg,"
+  dlcPipelineAdd(p, "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg{cpu=true},"
                     "func.func(convert-linalg-to-loops,dlc-gemm-fuse-packing)");
 }
 
