@@ -97,3 +97,18 @@ func.func @pad_read_between(%x: memref<2x4x6xf32>, %p: memref<2x6x10xf32>, %i: i
   memref.copy %x, %v : memref<2x4x6xf32> to memref<2x4x6xf32, strided<[60, 10, 1], offset: 12>>
   return %r : f32
 }
+
+// A copy of 256 KiB or more is split among threads first: an scf.forall
+// over 8 blocks of its first dim longer than one (here 8 of the 64
+// channels each), the rows inside as above.
+// ROWS-LABEL: func @parallel_rows
+// ROWS:       scf.forall (%{{.*}}) in (8)
+// ROWS:       memref.subview %arg0[0, %{{.*}}, 0, 0] [1, 8, 56, 56]
+// ROWS:       scf.for %{{.*}} = %c0 to %c8
+// ROWS-NEXT:  scf.for %{{.*}} = %c0 to %c56
+// ROWS:       vector.transfer_read {{.*}} vector<1x1x1x56xf32>
+func.func @parallel_rows(%x: memref<1x64x56x56xf32>, %p: memref<1x64x58x58xf32>) {
+  %v = memref.subview %p[0, 0, 1, 1] [1, 64, 56, 56] [1, 1, 1, 1] : memref<1x64x58x58xf32> to memref<1x64x56x56xf32, strided<[215296, 3364, 58, 1], offset: 59>>
+  memref.copy %x, %v : memref<1x64x56x56xf32> to memref<1x64x56x56xf32, strided<[215296, 3364, 58, 1], offset: 59>>
+  return
+}
