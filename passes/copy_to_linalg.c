@@ -14,8 +14,9 @@
    (1.6% of a ResNet basic block on Zen 1). With option cpu (the CPU
    pipeline's; the GPU's maps each linalg.copy to a launch), a copy whose
    rows are contiguous on both sides and at most kMaxVectorRow long is
-   tiled to one row per iteration and each row copied as one vector, and
-   a pad's fill before its copy is narrowed to the border (below). */
+   tiled to one row per iteration and each row copied as one vector (split
+   among threads first when large, emitRowCopy), and a pad's fill before
+   its copy is narrowed to the border (narrowPadFill). */
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
@@ -41,8 +42,33 @@ static bool isIdentityLayout(MlirType t) {
 }
 
 /* Longer rows are left to LLVM's loop vectoriser, which handles them;
-   a whole row is one vector value, so this bounds its registers. */
-enum { kMaxVectorRow = 128, kParallelMinBytes = 256 << 10, kParallelBlocks = 8 };
+   a whole row is one vector value, so this bounds its registers. Copies
+   and fills under kMinBytes are left as they were: every rewritten one is
+   more code for LLVM. Rewriting all of them made MobileNetV2's AOT compile
+   (dlc-compile, 1 thread, Zen 1, alternated rounds) 6.6-7.1 -> 7.9-8.3 s,
+   most of it its per-channel pad planes inside the depthwise foralls (12
+   KiB and less), which saved no measurable time; with the floor it is
+   7.4-7.5 s. ResNet-50's pads are all above it: 0.4-0.7 s more of its
+   7.6-9.1 s AOT compile, within the noise of its 2-thread JIT compile
+   (bench/compile_time.py). The pads between kernels (a ResNet conv's
+   input, 800 KiB) are the ones that paid. */
+enum {
+  kMaxVectorRow = 128,
+  kMinBytes = 64 << 10,
+  kParallelMinBytes = 256 << 10,
+  kParallelBlocks = 8,
+};
+
+/* Bytes of a static shaped type's data. */
+static int64_t typeBytes(MlirType type) {
+  MlirType et = mlirShapedTypeGetElementType(type);
+  int64_t bytes = mlirTypeIsAFloat(et)     ? mlirFloatTypeGetWidth(et) / 8
+                  : mlirTypeIsAInteger(et) ? (mlirIntegerTypeGetWidth(et) + 7) / 8
+                                           : 8;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
+    bytes *= mlirShapedTypeGetDimSize(type, d);
+  return bytes;
+}
 
 /* The innermost extent of a static copy whose rows are contiguous on both
    sides, or 0. */
@@ -57,7 +83,7 @@ static int64_t vectorRow(MlirType from, MlirType to) {
         strides[rank - 1] != 1)
       return 0;
   int64_t n = mlirShapedTypeGetDimSize(from, rank - 1);
-  return n >= 2 && n <= kMaxVectorRow ? n : 0;
+  return n >= 2 && n <= kMaxVectorRow && typeBytes(from) >= kMinBytes ? n : 0;
 }
 
 /* One row per iteration of the loops over the outer dims (unit dims need
@@ -79,12 +105,7 @@ static void emitRowCopy(DlcScript *s, int64_t id, MlirType type) {
                 "    %%h%d = transform.structured.match attributes{" DLC_ATTR_COPY_ROW
                 " = %lld : i64} in %%m : (!transform.any_op) -> !transform.any_op\n",
                 h, (long long)id);
-  MlirType et = mlirShapedTypeGetElementType(type);
-  int64_t bytes = mlirTypeIsAFloat(et)     ? mlirFloatTypeGetWidth(et) / 8
-                  : mlirTypeIsAInteger(et) ? (mlirIntegerTypeGetWidth(et) + 7) / 8
-                                           : 8;
-  for (int d = 0; d < n; ++d)
-    bytes *= mlirShapedTypeGetDimSize(type, d);
+  int64_t bytes = typeBytes(type);
   for (int d = 0; d + 1 < n && bytes >= kParallelMinBytes; ++d) {
     int64_t e = mlirShapedTypeGetDimSize(type, d);
     if (e < 2)
@@ -169,7 +190,7 @@ static bool narrowPadFill(MlirOperation copy) {
   int64_t rank = mlirShapedTypeGetRank(bt);
   int64_t off[DLC_MAX_LOOPS], size[DLC_MAX_LOOPS], step[DLC_MAX_LOOPS], st[DLC_MAX_LOOPS], base;
   if (!mlirTypeIsAMemRef(bt) || rank < 1 || rank > DLC_MAX_LOOPS ||
-      !mlirShapedTypeHasStaticShape(bt) ||
+      !mlirShapedTypeHasStaticShape(bt) || typeBytes(bt) < kMinBytes ||
       mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(view, 0))) != rank ||
       dlcGetI64Array(view, "static_offsets", off, rank) != rank ||
       dlcGetI64Array(view, "static_sizes", size, rank) != rank ||

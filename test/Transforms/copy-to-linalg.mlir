@@ -13,52 +13,51 @@ func.func @strided(%b: memref<64x64xf32>, %a: memref<64x80xf32>, %d: memref<64x6
   return
 }
 
-// With cpu (the CPU pipeline's option), rows contiguous on both sides and
-// at most 128 elements long are copied one row-long vector per iteration
-// (LLVM unrolled such short loops into scalar moves); longer rows and
-// strided ones stay a linalg.copy.
+// With cpu (the CPU pipeline's option), copies of 64 KiB or more whose
+// rows are contiguous on both sides and at most 128 elements long are
+// copied one row-long vector per iteration (LLVM unrolled such short loops
+// into scalar moves); longer rows, strided ones and small copies stay a
+// linalg.copy.
 // RUN: dlc-opt %s --dlc-copy-to-linalg=cpu=true --canonicalize | FileCheck %s --check-prefix=ROWS
 
 // ROWS-LABEL: func @rows
-// ROWS:       scf.for %[[I:.*]] = %c0 to %c2
-// ROWS-NEXT:  scf.for %[[J:.*]] = %c0 to %c3
+// ROWS:       scf.for %[[I:.*]] = %c0 to %c8
+// ROWS-NEXT:  scf.for %[[J:.*]] = %c0 to %c64
 // ROWS-NEXT:  %[[S:.*]] = memref.subview %arg0[%[[I]], %[[J]], 0] [1, 1, 56] [1, 1, 1]
 // ROWS-NEXT:  %[[D:.*]] = memref.subview %{{.*}}[%[[I]], %[[J]], 0] [1, 1, 56] [1, 1, 1]
 // ROWS-NEXT:  %[[V:.*]] = vector.transfer_read %[[S]]{{.*}} {in_bounds = [true, true, true]} {{.*}}, vector<1x1x56xf32>
 // ROWS-NEXT:  vector.transfer_write %[[V]], %[[D]]
 // ROWS-NOT:   linalg.copy
-func.func @rows(%b: memref<2x3x56xf32>, %a: memref<2x3x58xf32>) {
+func.func @rows(%b: memref<8x64x56xf32>, %a: memref<8x64x58xf32>) {
+  %v = memref.subview %a[0, 0, 1] [8, 64, 56] [1, 1, 1] : memref<8x64x58xf32> to memref<8x64x56xf32, strided<[3712, 58, 1], offset: 1>>
+  memref.copy %b, %v : memref<8x64x56xf32> to memref<8x64x56xf32, strided<[3712, 58, 1], offset: 1>>
+  return
+}
+
+// ROWS-LABEL: func @small
+// ROWS-NOT:   vector.transfer_read
+// ROWS:       linalg.copy ins(%arg0 : memref<2x3x56xf32>)
+func.func @small(%b: memref<2x3x56xf32>, %a: memref<2x3x58xf32>) {
   %v = memref.subview %a[0, 0, 1] [2, 3, 56] [1, 1, 1] : memref<2x3x58xf32> to memref<2x3x56xf32, strided<[174, 58, 1], offset: 1>>
   memref.copy %b, %v : memref<2x3x56xf32> to memref<2x3x56xf32, strided<[174, 58, 1], offset: 1>>
   return
 }
 
-// One row: no loop.
-// ROWS-LABEL: func @one_row
-// ROWS-NOT:   scf.for
-// ROWS:       %[[V:.*]] = vector.transfer_read %arg0{{.*}} vector<1x1x56xf32>
-// ROWS-NEXT:  vector.transfer_write %[[V]]
-func.func @one_row(%b: memref<1x1x56xf32>, %a: memref<1x1x58xf32>) {
-  %v = memref.subview %a[0, 0, 1] [1, 1, 56] [1, 1, 1] : memref<1x1x58xf32> to memref<1x1x56xf32, strided<[58, 58, 1], offset: 1>>
-  memref.copy %b, %v : memref<1x1x56xf32> to memref<1x1x56xf32, strided<[58, 58, 1], offset: 1>>
-  return
-}
-
 // ROWS-LABEL: func @long_rows
 // ROWS-NOT:   vector.transfer_read
-// ROWS:       linalg.copy ins(%arg0 : memref<4x200xf32>)
-func.func @long_rows(%b: memref<4x200xf32>, %a: memref<4x202xf32>) {
-  %v = memref.subview %a[0, 1] [4, 200] [1, 1] : memref<4x202xf32> to memref<4x200xf32, strided<[202, 1], offset: 1>>
-  memref.copy %b, %v : memref<4x200xf32> to memref<4x200xf32, strided<[202, 1], offset: 1>>
+// ROWS:       linalg.copy ins(%arg0 : memref<128x200xf32>)
+func.func @long_rows(%b: memref<128x200xf32>, %a: memref<128x202xf32>) {
+  %v = memref.subview %a[0, 1] [128, 200] [1, 1] : memref<128x202xf32> to memref<128x200xf32, strided<[202, 1], offset: 1>>
+  memref.copy %b, %v : memref<128x200xf32> to memref<128x200xf32, strided<[202, 1], offset: 1>>
   return
 }
 
 // ROWS-LABEL: func @strided_rows
 // ROWS-NOT:   vector.transfer_read
-// ROWS:       linalg.copy ins(%arg0 : memref<4x8xf32>)
-func.func @strided_rows(%b: memref<4x8xf32>, %a: memref<4x16xf32>) {
-  %v = memref.subview %a[0, 0] [4, 8] [1, 2] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 2]>>
-  memref.copy %b, %v : memref<4x8xf32> to memref<4x8xf32, strided<[16, 2]>>
+// ROWS:       linalg.copy ins(%arg0 : memref<256x64xf32>)
+func.func @strided_rows(%b: memref<256x64xf32>, %a: memref<256x128xf32>) {
+  %v = memref.subview %a[0, 0] [256, 64] [1, 2] : memref<256x128xf32> to memref<256x64xf32, strided<[128, 2]>>
+  memref.copy %b, %v : memref<256x64xf32> to memref<256x64xf32, strided<[128, 2]>>
   return
 }
 
@@ -68,34 +67,45 @@ func.func @strided_rows(%b: memref<4x8xf32>, %a: memref<4x16xf32>) {
 // so the interior is written once.
 // ROWS-LABEL: func @pad
 // ROWS-NOT:   linalg.fill ins(%{{.*}}) outs(%arg1 :
-// ROWS:       %[[T:.*]] = memref.subview %arg1[0, 0, 0] [2, 1, 10] [1, 1, 1] : memref<2x6x10xf32> to memref<2x1x10xf32, strided<[60, 10, 1]>>
+// ROWS:       %[[T:.*]] = memref.subview %arg1[0, 0, 0] [16, 1, 34] [1, 1, 1] : memref<16x34x34xf32> to memref<16x1x34xf32, strided<[1156, 34, 1]>>
 // ROWS-NEXT:  linalg.fill ins(%{{.*}} : f32) outs(%[[T]] :
-// ROWS-NEXT:  %[[B:.*]] = memref.subview %arg1[0, 5, 0] [2, 1, 10] [1, 1, 1] : memref<2x6x10xf32> to memref<2x1x10xf32, strided<[60, 10, 1], offset: 50>>
+// ROWS-NEXT:  %[[B:.*]] = memref.subview %arg1[0, 33, 0] [16, 1, 34] [1, 1, 1] : memref<16x34x34xf32> to memref<16x1x34xf32, strided<[1156, 34, 1], offset: 1122>>
 // ROWS-NEXT:  linalg.fill ins(%{{.*}} : f32) outs(%[[B]] :
-// ROWS-NEXT:  %[[L:.*]] = memref.subview %arg1[0, 1, 0] [2, 4, 2] [1, 1, 1] : memref<2x6x10xf32> to memref<2x4x2xf32, strided<[60, 10, 1], offset: 10>>
+// ROWS-NEXT:  %[[L:.*]] = memref.subview %arg1[0, 1, 0] [16, 32, 1] [1, 1, 1] : memref<16x34x34xf32> to memref<16x32x1xf32, strided<[1156, 34, 1], offset: 34>>
 // ROWS-NEXT:  linalg.fill ins(%{{.*}} : f32) outs(%[[L]] :
-// ROWS-NEXT:  %[[R:.*]] = memref.subview %arg1[0, 1, 8] [2, 4, 2] [1, 1, 1] : memref<2x6x10xf32> to memref<2x4x2xf32, strided<[60, 10, 1], offset: 18>>
+// ROWS-NEXT:  %[[R:.*]] = memref.subview %arg1[0, 1, 33] [16, 32, 1] [1, 1, 1] : memref<16x34x34xf32> to memref<16x32x1xf32, strided<[1156, 34, 1], offset: 67>>
 // ROWS-NEXT:  linalg.fill ins(%{{.*}} : f32) outs(%[[R]] :
-// ROWS:       vector.transfer_read %{{.*}} vector<1x1x6xf32>
-func.func @pad(%x: memref<2x4x6xf32>, %p: memref<2x6x10xf32>) {
+// ROWS:       vector.transfer_read %{{.*}} vector<1x1x32xf32>
+func.func @pad(%x: memref<16x32x32xf32>, %p: memref<16x34x34xf32>) {
   %z = arith.constant 0.0 : f32
-  linalg.fill ins(%z : f32) outs(%p : memref<2x6x10xf32>)
-  %v = memref.subview %p[0, 1, 2] [2, 4, 6] [1, 1, 1] : memref<2x6x10xf32> to memref<2x4x6xf32, strided<[60, 10, 1], offset: 12>>
-  memref.copy %x, %v : memref<2x4x6xf32> to memref<2x4x6xf32, strided<[60, 10, 1], offset: 12>>
+  linalg.fill ins(%z : f32) outs(%p : memref<16x34x34xf32>)
+  %v = memref.subview %p[0, 1, 1] [16, 32, 32] [1, 1, 1] : memref<16x34x34xf32> to memref<16x32x32xf32, strided<[1156, 34, 1], offset: 35>>
+  memref.copy %x, %v : memref<16x32x32xf32> to memref<16x32x32xf32, strided<[1156, 34, 1], offset: 35>>
   return
 }
 
 // Something between the fill and the copy (here a read of the buffer):
 // the fill stays whole.
 // ROWS-LABEL: func @pad_read_between
+// ROWS:       linalg.fill ins(%{{.*}} : f32) outs(%arg1 : memref<16x34x34xf32>)
+func.func @pad_read_between(%x: memref<16x32x32xf32>, %p: memref<16x34x34xf32>, %i: index) -> f32 {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%p : memref<16x34x34xf32>)
+  %r = memref.load %p[%i, %i, %i] : memref<16x34x34xf32>
+  %v = memref.subview %p[0, 1, 1] [16, 32, 32] [1, 1, 1] : memref<16x34x34xf32> to memref<16x32x32xf32, strided<[1156, 34, 1], offset: 35>>
+  memref.copy %x, %v : memref<16x32x32xf32> to memref<16x32x32xf32, strided<[1156, 34, 1], offset: 35>>
+  return %r : f32
+}
+
+// A small pad's fill (under 64 KiB) stays whole.
+// ROWS-LABEL: func @small_pad
 // ROWS:       linalg.fill ins(%{{.*}} : f32) outs(%arg1 : memref<2x6x10xf32>)
-func.func @pad_read_between(%x: memref<2x4x6xf32>, %p: memref<2x6x10xf32>, %i: index) -> f32 {
+func.func @small_pad(%x: memref<2x4x6xf32>, %p: memref<2x6x10xf32>) {
   %z = arith.constant 0.0 : f32
   linalg.fill ins(%z : f32) outs(%p : memref<2x6x10xf32>)
-  %r = memref.load %p[%i, %i, %i] : memref<2x6x10xf32>
   %v = memref.subview %p[0, 1, 2] [2, 4, 6] [1, 1, 1] : memref<2x6x10xf32> to memref<2x4x6xf32, strided<[60, 10, 1], offset: 12>>
   memref.copy %x, %v : memref<2x4x6xf32> to memref<2x4x6xf32, strided<[60, 10, 1], offset: 12>>
-  return %r : f32
+  return
 }
 
 // A copy of 256 KiB or more is split among threads first: an scf.forall
