@@ -14,8 +14,9 @@ best_of_blocks), for 1 thread and for 2. At 2 threads PyTorch eager runs
 with whichever of its two pool settings is faster for the model (see
 torch_pools; the row names the setting when it is not the default).
 --models adds whole models against PyTorch eager: ResNet-50 and
-MobileNetV2 (torchvision, b=1, 224x224, through ONNX) and BERT-base with 12 layers (b=1, s=128); they take minutes to compile. The
-header names the CPU, its vector ISA and caches. OPENBLAS_CORETYPE is removed from the environment
+MobileNetV2 (torchvision, b=1, 224x224, through ONNX) and BERT-base with
+12 layers (b=1, s=128); they take minutes to compile. The header names
+the CPU, its vector ISA and caches. OPENBLAS_CORETYPE is removed from the environment
 before OpenBLAS loads (this machine sets it to Haswell, which halves it);
 PyTorch runs with ATEN_CPU_CAPABILITY=avx512 where the CPU has AVX-512
 (avx2 elsewhere) and tcmalloc preloaded when libtcmalloc-minimal4 is in.

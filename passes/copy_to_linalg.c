@@ -26,6 +26,7 @@
 #include "schedule/script.h"
 #include "support/attr_names.h"
 #include "support/op_list.h"
+#include "support/type_bytes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -59,17 +60,6 @@ enum {
   kParallelBlocks = 8,
 };
 
-/* Bytes of a static shaped type's data. */
-static int64_t typeBytes(MlirType type) {
-  MlirType et = mlirShapedTypeGetElementType(type);
-  int64_t bytes = mlirTypeIsAFloat(et)     ? mlirFloatTypeGetWidth(et) / 8
-                  : mlirTypeIsAInteger(et) ? (mlirIntegerTypeGetWidth(et) + 7) / 8
-                                           : 8;
-  for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
-    bytes *= mlirShapedTypeGetDimSize(type, d);
-  return bytes;
-}
-
 /* The innermost extent of a static copy whose rows are contiguous on both
    sides, or 0. */
 static int64_t vectorRow(MlirType from, MlirType to) {
@@ -83,7 +73,7 @@ static int64_t vectorRow(MlirType from, MlirType to) {
         strides[rank - 1] != 1)
       return 0;
   int64_t n = mlirShapedTypeGetDimSize(from, rank - 1);
-  return n >= 2 && n <= kMaxVectorRow && typeBytes(from) >= kMinBytes ? n : 0;
+  return n >= 2 && n <= kMaxVectorRow && dlcStaticTypeBytes(from) >= kMinBytes ? n : 0;
 }
 
 /* One row per iteration of the loops over the outer dims (unit dims need
@@ -100,12 +90,8 @@ static void emitRowCopy(DlcScript *s, int64_t id, MlirType type) {
   int64_t sizes[DLC_MAX_LOOPS] = {0};
   for (int d = 0; d + 1 < n; ++d)
     sizes[d] = mlirShapedTypeGetDimSize(type, d) > 1;
-  int h = s->next++;
-  dlcScriptEmit(s,
-                "    %%h%d = transform.structured.match attributes{" DLC_ATTR_COPY_ROW
-                " = %lld : i64} in %%m : (!transform.any_op) -> !transform.any_op\n",
-                h, (long long)id);
-  int64_t bytes = typeBytes(type);
+  int h = dlcScriptMatchTagged(s, DLC_ATTR_COPY_ROW, id);
+  int64_t bytes = dlcStaticTypeBytes(type);
   for (int d = 0; d + 1 < n && bytes >= kParallelMinBytes; ++d) {
     int64_t e = mlirShapedTypeGetDimSize(type, d);
     if (e < 2)
@@ -190,7 +176,7 @@ static bool narrowPadFill(MlirOperation copy) {
   int64_t rank = mlirShapedTypeGetRank(bt);
   int64_t off[DLC_MAX_LOOPS], size[DLC_MAX_LOOPS], step[DLC_MAX_LOOPS], st[DLC_MAX_LOOPS], base;
   if (!mlirTypeIsAMemRef(bt) || rank < 1 || rank > DLC_MAX_LOOPS ||
-      !mlirShapedTypeHasStaticShape(bt) || typeBytes(bt) < kMinBytes ||
+      !mlirShapedTypeHasStaticShape(bt) || dlcStaticTypeBytes(bt) < kMinBytes ||
       mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(view, 0))) != rank ||
       dlcGetI64Array(view, "static_offsets", off, rank) != rank ||
       dlcGetI64Array(view, "static_sizes", size, rank) != rank ||

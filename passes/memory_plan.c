@@ -36,6 +36,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
 #include "support/op_list.h"
+#include "support/type_bytes.h"
 #include "shape/Checked.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -49,19 +50,6 @@
 enum { kAlign = 64 };
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
-
-/* Bytes of a static memref or tensor of int or float elements, -1 else. */
-static int64_t byteSize(MlirType t) {
-  MlirType e = mlirShapedTypeGetElementType(t);
-  int64_t n = mlirTypeIsAFloat(e) ? mlirFloatTypeGetWidth(e) / 8
-            : mlirTypeIsAInteger(e) ? (mlirIntegerTypeGetWidth(e) + 7) / 8
-            : mlirTypeIsAIndex(e) ? 8 : -1;
-  if (n < 0 || !mlirShapedTypeHasStaticShape(t))
-    return -1;
-  for (intptr_t i = 0; i < mlirShapedTypeGetRank(t); ++i)
-    n = dlcMulSaturate(n, mlirShapedTypeGetDimSize(t, i)); /* the verifier bounds real types */
-  return n;
-}
 
 /* Rounded up to kAlign; INT64_MAX stays INT64_MAX (such a temporary
    is left as an alloc by the size check in planFunction). */
@@ -224,7 +212,8 @@ static int64_t weightsBytes(MlirOperation module) {
     if (!dlcOpIs(op, "memref.global") ||
         mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("constant"))))
       continue;
-    int64_t b = byteSize(mlirTypeAttrGetValue(mlirOperationGetAttributeByName(op, str("type"))));
+    int64_t b = dlcStaticTypeBytes(
+        mlirTypeAttrGetValue(mlirOperationGetAttributeByName(op, str("type"))));
     total = dlcAddSaturate(total, b > 0 ? b : 0);
   }
   return total;
@@ -290,7 +279,7 @@ static void planFunction(MlirOperation func, int64_t weights, Totals *totals) {
     if (!dlcOpIs(op, "memref.alloc"))
       continue;
     MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
-    int64_t bytes = byteSize(t);
+    int64_t bytes = dlcStaticTypeBytes(t);
     if (mlirOperationGetNumOperands(op) != 0 || bytes < 0 || !isIdentityLayout(t) ||
         !mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t)) ||
         dlcGetI64(op, "alignment", kAlign) > kAlign || kAlign % dlcGetI64(op, "alignment", 1)) {

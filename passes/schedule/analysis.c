@@ -101,10 +101,11 @@ static MlirType storageType(MlirValue v) {
   intptr_t rank = mlirShapedTypeGetRank(t);
   if (!mlirShapedTypeHasStaticShape(src) || mlirShapedTypeGetRank(src) != rank)
     return t;
-  MlirAttribute strides =
-      mlirOperationGetAttributeByName(slice, mlirStringRefCreateFromCString("static_strides"));
+  int64_t strides[DLC_SCHEDULE_MAX_LOOPS];
+  if (rank > DLC_SCHEDULE_MAX_LOOPS || dlcGetI64Array(slice, "static_strides", strides, rank) != rank)
+    return t;
   for (intptr_t d = 0; d < rank; ++d)
-    if (mlirDenseI64ArrayGetElement(strides, d) != 1)
+    if (strides[d] != 1)
       return t; /* rows further apart than the source's */
   return src;
 }

@@ -55,13 +55,17 @@ int dlcCountNonZero(const int64_t *sizes, int n) {
   return c;
 }
 
-int dlcScriptMatch(DlcScript *s, int64_t sid) {
+int dlcScriptMatchTagged(DlcScript *s, const char *attr, int64_t id) {
   int h = s->next++;
   dlcScriptEmit(s,
-                "    %%h%d = transform.structured.match attributes{" DLC_ATTR_SCHEDULE_ID
-                " = %lld : i64} in %%m : (!transform.any_op) -> !transform.any_op\n",
-                h, (long long)sid);
+                "    %%h%d = transform.structured.match attributes{%s = %lld : i64} in %%m"
+                " : (!transform.any_op) -> !transform.any_op\n",
+                h, attr, (long long)id);
   return h;
+}
+
+int dlcScriptMatch(DlcScript *s, int64_t sid) {
+  return dlcScriptMatchTagged(s, DLC_ATTR_SCHEDULE_ID, sid);
 }
 
 void dlcScriptMatchAll(DlcScript *s, int64_t firstSid, int n, int *handles) {

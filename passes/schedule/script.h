@@ -40,7 +40,10 @@ void dlcScriptEnd(DlcScript *s);
 
 int dlcCountNonZero(const int64_t *sizes, int n);
 
-/* %h = the op tagged with schedule id `sid`. */
+/* %h = the op whose i64 attribute `attr` is `id`. */
+int dlcScriptMatchTagged(DlcScript *s, const char *attr, int64_t id);
+
+/* %h = the op tagged with schedule id `sid` (DLC_ATTR_SCHEDULE_ID). */
 int dlcScriptMatch(DlcScript *s, int64_t sid);
 
 /* handles[i] = the op tagged `firstSid + i`, for i < n (a group's ops). */
