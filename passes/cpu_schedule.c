@@ -101,36 +101,14 @@ static void propagateTileExtents(Group *g, const int64_t *forall) {
   }
 }
 
-/* Tiles the sink by scf.forall over the schedule's parallel loops and fuses
-   every producer into it, last first; handles[i] gets op i's handle. With
-   `hoist`, the producers it marks (hoistable) stay before the forall,
-   whole (their tile extents their full ones). */
-static int emitForallAndFuse(DlcScript *s, Group *g, const int64_t *forallSizes, int *handles,
-                             const bool *hoist) {
-  int last = g->numOps - 1;
-  propagateTileExtents(g, forallSizes);
-  for (int i = 0; hoist && i < last; ++i)
-    if (hoist[i])
-      memcpy(g->ops[i].tileExtent, g->ops[i].loops.extent, sizeof g->ops[i].tileExtent);
-  const DlcLoopNest *sl = &g->ops[last].loops;
-  dlcScriptMatchAll(s, g->firstSid, g->numOps, handles);
-  if (dlcCountNonZero(forallSizes, sl->numLoops) == 0)
-    return -1;
-  int forall = dlcScriptTileForall(s, &handles[last], forallSizes, sl->numLoops, NULL);
-  for (int i = last - 1; i >= 0; --i)
-    if (!hoist || !hoist[i])
-      forall = dlcScriptFuseInto(s, &handles[i], forall);
-  return forall;
-}
-
 /* Whether producer `i`, made from operands outside the group, would be
    recomputed by several forall tiles: the tiles outnumber its own distinct
    slices (tiles along a loop of the sink that none of its loops follows,
    such as a direct conv's packed weights when the tiles are rows of the
    output). Fused, each tile repeats its slice (the 8 row tiles of a ResNet
    3x3 conv at 56x56 packed all 147 KiB of its weights 8 times, 0.9% of
-   the conv); before the forall it runs once. Needs the propagated tile
-   extents and `forallTiles`, the forall's iteration count. */
+   the conv); before the forall it runs once. Reads the propagated tile
+   extents; `forallTiles` is the forall's iteration count. */
 static bool hoistable(const Group *g, int i, int64_t forallTiles) {
   const OpInfo *o = &g->ops[i];
   if (i == g->numOps - 1)
@@ -147,6 +125,33 @@ static bool hoistable(const Group *g, int i, int64_t forallTiles) {
       return false;
   }
   return true;
+}
+
+/* Tiles the sink by scf.forall over the schedule's parallel loops and fuses
+   every producer into it, last first; handles[i] gets op i's handle. With
+   `hoistRepeated`, the producers each tile would repeat (hoistable) stay
+   before the forall, whole (their tile extents their full ones). */
+static int emitForallAndFuse(DlcScript *s, Group *g, const int64_t *forallSizes, int *handles,
+                             bool hoistRepeated) {
+  int last = g->numOps - 1;
+  propagateTileExtents(g, forallSizes);
+  const DlcLoopNest *sl = &g->ops[last].loops;
+  int64_t tiles = 1;
+  for (int d = 0; d < sl->numLoops; ++d)
+    if (forallSizes[d] > 0)
+      tiles *= (sl->extent[d] + forallSizes[d] - 1) / forallSizes[d];
+  bool hoist[DLC_SCHEDULE_MAX_GROUP] = {false};
+  for (int i = 0; hoistRepeated && i < last; ++i)
+    if ((hoist[i] = hoistable(g, i, tiles)))
+      memcpy(g->ops[i].tileExtent, g->ops[i].loops.extent, sizeof g->ops[i].tileExtent);
+  dlcScriptMatchAll(s, g->firstSid, g->numOps, handles);
+  if (dlcCountNonZero(forallSizes, sl->numLoops) == 0)
+    return -1;
+  int forall = dlcScriptTileForall(s, &handles[last], forallSizes, sl->numLoops, NULL);
+  for (int i = last - 1; i >= 0; --i)
+    if (!hoist[i])
+      forall = dlcScriptFuseInto(s, &handles[i], forall);
+  return forall;
 }
 
 /* The MR x NR x 1 register tile of the (Kc- and NR-tiled) GEMM `h`: its
@@ -194,7 +199,7 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
     if (sc->parallel[i] < p)
       rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
   dlcSinkTiles(root, &g->ops[g->numOps - 1], g->root == g->numOps - 1, rootForall, forall);
-  emitForallAndFuse(s, g, forall, handles, NULL);
+  emitForallAndFuse(s, g, forall, handles, false);
   int64_t mc = sc->tiles[M] ? sc->tiles[M] : root->loops.extent[M];
   int64_t nc = sc->tiles[N] ? sc->tiles[N] : root->loops.extent[N];
   int64_t kc = sc->tiles[n - 1];
@@ -272,16 +277,7 @@ static int emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int 
     if (sc->parallel[i] < firstInner)
       rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
   dlcSinkTiles(root, &g->ops[g->numOps - 1], conv == g->numOps - 1, rootForall, forall);
-  bool hoist[DLC_SCHEDULE_MAX_GROUP] = {false};
-  const OpInfo *sink = &g->ops[g->numOps - 1];
-  int64_t tiles = 1;
-  for (int d = 0; d < sink->loops.numLoops; ++d)
-    if (forall[d] > 0)
-      tiles *= (sink->loops.extent[d] + forall[d] - 1) / forall[d];
-  propagateTileExtents(g, forall);
-  for (int i = 0; i < g->numOps; ++i)
-    hoist[i] = hoistable(g, i, tiles);
-  int loop = emitForallAndFuse(s, g, forall, handles, hoist);
+  int loop = emitForallAndFuse(s, g, forall, handles, true);
   for (int i = 0; i < g->numOps; ++i) {
     if (i == conv)
       continue;
@@ -436,7 +432,7 @@ static void emitLoopsGroup(DlcScript *s, Group *g, int vw, int64_t padSid) {
   for (intptr_t i = 0; i < sc->numParallel; ++i)
     if (sc->parallel[i] < sl->numLoops && !sl->reduction[sc->parallel[i]])
       forall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
-  int loop = emitForallAndFuse(s, g, forall, handles, NULL);
+  int loop = emitForallAndFuse(s, g, forall, handles, false);
   if (padSid >= 0 && loop >= 0 && sl->numLoops == 4 && !forall[2] && !forall[3]) {
     int pad = dlcScriptMatch(s, padSid);
     dlcScriptFuseInto(s, &pad, loop);
