@@ -166,6 +166,21 @@ void dlcScriptFoldUnitDimsAndVectorize(DlcScript *s, int loop) {
   dlcScriptVectorize(s, v);
 }
 
+/* The attribute is llvm.br's own name, loop_annotation: convert-scf-to-cf
+   copies a loop's attributes to its back edge and convert-cf-to-llvm sets
+   them on the llvm.br, where only the inherent name reaches the LLVM IR
+   (a prefixed llvm.loop_annotation stays a discardable attribute that the
+   translation ignores). */
+void dlcScriptKeepRolled(DlcScript *s, int loop) {
+  int p = s->next++;
+  dlcScriptEmit(s,
+                "    %%h%d = transform.param.constant "
+                "#llvm.loop_annotation<unroll = <disable = true>> -> !transform.any_param\n"
+                "    transform.annotate %%h%d \"loop_annotation\" = %%h%d"
+                " : !transform.any_op, !transform.any_param\n",
+                p, loop, p);
+}
+
 void dlcScriptMarkReductionLoop(DlcScript *s, int h) {
   dlcScriptEmit(
       s, "    transform.annotate %%h%d \"" DLC_ATTR_REDUCTION_LOOP "\" : !transform.any_op\n", h);

@@ -77,6 +77,10 @@ int dlcScriptFuseInto(DlcScript *s, int *h, int containing);
 
 void dlcScriptVectorize(DlcScript *s, int h);
 
+/* Marks the scf.for `loop` so that LLVM never unrolls it (the
+   loop_annotation the SCF and CF conversions carry to its back edge). */
+void dlcScriptKeepRolled(DlcScript *s, int loop);
+
 /* Folds the unit loops of the one tiled op in loop `loop` and vectorises
    it: a read whose map kept a unit dim (a conv's window x[oh + kh][ow + kw],
    a transposing copy's block) becomes a projected permutation, which the
