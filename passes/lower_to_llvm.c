@@ -217,9 +217,10 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   dlcAddKernelStage(&p, dlkToLinalg);
   /* Constant weights packed once, here, not by the kernel on every call. */
   dlcPipelineAdd(&p, "dlc-prepack-weights");
-  if (dlcOptionsGetBool(o, "schedule"))
+  bool schedule = dlcOptionsGetBool(o, "schedule");
+  if (schedule)
     addScheduleStage(&p, target, given);
-  dlcAddBufferizeStage(&p);
+  dlcAddBufferizeStage(&p, schedule);
   addMemoryPlanStage(&p);
   /* Each loop nest a function, identical ones shared: the rest (and
      LLVM) compile each distinct kernel once, in a function of its own. */

@@ -143,7 +143,7 @@ static void addScheduleStage(DlcPipeline *p, const Gpu *g) {
 
 static void addBufferizeStage(DlcPipeline *p, const Gpu *g) {
   (void)g;
-  dlcAddBufferizeStage(p);
+  dlcAddBufferizeStage(p, false);
 }
 
 /* Warp tiles marked for tensor cores to nvgpu.mma.sync (dlc-gpu-mma), a

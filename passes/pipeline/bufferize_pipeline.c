@@ -9,7 +9,7 @@
 static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   (void)o;
   DlcPipeline p = {.pm = pm, .name = "dlc-bufferize"};
-  dlcAddBufferizeStage(&p);
+  dlcAddBufferizeStage(&p, false);
   return (MlirLogicalResult){!p.failed};
 }
 

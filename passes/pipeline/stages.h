@@ -37,8 +37,10 @@ void dlcAddGraphStage(DlcPipeline *p, bool fuse);
 void dlcAddKernelStage(DlcPipeline *p, const char *dlkToLinalg);
 
 /* Tensors to buffers: public arguments stay the caller's, results become
-   caller buffers, deallocations explicit. */
-void dlcAddBufferizeStage(DlcPipeline *p);
+   caller buffers, deallocations explicit. `canonical`: the kernels were
+   canonicalised just before (the CPU schedule stage ends so), and what is
+   inlined needs no second pass. */
+void dlcAddBufferizeStage(DlcPipeline *p, bool canonical);
 
 /* Vector transfers unrolled to scalar-indexed loops and structured control
    flow to branches, the common step before either backend's LLVM; nested
