@@ -236,9 +236,10 @@ done:
    alone while the other threads wait: with 4 a thread, ResNet-50's LLVM
    phase on 2 threads was 8 parts of 0.6-0.95 s and one thread idled for
    0.6 s at its end. With 8 a thread (Zen 1, 2 threads, dlc.Module wall,
-   alternated): ResNet-50 5.05-5.26 -> 4.84-5.00 s, MobileNetV2 4.55-4.63
+   alternated): ResNet-50 5.05-5.12 -> 4.84-5.00 s, MobileNetV2 4.55-4.63
    -> 4.41-4.54 s, BERT-base 12 layers 2.85-2.95 -> 2.80-2.83 s; one BERT
-   layer, whose 12 functions then go one a part, 0.80-0.82 -> 0.82-0.83 s. */
+   layer, whose 13 functions (12 kernels and the entry) then go one a
+   part, 0.80-0.82 -> 0.82-0.83 s. */
 enum { kPartsPerThread = 8 };
 
 typedef struct {
