@@ -113,10 +113,19 @@ static void registerTile(int64_t m, int64_t n, int64_t vw, int64_t maxRows, bool
   int64_t regs = dlcCpuVectorRegisters(vw);
   int64_t bestAcc = 0, bestLoads = 1, bestTime = 1;
   bool bestWhole = false;
+  /* A row narrower than a vector, or not a whole number of them (a
+     classifier's 10 classes), is one partial vector of its largest
+     divisor's lanes: it still takes rows, since one accumulator alone is
+     one FMA each latency (MLP's 32x512 * 512x10 ran at 5 GFLOP/s). Less
+     than half a vector (134 = 2 x 67 keys: 2 lanes) keeps one row: its
+     MR-row outer products would read A's columns through transposes for
+     a few lanes each. */
+  int64_t lanes = n % vw == 0 ? vw : dlcLargestDivisor(n, vw);
   out[0] = 1;
-  out[1] = n % vw == 0 ? vw : dlcLargestDivisor(n, vw);
-  for (int64_t nv = 1; nv <= 4; nv *= 2) { /* whole vectors: <3 x 8 x f32> legalises badly */
-    if (n % (nv * vw))
+  out[1] = lanes;
+  int64_t maxVectors = lanes == vw ? 4 : 2 * lanes >= vw ? 1 : 0;
+  for (int64_t nv = 1; nv <= maxVectors; nv *= 2) { /* <3 x 8 x f32> legalises badly */
+    if (n % (nv * lanes))
       continue;
     for (int64_t mr = 1; mr <= 16 && mr <= m && mr <= maxRows && mr * nv + nv + 1 <= regs; ++mr) {
       int64_t acc = mr * nv, loads = mr + nv, time = halfCyclesPerStep(acc, loads);
@@ -129,7 +138,7 @@ static void registerTile(int64_t m, int64_t n, int64_t vw, int64_t maxRows, bool
                           (whole == bestWhole && (acc > bestAcc ||
                                                   (acc == bestAcc && loads < bestLoads)))))) {
         bestAcc = acc, bestLoads = loads, bestTime = time, bestWhole = whole;
-        out[0] = mr, out[1] = nv * vw;
+        out[0] = mr, out[1] = nv * lanes;
       }
     }
   }

@@ -96,3 +96,19 @@ func.func @few_rows(%a: tensor<16x768xf32>, %b: tensor<768x768xf32>) -> tensor<1
   %m = dlg.matmul %a, %b : tensor<16x768xf32>, tensor<768x768xf32> -> tensor<16x768xf32>
   return %m : tensor<16x768xf32>
 }
+
+// A classifier's 10 columns are one partial vector (10 lanes; 5 with AVX2,
+// the largest divisor of 10 within 8), and still take rows: one
+// accumulator alone waits an FMA latency per k step (MLP's 32x512 * 512x10
+// ran at 5 GFLOP/s as 1 x 10). A's rows, 2 KiB apart, cap them at 12.
+// CHECK-LABEL: func.func private @classifier_kernel0
+// CHECK-SAME: register = [12, 10]
+// CHECK: scf.for {{.*}} -> (vector<12x10xf32>)
+// CHECK: vector.outerproduct {{.*}} : vector<12xf32>, vector<10xf32>
+// AVX2-LABEL: func.func private @classifier_kernel0
+// AVX2-SAME: register = [12, 5]
+// AVX2: vector.outerproduct {{.*}} : vector<12xf32>, vector<5xf32>
+func.func @classifier(%a: tensor<32x512xf32>, %b: tensor<512x10xf32>) -> tensor<32x10xf32> {
+  %0 = dlg.matmul %a, %b : tensor<32x512xf32>, tensor<512x10xf32> -> tensor<32x10xf32>
+  return %0 : tensor<32x10xf32>
+}

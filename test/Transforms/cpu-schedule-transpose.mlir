@@ -44,7 +44,9 @@ func.func @rows100(%a: tensor<100x128xf32>, %b: tensor<100x128xf32>) -> tensor<2
 }
 
 // 134 = 2 x 67 keys: no block of 4 or more divides it, so the copy keeps
-// the plain tile (a row at a time, vectors along the keys):
+// the plain tile (a row at a time, vectors along the keys); the product's
+// 2-lane rows, under half a vector, keep one-row register tiles (more rows
+// would read A's columns through transposes):
 // CHECK-LABEL: func.func private @rows134_kernel0
 // CHECK-NOT: vector.transpose %{{.*}} : vector<{{[0-9]+}}x{{[0-9]+}}xf32> to vector<{{[0-9]+}}x{{[0-9]+}}xf32>
 // CHECK: return
