@@ -365,8 +365,8 @@ void dlcScheduleRowsInL1(const DlcLoopNest *l, const DlcCpuTarget *t, int64_t el
 /* Direct conv (conv_direct.h), loops (image, panel, oh, ow, n | c, kh, kw):
    the register tile is MR output pixels of a row by the NR-channel panel,
    MR the divisor of Wo with the best FMA throughput per step whose
-   accumulators fit the registers (dlcConvRegisterRows: 14 x 32 at Wo = 56,
-   28, 14 and 7 x 32 at 7 with AVX-512; 4 x 16 at 56 and 28 with AVX2).
+   accumulators fit the registers (dlcConvRegisterRows: 8 x 32 at Wo = 56,
+   7 x 32 at 28, 14 and 7 with AVX-512; 4 x 16 at 56 and 28 with AVX2).
    The channels are blocked (BLIS's Kc) so that a block's Wp panel
    (Cb x kH x kW x NR) and the input rows an output row reads from it
    (Cb x kH x (Wo + kW - 1)) fit half of L1 together and serve every
@@ -429,10 +429,15 @@ int64_t dlcConvRegisterRows(int64_t wo, int64_t nr, int64_t vw, int64_t *accOut,
                             int64_t *timeOut) {
   int64_t regs = dlcCpuVectorRegisters(vw), nv = nr >= vw ? nr / vw : 1;
   int64_t bestAcc = 0, bestTime = 1, mrBest = 1;
-  /* one register to spare: 14 x 8 with AVX2 (14 accumulators, a vector of
-     W and a broadcast: all 16 ymm) spilled two accumulators to the stack
-     inside the k loop, and ran at 44% of the FMA peak */
-  for (int64_t mr = 1; mr <= wo && mr * nv + nv + 1 < regs; ++mr) {
+  /* two registers to spare beyond the accumulators, the NR/vw vectors of
+     W and one broadcast: the taps are unrolled, and LLVM keeps an input
+     pixel's broadcast live across the kW taps that read it (a second one
+     in flight). 14 x 8 with AVX2 (all 16 ymm) spilled two accumulators in
+     the k loop and ran at 44% of the FMA peak; 14 x 32 with AVX-512 (31
+     zmm) spilled three to four and, on a Sapphire Rapids-class Xeon, ran
+     ResNet's 3x3 64 -> 64 at 56x56 at 48% of it, against 61% for 8 x 32
+     (dlc-run --profile, 1 thread). */
+  for (int64_t mr = 1; mr <= wo && mr * nv + nv + 2 < regs; ++mr) {
     if (wo % mr)
       continue;
     int64_t acc = mr * nv, time = halfCyclesPerStep(acc, mr + nv);

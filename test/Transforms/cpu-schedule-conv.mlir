@@ -6,9 +6,10 @@
 // ResNet's 64-channel 3x3 conv at 56x56: parallel tiles of both 32-channel
 // panels by 7 rows of oh (8 in all), which read the input 1.3 times where
 // tiles of one panel by 14 rows read it 2.3 times; channel blocks of 8 keep the
-// block's Wp panel (8 x 3 x 3 x 32 floats, 9 KiB) within half of L1; 14
-// pixels x 32 channels (28 zmm) per register tile, whose accumulators live
-// across the taps and channels; no im2col. The copy back to NCHW reads
+// block's Wp panel (8 x 3 x 3 x 32 floats, 9 KiB) within half of L1; 8
+// pixels x 32 channels (16 zmm) per register tile, whose accumulators live
+// across the taps and channels (14 x 32, 28 zmm, spilled in the unrolled
+// taps); no im2col. The copy back to NCHW reads
 // the blocked result in whole vectors along the channels, transposed in
 // registers (never 16 single lanes gathered into a vector of pixels): the
 // first 48 pixels of each row in 16 x 16 blocks, transposed by the
@@ -17,13 +18,13 @@
 // block split off (not 14 x 16 blocks, whose 14-float rows were written
 // and read in three pieces each).
 // CHECK-LABEL: func.func private @resnet_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [1, 2, 7, 0, 0, 8, 0, 0], vector = 16, register = [14, 32], parallel = [0, 1, 2]>
+// CHECK-SAME: #dlk.schedule<tile = [1, 2, 7, 0, 0, 8, 0, 0], vector = 16, register = [8, 32], parallel = [0, 1, 2]>
 // CHECK-NOT: tensor<1x64x3x3x56x56xf32>
 // CHECK: scf.forall (%{{.*}}) in (8)
-// CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
-// CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
-// CHECK: scf.for {{.*}} -> (vector<14x32xf32>)
-// CHECK-COUNT-4: vector.outerproduct {{.*}} : vector<14xf32>, vector<32xf32>
+// CHECK: scf.for {{.*}} -> (vector<8x32xf32>)
+// CHECK: scf.for {{.*}} -> (vector<8x32xf32>)
+// CHECK: scf.for {{.*}} -> (vector<8x32xf32>)
+// CHECK-COUNT-4: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
 // CHECK: scf.for {{.*}} = %c0 to %c48 step %c16
 // CHECK: vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
 // CHECK-NOT: vector.transpose
@@ -164,8 +165,8 @@ func.func @depthwise(%x: tensor<1x96x28x28xf32>, %w: tensor<96x1x3x3xf32>) -> te
 // channels form one block; the accumulators stay in registers across a
 // channel loop in steps of 3.
 // CHECK-LABEL: func.func private @tall_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [1, 2, 14, 0, 0, 0, 0, 0], vector = 16, register = [14, 32], parallel = [0, 1, 2]>
-// CHECK: scf.for %{{.*}} = %c0 to %c6 step %c3 iter_args({{.*}}) -> (vector<14x32xf32>)
+// CHECK-SAME: #dlk.schedule<tile = [1, 2, 14, 0, 0, 0, 0, 0], vector = 16, register = [8, 32], parallel = [0, 1, 2]>
+// CHECK: scf.for %{{.*}} = %c0 to %c6 step %c3 iter_args({{.*}}) -> (vector<8x32xf32>)
 func.func @tall(%x: tensor<1x6x112x115xf32>, %w: tensor<64x6x7x4xf32>) -> tensor<1x64x112x112xf32> {
   %0 = dlg.conv2d %x, %w {padding = array<i64: 3, 0, 3, 0>} : (tensor<1x6x112x115xf32>, tensor<64x6x7x4xf32>) -> tensor<1x64x112x112xf32>
   return %0 : tensor<1x64x112x112xf32>
