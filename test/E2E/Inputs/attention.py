@@ -211,18 +211,23 @@ def default_path_case():
               f"target {target}, s={s}, mask {mask or 'none'}: {took}")
 
 
-for s, heads, d, mask in [(128, 12, 64, None), (128, 4, 64, "causal"), (100, 2, 64, "input"),
-                          (37, 3, 40, "causal"), (7, 2, 16, "input"), (1, 2, 8, None),
-                          (134, 2, 64, "causal"), (300, 2, 64, "causal-min"),
-                          (70, 2, 32, "causal-inf"), (16, 2, 16, "causal"), (64, 2, 128, "input")]:
-    attention_case(s, heads, d, mask)
-for m, n, heads, d, c, value in [(37, 50, 2, 16, 13, -1e9), (64, 200, 2, 64, 136, -np.inf),
-                                 (130, 130, 2, 64, 5, -1e9), (20, 20, 1, 8, 0, -1e30)]:
-    causal_offset_case(m, n, heads, d, c, value)
-default_path_case()
-masked_row_case(20, 2, 16)
-for m, k, n in [(100, 64, 96), (37, 33, 19), (128, 768, 768), (5, 16, 48)]:
-    transpose_b_case(m, k, n)
-for shape, perm in [((128, 12, 64), (1, 2, 0)), ((37, 20), (1, 0)), ((2, 48, 80), (0, 2, 1)),
-                    ((1, 32, 7, 7), (0, 2, 3, 1)), ((3, 134, 64), (0, 2, 1))]:
-    transpose_case(shape, perm)
+def main():
+    for s, heads, d, mask in [(128, 12, 64, None), (128, 4, 64, "causal"), (100, 2, 64, "input"),
+                              (37, 3, 40, "causal"), (7, 2, 16, "input"), (1, 2, 8, None),
+                              (134, 2, 64, "causal"), (300, 2, 64, "causal-min"),
+                              (70, 2, 32, "causal-inf"), (16, 2, 16, "causal"), (64, 2, 128, "input")]:
+        attention_case(s, heads, d, mask)
+    for m, n, heads, d, c, value in [(37, 50, 2, 16, 13, -1e9), (64, 200, 2, 64, 136, -np.inf),
+                                     (130, 130, 2, 64, 5, -1e9), (20, 20, 1, 8, 0, -1e30)]:
+        causal_offset_case(m, n, heads, d, c, value)
+    default_path_case()
+    masked_row_case(20, 2, 16)
+    for m, k, n in [(100, 64, 96), (37, 33, 19), (128, 768, 768), (5, 16, 48)]:
+        transpose_b_case(m, k, n)
+    for shape, perm in [((128, 12, 64), (1, 2, 0)), ((37, 20), (1, 0)), ((2, 48, 80), (0, 2, 1)),
+                        ((1, 32, 7, 7), (0, 2, 3, 1)), ((3, 134, 64), (0, 2, 1))]:
+        transpose_case(shape, perm)
+
+
+if __name__ == "__main__":
+    main()
