@@ -196,6 +196,20 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
     return emitPackedMatmul(b, a, w, ta, tb, panel,
                             dlcGemmRowPadding(&p->packing, &sa, ta,
                                               isConstant(a) || isConstant(kernelOperand(op, a))));
+  /* A constant B that these loops would read transposed (a classifier's
+     1000 x K weight: 1000 columns are no whole number of panels) becomes
+     K x N through a transpose that dlc-prepack-weights evaluates at compile
+     time: the k loop then reads rows of B in place of gathering one float
+     from each of NR rows 4*K bytes apart per step: 1 x 2048 by 1000 x 2048
+     with its bias, B in cache, 0.66-0.68 -> 0.44-0.48 ms (1 thread,
+     interleaved, Sapphire Rapids-class Xeon). Bit for bit the same sums. */
+  if (tb && p->packing.pack && sb.rank == 2 && sb.dims[0] != DLC_DYNAMIC &&
+      sb.dims[1] != DLC_DYNAMIC && constantWeight(op, w)) {
+    static const int64_t kSwap[2] = {1, 0};
+    w = dlcEmitTranspose(b, w, kSwap);
+    sb = (DlcShape){2, {sb.dims[1], sb.dims[0]}};
+    tb = false;
+  }
   intptr_t nb = so.rank - 2, m = nb, n = nb + 1, k = nb + 2, loops = nb + 3;
   DlcGeneric g = {.nLoops = loops, .nIns = 2, .nOuts = 1};
   g.reduction[k] = true;

@@ -112,6 +112,9 @@ def main():
     cases = [gemm_case(128, 96, 128), gemm_case(64, 160, 96, tb=True),
              gemm_case(128, 768, 3072 // 8, epilogue=True),
              gemm_case(16, 784, 512, epilogue=True),  # packed only as a constant
+             # a classifier: 1000 columns are no whole panels, so B^T is
+             # transposed at compile time for the unpacked loops
+             gemm_case(1, 512, 1000, tb=True, epilogue=True),
              conv_case(1, 16, 12, 64, 3, 1, 1),     # direct conv: W in channel panels
              conv_case(1, 32, 28, 64, 3, 2, 1),     # 14x14 out: the transposed GEMM
              bert_case()]
