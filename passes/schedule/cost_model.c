@@ -369,11 +369,14 @@ void dlcScheduleRowsInL1(const DlcLoopNest *l, const DlcCpuTarget *t, int64_t el
    7 x 32 at 28, 14 and 7 with AVX-512; 4 x 16 at 56 and 28 with AVX2).
    The channels are blocked (BLIS's Kc) so that a block's Wp panel
    (Cb x kH x kW x NR) and the input rows an output row reads from it
-   (Cb x kH x (Wo + kW - 1)) fit half of L1 together and serve every
-   register tile of the row from there: 8 of ResNet's 64 channels at 3x3
-   and Wo = 56 (14 KiB) on a 48 KiB L1. Counting the panel alone gave 16
-   channels there (29 KiB with the rows), and the ResNet block ran about
-   10% slower at 1 thread (interleaved best of 40, loaded machine).
+   (Cb x kH x (Wo + kW - 1)) fit 3/4 of L1 together and serve every
+   register tile of the row from there: 16 of ResNet's 64 channels at 3x3
+   and Wo = 56 (29 KiB) on a 48 KiB L1. Half of L1 gave 8 there, and with
+   8 x 32 register tiles the ResNet block ran 4-5% slower than with 16 on
+   a Sapphire Rapids-class Xeon (1 and 2 threads, ahead in 18 and 19 of 20
+   interleaved rounds; ResNet-50, MobileNetV2 and AVX2 code even). Zen 5
+   had measured the opposite (16 channels 10% slower) with the 14 x 32
+   tiles that spilled (dlcConvRegisterRows).
 
    A parallel tile is P panels by R output rows of one image (convTile).
    Inside it the panels run outermost, so each panel's weights serve the
@@ -469,7 +472,7 @@ void dlcScheduleDirectConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSched
      from the rule above and ran 2.1x slower than with all 6 (vfmadd
      operands spilled: 576 stack stores per 1680 FMAs; interleaved best of
      40, 1 thread, loaded machine). */
-  int64_t fit = t->l1Bytes / 2 / (panelRow + rowBytes);
+  int64_t fit = t->l1Bytes * 3 / 4 / (panelRow + rowBytes);
   int64_t cb = dlcLargestDivisor(c, fit > kMinConvChannels ? fit : kMinConvChannels);
   if (cb < kMinConvChannels)
     cb = c;

@@ -6,7 +6,8 @@
 // ResNet's 64-channel 3x3 conv at 56x56: parallel tiles of both 32-channel
 // panels by 7 rows of oh (8 in all), which read the input 1.3 times where
 // tiles of one panel by 14 rows read it 2.3 times; channel blocks of 8 keep the
-// block's Wp panel (8 x 3 x 3 x 32 floats, 9 KiB) within half of L1; 8
+// block's Wp panel (8 x 3 x 3 x 32 floats, 9 KiB) and input rows within 3/4
+// of this model's 32 KiB L1 (16 would take 29 KiB; a 48 KiB host takes 16); 8
 // pixels x 32 channels (16 zmm) per register tile, whose accumulators live
 // across the taps and channels (14 x 32, 28 zmm, spilled in the unrolled
 // taps); no im2col. The copy back to NCHW reads
@@ -62,12 +63,12 @@ func.func @residual(%x: tensor<1x64x56x56xf32>, %w: tensor<256x64x1x1xf32>, %b: 
   return %2 : tensor<1x256x56x56xf32>
 }
 
-// The channel block counts the input rows an output row reads (8 x 3
-// rows of 58 floats, 5.4 KiB) with the block's Wp panel (8 x 3 x 3 x 16
-// floats, 4.5 KiB) against half of L1: 8 channels. The panel alone would
-// allow 16 (9 KiB), whose rows take it to 20 KiB, past half of L1.
+// The channel block counts the input rows an output row reads (16 x 3
+// rows of 58 floats, 10.9 KiB) with the block's Wp panel (16 x 3 x 3 x 16
+// floats, 9 KiB) against 3/4 of L1: 16 channels. The panel alone would
+// allow 32 (18 KiB), whose rows take it to 40 KiB, past 3/4 of L1.
 // CHECK-LABEL: func.func private @rows_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [1, 3, 7, 0, 0, 8, 0, 0], vector = 16, register = [28, 16], parallel = [0, 1, 2]>
+// CHECK-SAME: #dlk.schedule<tile = [1, 3, 7, 0, 0, 16, 0, 0], vector = 16, register = [28, 16], parallel = [0, 1, 2]>
 func.func @rows(%x: tensor<1x64x56x56xf32>, %w: tensor<48x64x3x3xf32>) -> tensor<1x48x56x56xf32> {
   %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf32>, tensor<48x64x3x3xf32>) -> tensor<1x48x56x56xf32>
   return %0 : tensor<1x48x56x56xf32>
@@ -93,8 +94,9 @@ func.func @pointwise(%x: tensor<1x64x7x7xf32>, %w: tensor<128x64x1x1xf32>) -> te
 // 144 input rows, 226 KiB, then serve the three panels from L2), so the
 // 1.8 MB input is read once, and two cores read disjoint rows. Tiles of one
 // panel each read it three times, both cores reading the same rows.
+// Channel blocks of 72 (72 rows of 56 floats and 72 x 8 weights, 18 KiB).
 // CHECK-LABEL: func.func private @few_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [1, 3, 7, 0, 0, 48, 0, 0], vector = 16, register = [28, 8], parallel = [0, 1, 2]>
+// CHECK-SAME: #dlk.schedule<tile = [1, 3, 7, 0, 0, 72, 0, 0], vector = 16, register = [28, 8], parallel = [0, 1, 2]>
 // CHECK: scf.forall (%{{.*}}) in (8)
 func.func @few(%x: tensor<1x144x56x56xf32>, %w: tensor<24x144x1x1xf32>) -> tensor<1x24x56x56xf32> {
   %0 = dlg.conv2d %x, %w : (tensor<1x144x56x56xf32>, tensor<24x144x1x1xf32>) -> tensor<1x24x56x56xf32>
@@ -103,9 +105,9 @@ func.func @few(%x: tensor<1x144x56x56xf32>, %w: tensor<24x144x1x1xf32>) -> tenso
 
 // Large weights (3x3, 512 channels at 7x7: 9 MiB) keep whole rows, since
 // every row block reads all the weights again: 8 tiles of 2 panels by all
-// 7 rows.
+// 7 rows; channel blocks of 16 (18 KiB of Wp).
 // CHECK-LABEL: func.func private @big_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [1, 2, 7, 0, 0, 8, 0, 0], vector = 16, register = [7, 32], parallel = [0, 1, 2]>
+// CHECK-SAME: #dlk.schedule<tile = [1, 2, 7, 0, 0, 16, 0, 0], vector = 16, register = [7, 32], parallel = [0, 1, 2]>
 func.func @big(%x: tensor<1x512x7x7xf32>, %w: tensor<512x512x3x3xf32>) -> tensor<1x512x7x7xf32> {
   %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>) -> tensor<1x512x7x7xf32>
   return %0 : tensor<1x512x7x7xf32>
