@@ -88,7 +88,8 @@ static MlirValue expandExp(DlcBuilder *b, MlirValue x) {
   MlirType t = mlirValueGetType(x);
   MlirType i32 = withElement(t, mlirIntegerTypeGet(b->context, 32));
   MlirType i1 = withElement(t, mlirIntegerTypeGet(b->context, 1));
-  MlirValue c = op2(b, "arith.minimumf", op2(b, "arith.maximumf", x, constant(b, t, -87.3)),
+  MlirValue lowest = constant(b, t, -87.3);
+  MlirValue c = op2(b, "arith.minimumf", op2(b, "arith.maximumf", x, lowest),
                     constant(b, t, 88.7));
   MlirValue n = mlirOperationGetResult(
       dlcBuildOpTyped(b, "math.roundeven", 1,
@@ -106,7 +107,7 @@ static MlirValue expandExp(DlcBuilder *b, MlirValue x) {
                        op2(b, "arith.addi", cast(b, "arith.fptosi", n, i32), constant(b, i32, 127)),
                        constant(b, i32, 23));
   MlirValue scaled = op2(b, "arith.mulf", y, cast(b, "arith.bitcast", bits, t));
-  MlirValue tiny = compare(b, 4 /* olt: false for NaN */, x, constant(b, t, -87.3), i1);
+  MlirValue tiny = compare(b, 4 /* olt: false for NaN */, x, lowest, i1);
   scaled = pick(b, tiny, constant(b, t, 0.0), scaled);
   MlirValue isNan = compare(b, 14 /* uno */, x, x, i1);
   return pick(b, isNan, x, scaled);

@@ -278,15 +278,16 @@ static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, const Dlc
    by K x 1000): every element of B is read once, from memory, and each
    register tile's k loop walks Kc rows of B, N floats apart. 16 rows are
    streams the hardware prefetchers follow; the 256 of maxKc were demand
-   misses, a line per row. ResNet-50's 1 x 2048 by 2048 x 1000 inside the model: 1.18 ->
-   0.73-0.82 ms; MobileNetV2 whole 1.05x (ahead in 17 of 20 interleaved
-   rounds), the same GEMM with B in cache 1.0x at 1 thread and 1.18x at
-   2 (Sapphire Rapids-class Xeon). The sums keep their order. */
+   misses, a line per row. ResNet-50's 1 x 2048 by 2048 x 1000 inside the
+   model: 1.18 -> 0.73-0.82 ms; MobileNetV2 whole 1.05x (ahead in 17 of 20
+   interleaved rounds), the same GEMM with B in cache 1.0x at 1 thread and
+   1.18x at 2 (Sapphire Rapids-class Xeon). The sums keep their order.
+   A K with no divisor from 8 to 16 keeps maxKc's. */
 enum { kStreamRows = 16 };
 
 static int64_t streamKc(int64_t k, int64_t kcMax) {
   int64_t kc = dlcLargestDivisor(k, kStreamRows);
-  return kc >= kStreamRows / 2 ? kc : kcMax;
+  return kc >= kStreamRows / 2 ? kc : dlcLargestDivisor(k, kcMax);
 }
 
 void dlcScheduleGemm(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
@@ -327,7 +328,8 @@ void dlcScheduleGemm(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s
   dlcGemmRegisterTileRows(mc, nc, vw, maxRows, s->registerTile);
   s->tiles[p - 2] = mc;
   s->tiles[p - 1] = nc;
-  s->tiles[n - 1] = dlcLargestDivisor(K, M <= s->registerTile[0] ? streamKc(K, kcMax) : kcMax);
+  s->tiles[n - 1] =
+      M <= s->registerTile[0] ? streamKc(K, kcMax) : dlcLargestDivisor(K, kcMax);
   s->vectorWidth = vw;
   setParallel(s, 0, p);
 }
