@@ -116,7 +116,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   /* `pack`: panel packing is a CPU cache layout; the GPU pipeline turns it
      off and keeps plain [M, N, K] contractions for its own strategy. */
   DlcLowerPolicy policy = {dlcOptionsGetBool(o, "pack")
-                               ? dlcGemmPackingCpu(dlcOptionsGetInt(o, "vector-width"))
+                               ? dlcGemmPackingCpu(dlcOptionsGetInt(o, "vector-width"),
+                                                   dlcOptionsGetInt(o, "pack-a-bytes"))
                                : dlcGemmPackingNone()};
   bool ok = lowerAll(module, &policy, dlcOptionsGetBool(o, "control-flow"),
                      dlcOptionsGetBool(o, "host-loops"));
@@ -139,6 +140,9 @@ static const DlcOptionDesc kOptions[] = {
     {"vector-width", "f32 lanes per vector of the target (GEMM panel width)", DLC_OPTION_INT, "8"},
     {"pack", "GEMMs and conv2d read B from packed panels (the CPU layout); false keeps "
              "plain contractions (the GPU pipeline)", DLC_OPTION_BOOL, "true"},
+    {"pack-a-bytes", "GEMMs whose A is larger than this (bytes) get no row padding: "
+                     "dlc-gemm-pack-a packs their A later (0: it does not run)",
+     DLC_OPTION_INT, "0"},
     {"control-flow", "lower dlg.if / dlg.while to scf.if / scf.while (false: refuse them, for "
                      "pipelines whose later stages cannot take host-side control flow)",
      DLC_OPTION_BOOL, "true"},

@@ -69,6 +69,7 @@
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
+#include "support/index_ops.h"
 #include "support/op_list.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -316,16 +317,6 @@ static bool matchCompute(Match *m) {
          seen == (kb[2] == 64 ? ~0ull : (1ull << kb[2]) - 1);
 }
 
-static MlirValue cIndex(DlcBuilder *b, int64_t v) {
-  MlirType t = mlirIndexTypeGet(b->context);
-  return dlcBuildValue(b, "arith.constant", 0, NULL,
-                       DLC_ATTRS(dlcNamed(b->context, "value", mlirIntegerAttrGet(t, v))));
-}
-
-static MlirValue idx2(DlcBuilder *b, const char *op, MlirValue x, MlirValue y) {
-  return dlcBuildValue(b, op, DLC_VALUES(x, y), DLC_NO_ATTRS);
-}
-
 static MlirValue ult(DlcBuilder *b, MlirValue x, MlirValue y) {
   MlirType i1 = mlirIntegerTypeGet(b->context, 1);
   MlirAttribute pred = mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64), 6 /* ult */);
@@ -387,40 +378,43 @@ static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
     return;
   /* where: the next panel of this Kc block, else the next block's first */
   DlcBuilder b = dlcBuilderBefore(pLoopFirst, mlirOperationGetLocation(pLoopFirst));
-  MlirValue p = inductionVar(m->pLoop), c0 = cIndex(&b, 0);
-  MlirValue p1 = idx2(&b, "arith.addi", p, cIndex(&b, 1));
-  MlirValue kNext = idx2(&b, "arith.addi", k0, cIndex(&b, m->kc));
-  MlirValue hasK = ult(&b, kNext, cIndex(&b, kTotal));
+  MlirValue p = inductionVar(m->pLoop), c0 = dlcIndexConst(&b, 0);
+  MlirValue p1 = dlcIndexOp(&b, "arith.addi", p, dlcIndexConst(&b, 1));
+  MlirValue kNext = dlcIndexOp(&b, "arith.addi", k0, dlcIndexConst(&b, m->kc));
+  MlirValue hasK = ult(&b, kNext, dlcIndexConst(&b, kTotal));
   MlirValue kLast = selectIndex(&b, hasK, kNext, k0), pLast = selectIndex(&b, hasK, c0, p);
-  MlirValue hasP = ult(&b, p1, cIndex(&b, m->panels));
+  MlirValue hasP = ult(&b, p1, dlcIndexConst(&b, m->panels));
   MlirValue row0 = selectIndex(&b, hasP, k0, kLast), pan = selectIndex(&b, hasP, p1, pLast);
   /* the slot: row block (i - lb) / MR, step kk / step */
-  MlirOperation kFirst = mlirBlockGetFirstOperation(
-      mlirRegionGetFirstBlock(mlirOperationGetRegion(kLoop, 0)));
+  MlirOperation kFirst =
+      mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(kLoop, 0)));
   DlcBuilder r = dlcBuilderBefore(kLoop, mlirOperationGetLocation(kLoop));
-  MlirValue blkIdx = idx2(&r, "arith.divui",
-                          idx2(&r, "arith.subi", inductionVar(rest), cIndex(&r, rb[0])),
-                          cIndex(&r, rb[2]));
-  MlirValue base = idx2(&r, "arith.muli", blkIdx, cIndex(&r, steps * q));
+  MlirValue blkIdx = dlcIndexOp(
+      &r, "arith.divui", dlcIndexOp(&r, "arith.subi", inductionVar(rest), dlcIndexConst(&r, rb[0])),
+      dlcIndexConst(&r, rb[2]));
+  MlirValue base = dlcIndexOp(&r, "arith.muli", blkIdx, dlcIndexConst(&r, steps * q));
   DlcBuilder kb2 = dlcBuilderBefore(kFirst, mlirOperationGetLocation(kFirst));
-  MlirValue step = idx2(&kb2, "arith.divui", inductionVar(kLoop), cIndex(&kb2, kb[2]));
-  MlirValue t = idx2(&kb2, "arith.addi", base, idx2(&kb2, "arith.muli", step, cIndex(&kb2, q)));
+  MlirValue step = dlcIndexOp(&kb2, "arith.divui", inductionVar(kLoop), dlcIndexConst(&kb2, kb[2]));
+  MlirValue t = dlcIndexOp(&kb2, "arith.addi", base,
+                           dlcIndexOp(&kb2, "arith.muli", step, dlcIndexConst(&kb2, q)));
   MlirContext ctx = b.context;
   for (int64_t j = 0; j < q; ++j) {
-    MlirValue line = idx2(&kb2, "arith.minui", idx2(&kb2, "arith.addi", t, cIndex(&kb2, j)),
-                          cIndex(&kb2, lines - 1));
-    MlirValue rowIn = idx2(&kb2, "arith.divui", line, cIndex(&kb2, lpr));
-    MlirValue col = idx2(&kb2, "arith.minui",
-                         idx2(&kb2, "arith.muli",
-                              idx2(&kb2, "arith.remui", line, cIndex(&kb2, lpr)),
-                              cIndex(&kb2, kLineFloats)),
-                         cIndex(&kb2, m->nr - 1));
-    MlirValue row = idx2(&kb2, "arith.addi", row0, rowIn);
+    MlirValue line =
+        dlcIndexOp(&kb2, "arith.minui", dlcIndexOp(&kb2, "arith.addi", t, dlcIndexConst(&kb2, j)),
+                   dlcIndexConst(&kb2, lines - 1));
+    MlirValue rowIn = dlcIndexOp(&kb2, "arith.divui", line, dlcIndexConst(&kb2, lpr));
+    MlirValue col =
+        dlcIndexOp(&kb2, "arith.minui",
+                   dlcIndexOp(&kb2, "arith.muli",
+                              dlcIndexOp(&kb2, "arith.remui", line, dlcIndexConst(&kb2, lpr)),
+                              dlcIndexConst(&kb2, kLineFloats)),
+                   dlcIndexConst(&kb2, m->nr - 1));
+    MlirValue row = dlcIndexOp(&kb2, "arith.addi", row0, rowIn);
     dlcBuildOpTyped(&kb2, "memref.prefetch", DLC_VALUES(tile, row, pan, col), 0, NULL,
-               DLC_ATTRS(dlcNamedBool(ctx, "isWrite", false),
-                         dlcNamed(ctx, "localityHint",
-                                  mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), kLocality)),
-                         dlcNamedBool(ctx, "isDataCache", true)));
+                    DLC_ATTRS(dlcNamedBool(ctx, "isWrite", false),
+                              dlcNamed(ctx, "localityHint",
+                                       mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), kLocality)),
+                              dlcNamedBool(ctx, "isDataCache", true)));
   }
 }
 
@@ -446,7 +440,7 @@ static void fuse(const Match *m, bool prefetch) {
   if (rb[1] > m->mr) {
     first = insertClone(m->rLoop, m->rLoop);
     DlcBuilder b = dlcBuilderBefore(first, mlirOperationGetLocation(first));
-    MlirValue mr = cIndex(&b, m->mr);
+    MlirValue mr = dlcIndexConst(&b, m->mr);
     mlirOperationSetOperand(first, 1, mr);
     mlirOperationSetOperand(m->rLoop, 0, mr);
   }

@@ -31,6 +31,7 @@
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
 #include "pipeline/stages.h"
+#include "schedule/cost_model.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Diagnostics.h"
@@ -212,8 +213,13 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
      keys, unless the module's dlc.attention_min_keys says otherwise. */
   dlcPipelineAdd(&p, "dlc-cpu-attention{vector-width=%d}", (int)vw);
   addKernelOrderStage(&p, dlcOptionsGetBool(o, "profile"));
-  char dlkToLinalg[64]; /* packs GEMM operands into panels of the vector width */
-  snprintf(dlkToLinalg, sizeof dlkToLinalg, "dlk-to-linalg{vector-width=%d}", (int)vw);
+  /* packs GEMM operands into panels of the vector width; the A that
+     dlc-gemm-pack-a packs later needs no row padding */
+  DlcCpuTarget cpu = dlcCpuTargetGet(target, given);
+  long long packABytes = (long long)dlcGemmPackAMinBytes(&cpu);
+  char dlkToLinalg[96];
+  snprintf(dlkToLinalg, sizeof dlkToLinalg, "dlk-to-linalg{vector-width=%d pack-a-bytes=%lld}",
+           (int)vw, packABytes);
   dlcAddKernelStage(&p, dlkToLinalg);
   /* Constant weights packed once, here, not by the kernel on every call. */
   dlcPipelineAdd(&p, "dlc-prepack-weights");
@@ -222,6 +228,10 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
     addScheduleStage(&p, target, given);
   dlcAddBufferizeStage(&p, schedule);
   addMemoryPlanStage(&p);
+  /* GEMMs whose A exceeds twice L2 read it from packed Mc x Kc blocks
+     (gemm_pack_a.c); the cost model sized their tiles for it. */
+  if (packABytes > 0)
+    dlcPipelineAdd(&p, "dlc-gemm-pack-a{min-bytes=%lld}", packABytes);
   /* Each loop nest a function, identical ones shared: the rest (and
      LLVM) compile each distinct kernel once, in a function of its own. */
   dlcPipelineAdd(&p, "dlc-kernel-dedup");

@@ -42,6 +42,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcExternalWeightsPass,
     &dlcPrepackWeightsPass,
     &dlcGemmFusePackingPass,
+    &dlcGemmPackAPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

@@ -22,11 +22,12 @@ enum { kPackMinRows = 16, kMatmulPackMinRows = 32 };
 /* Batches of up to this many images become one GEMM. */
 enum { kMaxImagesAsGemm = 64 };
 
-DlcGemmPacking dlcGemmPackingCpu(int64_t vectorWidth) {
-  return (DlcGemmPacking){true, vectorWidth, kPackMinRows, kMatmulPackMinRows, kMaxImagesAsGemm};
+DlcGemmPacking dlcGemmPackingCpu(int64_t vectorWidth, int64_t packABytes) {
+  return (DlcGemmPacking){true,           vectorWidth,      kPackMinRows, kMatmulPackMinRows,
+                          kMaxImagesAsGemm, packABytes};
 }
 
-DlcGemmPacking dlcGemmPackingNone(void) { return (DlcGemmPacking){false, 0, 0, 0, 0}; }
+DlcGemmPacking dlcGemmPackingNone(void) { return (DlcGemmPacking){false, 0, 0, 0, 0, 0}; }
 
 static int64_t packedPanel(const DlcGemmPacking *p, const DlcShape *sa, const DlcShape *sb,
                            const DlcShape *so, bool tb, int64_t minRows) {
@@ -58,7 +59,10 @@ int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *sa, const Dl
 enum { kRowAliasBytes = 4096, kRowPadBytes = 64 };
 
 int64_t dlcGemmRowPadding(const DlcGemmPacking *p, const DlcShape *sa, bool ta, bool constantA) {
-  if (!p->pack || ta || constantA || sa->rank != 2 || sa->dims[1] == DLC_DYNAMIC)
+  if (!p->pack || ta || constantA || sa->rank != 2 || sa->dims[0] == DLC_DYNAMIC ||
+      sa->dims[1] == DLC_DYNAMIC)
+    return 0;
+  if (p->packABytes > 0 && sa->dims[0] * sa->dims[1] * 4 > p->packABytes)
     return 0;
   return (sa->dims[1] * 4) % kRowAliasBytes == 0 ? kRowPadBytes / 4 : 0;
 }

@@ -26,10 +26,12 @@ typedef struct DlcGemmPacking {
   int64_t minRows;         /* fewest output rows M of a conv-as-GEMM worth the packing */
   int64_t matmulMinRows;   /* the same for a matmul */
   int64_t maxImagesAsGemm; /* largest batch of a conv2d lowered as one GEMM */
+  int64_t packABytes;      /* A larger than this is packed by dlc-gemm-pack-a; 0: never */
 } DlcGemmPacking;
 
-/* The CPU's policy for a target with `vectorWidth` f32 lanes. */
-DlcGemmPacking dlcGemmPackingCpu(int64_t vectorWidth);
+/* The CPU's policy for a target with `vectorWidth` f32 lanes whose
+   dlc-gemm-pack-a packs A above `packABytes` (0: never). */
+DlcGemmPacking dlcGemmPackingCpu(int64_t vectorWidth, int64_t packABytes);
 /* No packing, no conv-as-GEMM: plain contractions (the GPU's). */
 DlcGemmPacking dlcGemmPackingNone(void);
 
@@ -47,7 +49,9 @@ int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *a, const Dlc
    address bits 6-11), so the MR rows a register tile broadcasts from, 8
    KiB of B's panel and the tile's C rows fight over the ways of a few
    sets. A copied with rows one cache line longer spreads them. Not for a
-   transposed or constant A (copied on every call). */
+   transposed or constant A (copied on every call), nor for an A that
+   dlc-gemm-pack-a packs (larger than packABytes): its register tiles read
+   the packed copy, which the padded one would only precede. */
 int64_t dlcGemmRowPadding(const DlcGemmPacking *p, const DlcShape *a, bool transposeA,
                           bool constantA);
 

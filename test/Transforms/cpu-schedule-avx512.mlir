@@ -2,7 +2,7 @@
 // 8-way L1, 1 MiB L2, so the choices do not depend on the machine that
 // runs the test): B packed into panels as wide as the register tile, two
 // zmm wide, and Kc/Mc/Nc from the caches.
-// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx512},canonicalize,cse)' | FileCheck %s
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16 pack-a-bytes=2097152},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx512},canonicalize,cse)' | FileCheck %s
 // The AVX2 target keeps 16-column panels and 6 x 16 tiles:
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx2},canonicalize,cse)' | FileCheck %s --check-prefix=AVX2
 // A target it does not know is an error, not the host's model:
@@ -68,13 +68,25 @@ func.func @narrow(%a: tensor<64x256xf32>, %b: tensor<256x48xf32>) -> tensor<64x4
   return %0 : tensor<64x48xf32>
 }
 
-// Nc: the Kc x Nc block of B, the Mc x Kc block of A and the Mc x Nc block
-// of C share 3/4 of L2 (Kc 128 and 8-row tiles, A's padded rows spread over
-// the sets as above; Mc 512: 4 panels, 128 columns; counting B alone gave
-// 8 panels, whose block and C's evict each other). With AVX2 Kc 256:
+// Nc with A in place (2 MiB, not more than twice L2): the Kc x Nc block of
+// B, the Mc x Kc block of A and the Mc x Nc block of C share 3/4 of L2
+// (Kc 128 and 8-row tiles, A's padded rows spread over the sets as above;
+// Mc all 256 rows: 8 panels, 256 columns; counting B alone gave more, whose
+// block and C's evict each other):
+// CHECK-LABEL: func.func private @wide_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [8, 0, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
+func.func @wide(%a: tensor<256x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<256x2048xf32> {
+  %0 = dlg.matmul %a, %b : tensor<256x2048xf32>, tensor<2048x2048xf32> -> tensor<256x2048xf32>
+  return %0 : tensor<256x2048xf32>
+}
+
+// A of 16 MiB, more than twice L2: dlc-gemm-pack-a packs its Mc x Kc
+// blocks in 8-row panels (no row padding; 8-row register tiles), and a
+// tile takes as many panels as half of L2 holds of packed B (Kc 128: 32
+// panels, 1024 columns), one tile per core. With AVX2 (no packed A) Kc 256:
 // CHECK-LABEL: func.func private @big_kernel0
-// CHECK-SAME: #dlk.schedule<tile = [4, 512, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
-// CHECK: scf.forall (%{{.*}}) in (16)
+// CHECK-SAME: #dlk.schedule<tile = [32, 512, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
+// CHECK: scf.forall (%{{.*}}) in (2)
 // AVX2-LABEL: func.func private @big_kernel0
 // AVX2-SAME: #dlk.schedule<tile = [8, 128, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
 func.func @big(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
