@@ -432,7 +432,8 @@ static void rewriteRead(const Read *r, MlirValue ap) {
 static const DlcOptionDesc kOptions[] = {
     {"target", "CPU whose L2 size decides which GEMMs pack A: host, avx2 or avx512",
      DLC_OPTION_STRING, "host"},
-    {"min-bytes", "smallest A packed; 0 takes the target's L2 size", DLC_OPTION_INT, "0"},
+    {"min-bytes", "A larger than this (bytes) is packed; 0 takes the target's "
+                  "threshold (twice L2 with AVX-512, never below)", DLC_OPTION_INT, "0"},
 };
 
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
@@ -449,8 +450,13 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
     mlirEmitError(mlirOperationGetLocation(module), msg);
     return (MlirLogicalResult){0};
   }
-  DlcCpuTarget t = dlcCpuTargetGet(target, 0);
-  Collect c = {minBytes ? minBytes : dlcGemmPackAMinBytes(&t), NULL, 0};
+  if (minBytes == 0) {
+    DlcCpuTarget t = dlcCpuTargetGet(target, 0);
+    minBytes = dlcGemmPackAMinBytes(&t);
+    if (minBytes == 0) /* a target whose tiles are not 8 rows high: never */
+      return (MlirLogicalResult){1};
+  }
+  Collect c = {minBytes, NULL, 0};
   mlirOperationWalk(module, collect, &c, MlirWalkPreOrder);
   Copies copies = {module, NULL, NULL, 0};
   /* blocks in order of their first read; each packed once */

@@ -1,5 +1,7 @@
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(dlc-gemm-pack-a{min-bytes=1024})' %s | FileCheck %s
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(dlc-gemm-pack-a{min-bytes=8192})' %s | FileCheck %s --check-prefix=SMALL
+// AVX2's register tiles are not 8 rows high: its threshold is "never".
+// RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(dlc-gemm-pack-a{target=avx2})' %s | FileCheck %s --check-prefix=SMALL
 // RUN: not dlc-opt --pass-pipeline='builtin.module(dlc-gemm-pack-a{min-bytes=-1})' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not dlc-opt --pass-pipeline='builtin.module(dlc-gemm-pack-a{target=avx3})' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADTARGET
 
