@@ -9,7 +9,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "dlc-c/Dialects.h"
-#include "parse_guard.h"
 
 #include "dlg/DlgOps.h"
 #include "dlk/DlkOps.h"

@@ -28,6 +28,14 @@ MLIR_CAPI_EXPORTED MlirModule dlcModuleParse(MlirContext ctx,
                                              MlirStringRef source,
                                              const char *sourceName);
 
+/* Whether `source` (MLIR text; bytecode passes) holds text MLIR 22's parser
+   crashes on rather than diagnoses: a dense array of index elements,
+   written `array<index ...>` or through a type alias of index. Then an
+   error at its line and column in `sourceName` has been emitted on `ctx`.
+   dlcModuleParse checks this itself; dlc-opt before MlirOptMain. */
+MLIR_CAPI_EXPORTED bool dlcParseGuardRefuses(MlirContext ctx, MlirStringRef source,
+                                             const char *sourceName);
+
 /*--- #dlk.schedule ------------------------------------------------------------*/
 
 #define DLC_SCHEDULE_MAX_LOOPS 16
