@@ -17,7 +17,9 @@ the node and the input (or output) at fault. In order:
    keep their relative order where the data flow allows), since the order
    carries no meaning once the graph is known to be a DAG; a cycle is an
    error naming a node on it and the input that closes it.
-   Initializers hold exactly the data their dims declare.
+   Initializers and tensor attributes (subgraphs' too) hold exactly the
+   data their dims declare, of an element type ONNX defines; graph inputs
+   declare no negative dim.
 5. onnx.checker.check_model on the (sorted) model, where it applies:
    models under protobuf's 2 GiB limit (larger ones must be checked from
    their file and are skipped here); its message becomes the error.
@@ -59,32 +61,68 @@ def _check_text(graph):
                 _fail(f"{_node_name(node, i)}: {field} {value!r} is not valid UTF-8")
 
 
-# Bytes per element of the initializer types whose data dlc reads; others
-# are left to numpy_helper and the importer's element-type errors.
-_ELEMENT_BYTES = {1: 4, 2: 1, 3: 1, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8}
-_TYPED_FIELDS = {1: "float_data", 6: "int32_data", 2: "int32_data", 3: "int32_data",
-                 9: "int32_data", 10: "int32_data", 7: "int64_data", 11: "double_data"}
+# Bytes per element of each fixed-size ONNX element type, and the typed
+# field its values take without raw_data (a complex number is two values).
+# numpy_helper.to_array would otherwise meet a wrong length with a bare
+# ValueError ("cannot reshape array of size 6 into shape (1,12,2)") and an
+# unknown type code with a KeyError.
+_ELEMENT_BYTES = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4,
+                  13: 8, 14: 8, 15: 16, 16: 2}
+_TYPED_FIELDS = {1: "float_data", 2: "int32_data", 3: "int32_data", 4: "int32_data",
+                 5: "int32_data", 6: "int32_data", 7: "int64_data", 9: "int32_data",
+                 10: "int32_data", 11: "double_data", 12: "uint64_data", 13: "uint64_data",
+                 14: "float_data", 15: "double_data", 16: "int32_data"}
+_STRING = 8
 
 
-def _check_initializers(graph):
-    """Each initializer holds exactly the elements its dims declare."""
+def _check_tensor(t, what):
+    """`t` (a TensorProto) holds exactly the elements its dims declare, of an
+    element type ONNX defines."""
+    if any(d < 0 for d in t.dims):
+        _fail(f"{what}: negative dim in {list(t.dims)}")
+    count = 1
+    for d in t.dims:
+        count *= d
+    if t.data_location == 1:
+        return  # external data: onnx.load has read it, or failed naming the file
+    if t.data_type == _STRING:
+        have, want, unit = len(t.string_data), count, "strings"
+    elif t.data_type not in _ELEMENT_BYTES:
+        _fail(f"{what}: element type code {t.data_type} is not an ONNX tensor type")
+    elif t.HasField("raw_data"):
+        have, want, unit = len(t.raw_data), count * _ELEMENT_BYTES[t.data_type], "bytes"
+    else:
+        per = 2 if t.data_type in (14, 15) else 1
+        have, want = len(getattr(t, _TYPED_FIELDS[t.data_type])), count * per
+        unit = "values"
+    if have != want:
+        _fail(f"{what}: dims {list(t.dims)} need {want} {unit} of data, it holds {have}")
+
+
+def _check_initializers(graph, where=""):
+    """Each initializer and each tensor attribute, in subgraphs too, holds
+    exactly the elements its dims declare."""
     for t in graph.initializer:
-        if any(d < 0 for d in t.dims):
-            _fail(f"ONNX initializer '{t.name}': negative dim in {list(t.dims)}")
-        count = 1
-        for d in t.dims:
-            count *= d
-        if t.data_location == 1 or t.data_type not in _ELEMENT_BYTES:
-            continue  # external data or a type the importer reports itself
-        if t.HasField("raw_data"):
-            have, want = len(t.raw_data), count * _ELEMENT_BYTES[t.data_type]
-            unit = "bytes"
-        else:
-            have, want = len(getattr(t, _TYPED_FIELDS[t.data_type])), count
-            unit = "values"
-        if have != want:
-            _fail(f"ONNX initializer '{t.name}': dims {list(t.dims)} need {want} {unit} "
-                  f"of data, it holds {have}")
+        _check_tensor(t, f"ONNX initializer '{t.name}'{where}")
+    for i, node in enumerate(graph.node):
+        for attr in node.attribute:
+            what = f"{_node_name(node, i)}: attribute '{attr.name}'"
+            if attr.HasField("t"):
+                _check_tensor(attr.t, what)
+            for t in attr.tensors:
+                _check_tensor(t, what)
+            inner = ([attr.g] if attr.HasField("g") else []) + list(attr.graphs)
+            for g in inner:
+                _check_initializers(g, f" (in the subgraph of {_node_name(node, i)})")
+
+
+def _check_inputs(graph):
+    """No graph input declares a negative dim: dlc would take it as a static
+    size."""
+    for v in graph.input:
+        for d in v.type.tensor_type.shape.dim:
+            if d.HasField("dim_value") and d.dim_value < 0:
+                _fail(f"ONNX graph input '{v.name}': negative dim {d.dim_value} in its shape")
 
 
 class node_errors:
@@ -217,6 +255,7 @@ def check(model):
     _check_text(graph)
     _check_opset(model)
     _check_initializers(graph)
+    _check_inputs(graph)
     order = _sorted_nodes(graph)
     if order != list(range(len(graph.node))):
         sorted_model = type(model)()

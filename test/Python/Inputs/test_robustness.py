@@ -140,6 +140,65 @@ def test_initializer_data_size():
     _raises(m, "ONNX initializer 'w': dims [2, 3] need 6 values of data, it holds 9")
 
 
+def _tensor(name, code, dims, **fields):
+    """A TensorProto as a file may hold it: helper.make_tensor checks sizes."""
+    t = TensorProto(name=name, data_type=code, dims=dims)
+    for field, values in fields.items():
+        if field == "raw_data":
+            t.raw_data = values
+        else:
+            getattr(t, field).extend(values)
+    return t
+
+
+@pytest.mark.parametrize("tensor, message", [
+    # an INT64 initializer retyped INT16 (found by a mutation campaign:
+    # numpy_helper raised NumPy's ValueError)
+    (_tensor("w", TensorProto.INT16, [2], int64_data=[1, 2]),
+     "ONNX initializer 'w': dims [2] need 2 values of data, it holds 0"),
+    (_tensor("w", TensorProto.INT16, [3], raw_data=b"\0" * 4),
+     "ONNX initializer 'w': dims [3] need 6 bytes of data, it holds 4"),
+    (_tensor("w", TensorProto.BFLOAT16, [2, 2], raw_data=b"\0" * 4),
+     "ONNX initializer 'w': dims [2, 2] need 8 bytes of data, it holds 4"),
+    # a complex number is two values of float_data
+    (_tensor("w", TensorProto.COMPLEX64, [2], float_data=[1.0, 2.0]),
+     "ONNX initializer 'w': dims [2] need 4 values of data, it holds 2"),
+    (_tensor("w", TensorProto.STRING, [2], string_data=[b"a"]),
+     "ONNX initializer 'w': dims [2] need 2 strings of data, it holds 1"),
+    # a code ONNX 1.12 does not define (numpy_helper: KeyError)
+    (_tensor("w", 17, [1], raw_data=b"\0"),
+     "ONNX initializer 'w': element type code 17 is not an ONNX tensor type"),
+])
+def test_initializer_types_checked(tensor, message):
+    m = _model([helper.make_node("Identity", ["x"], ["y"], name="id")], inits=[tensor])
+    _raises(m, message)
+
+
+def test_subgraph_and_attribute_tensors_checked():
+    """A subgraph's initializers and a Constant's value are read with
+    numpy_helper too: checked the same way, named by their node."""
+    bad = _tensor("c", TensorProto.INT16, [3], raw_data=b"\0" * 4)
+    m = _model([helper.make_node("Constant", [], ["k"], name="konst", value=bad),
+                helper.make_node("Add", ["x", "k"], ["y"], name="add")])
+    _raises(m, "ONNX node 'konst' (Constant): attribute 'value': dims [3] need 6 bytes")
+    branch = helper.make_graph([helper.make_node("Identity", ["c"], ["o"])], "b", [],
+                               [_vi("o", (3,))], initializer=[bad])
+    cond = helper.make_tensor("cond", TensorProto.BOOL, [], [True])
+    m = _model([helper.make_node("If", ["cond"], ["y"], name="branchy", then_branch=branch,
+                                 else_branch=branch)], inits=[cond])
+    _raises(m, "ONNX initializer 'c' (in the subgraph of ONNX node 'branchy' (If)): "
+               "dims [3] need 6 bytes")
+
+
+def test_negative_input_dim():
+    """A graph input declaring dim -2 was imported as a static size of -2."""
+    x = _vi("x")
+    x.type.tensor_type.shape.dim[0].dim_value = -2
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [_vi("y")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    _raises(m, "ONNX graph input 'x': negative dim -2 in its shape")
+
+
 def test_node_error_named():
     """Found by the mutation fuzzer: a constant Reshape to an impossible
     shape raised NumPy's ValueError; now a CompileError naming the node."""
@@ -272,7 +331,7 @@ def _mutate(model, rng):
     m.CopyFrom(model)
     g = m.graph
     names = [n for node in g.node for n in list(node.input) + list(node.output)] + ["", "zz"]
-    kind = rng.randrange(10)
+    kind = rng.randrange(11)
     nodes = g.node
     if kind == 0 and nodes:      # drop a node
         del nodes[rng.randrange(len(nodes))]
@@ -300,11 +359,14 @@ def _mutate(model, rng):
         for vi in g.input:
             dims = vi.type.tensor_type.shape.dim
             if dims:
-                dims[rng.randrange(len(dims))].dim_value = rng.choice([0, 1, 7, 1 << 40])
+                dims[rng.randrange(len(dims))].dim_value = rng.choice([0, 1, 7, 1 << 40, -2])
     elif kind == 6 and g.initializer:  # reshape an initializer's declared dims
         t = g.initializer[rng.randrange(len(g.initializer))]
         if t.dims:
             t.dims[rng.randrange(len(t.dims))] = rng.choice([0, 1, 2, 1 << 33])
+    elif kind == 9 and g.initializer:  # an initializer's element type code
+        t = g.initializer[rng.randrange(len(g.initializer))]
+        t.data_type = rng.choice([0, 4, 5, 8, 12, 14, 15, 16, 17, 99])
     elif kind == 7:              # the opset
         m.opset_import[0].version = rng.choice([1, 9, 11, 13, 17, 18, 99])
     elif kind == 8 and nodes:    # drop or add an input
