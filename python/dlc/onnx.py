@@ -47,6 +47,34 @@ class UnsupportedError(CompileError):
         self.node, self.why, self.opset = node, why, opset
 
 
+def _tensor_value(t, what):
+    """numpy_helper.to_array of a tensor onnx_check has sized. Complex data
+    is refused by name: dlg has no complex type, and onnx 1.12's to_array
+    raises a TypeError on it (a traceback from `python3 -m dlc.onnx`, found
+    by an ONNX mutation campaign)."""
+    if t.data_type in (14, 15):
+        kind = "COMPLEX64" if t.data_type == 14 else "COMPLEX128"
+        raise CompileError(f"{what}: element type {kind} is not supported (dlg has no "
+                           "complex type)", "")
+    try:
+        return _nh.to_array(t)
+    except Exception as e:  # anything numpy_helper cannot decode
+        raise CompileError(f"{what}: cannot read its data: {type(e).__name__}: {e}", "") from None
+
+
+def _axis(node, axis, rank, what="axis", inclusive=False):
+    """ONNX's axis rule: -rank <= axis < rank (<= rank where `inclusive`, as
+    Flatten's), a negative one counting from the end. Any other value is an
+    error naming the node, the attribute and the value: these sites used to
+    wrap it modulo the rank, so ArgMax axis=5 of a rank-2 tensor quietly
+    meant axis 1 (found by an ONNX mutation campaign)."""
+    axis, top = int(axis), rank + 1 if inclusive else rank
+    if not -rank <= axis < top or rank == 0 and not inclusive:
+        raise UnsupportedError(node, f"{what} {axis} is out of range for rank {rank} "
+                               f"(valid: {-rank} to {top - 1})")
+    return axis + rank if axis < 0 else axis
+
+
 class DynamicShapeError(UnsupportedError):
     """A shape computation needs the value of a dynamic input dimension."""
 
@@ -226,7 +254,7 @@ class _Importer:
     def run(self):
         graph = self.model.graph
         for init in graph.initializer:
-            self.vals[init.name] = _nh.to_array(init)
+            self.vals[init.name] = _tensor_value(init, f"ONNX initializer '{init.name}'")
             if init.data_type == _BF16:  # uint16 bits -> the float32 numbers
                 self.vals[init.name] = _bf16_to_f32(self.vals[init.name])
         fixed = iter(self.input_shapes or [])
@@ -485,7 +513,8 @@ class _Importer:
         x = self._x(node)
         axis = a.get("axis", -1 if self.opset >= 13 else 1)
         rank = len(x.shape)
-        if self.opset < 13 and axis % rank != rank - 1:
+        axis = _axis(node, axis, rank)
+        if self.opset < 13 and axis != rank - 1:
             raise UnsupportedError(node, "opset < 13 softmax over a non-last axis (flattening semantics)")
         return self.g.op(op, x, axis=axis, name_hint=node.name)
 
@@ -693,7 +722,7 @@ class _Importer:
             # Mean and InvStdDev (shape [d0, ..., d(axis-1), 1, ..., 1]) composed
             # from reductions: mean, then 1/sqrt(mean((x - mean)^2) + eps).
             rank = len(x.shape)
-            axes = list(range(axis % rank, rank))
+            axes = list(range(_axis(node, axis, rank), rank))
             mean = self.g.reduce_mean(x, axes=axes, keepdims=True)
             d = self.g.sub(x, mean)
             var = self.g.reduce_mean(self.g.mul(d, d), axes=axes, keepdims=True)
@@ -816,7 +845,7 @@ class _Importer:
         y = self.g.add(self.g.log(s), m)
         if not a.get("keepdims", 1):
             rank = len(x.shape)
-            ax = {d % rank for d in axes} if axes else set(range(rank))
+            ax = {_axis(node, d, rank, "axes entry") for d in axes} if axes else set(range(rank))
             y = self._reshape_to(node, y, [d for i, d in enumerate(y.shape) if i not in ax])
         return y
 
@@ -1002,7 +1031,7 @@ class _Importer:
     def _arg(self, node, a, reduce_op):
         x = self._x(node)
         rank = len(x.shape)
-        axis = int(a.get("axis", 0)) % rank
+        axis = _axis(node, a.get("axis", 0), rank)
         n = _static(node, [x.shape[axis]], "ArgMax/ArgMin's axis")[0]
         m = self.g.op(reduce_op, x, axes=[axis], keepdims=True)
         hit = self.g.equal(x, m)
@@ -1023,7 +1052,7 @@ class _Importer:
     def op_Hardmax(self, node, a):
         x = self._x(node)
         rank = len(x.shape)
-        axis = a.get("axis", -1 if self.opset >= 13 else 1) % rank
+        axis = _axis(node, a.get("axis", -1 if self.opset >= 13 else 1), rank)
         if self.opset < 13 and axis != rank - 1:
             raise UnsupportedError(node, "opset < 13 Hardmax over a non-last axis (flattening)")
         am = self._arg(node, {"axis": axis, "keepdims": 1}, "dlg.reduce_max")
@@ -1065,7 +1094,7 @@ class _Importer:
     def op_GatherElements(self, node, a):
         data, idx = self._x(node, 0), self._x(node, 1)
         rank = len(data.shape)
-        axis = int(a.get("axis", 0)) % rank
+        axis = _axis(node, a.get("axis", 0), rank)
         if _elt(data) == "i1":
             raise UnsupportedError(node, "bool data")
         dshape = _static(node, data.shape, "GatherElements")
@@ -1083,7 +1112,7 @@ class _Importer:
         reverse), as a masked sum over a new dim."""
         x = self._x(node)
         rank = len(x.shape)
-        axis = int(self.need_const(node, 1, "axis")) % rank
+        axis = _axis(node, self.need_const(node, 1, "axis"), rank)
         n = _static(node, [x.shape[axis]], "CumSum")[0]
         i, j = np.arange(n)[:, None], np.arange(n)[None, :]
         rev, excl = a.get("reverse", 0), a.get("exclusive", 0)
@@ -1102,7 +1131,7 @@ class _Importer:
         if values.dtype.type not in _ONNX_DTYPES.values():
             raise UnsupportedError(node, f"values of {values.dtype}")
         rank = len(idx.shape) + 1
-        axis = int(a.get("axis", -1)) % rank
+        axis = _axis(node, a.get("axis", -1), rank)
         if _elt(idx) in ("f32", "f16"):
             idx = self.g.cast(idx, np.int64)  # ONNX truncates float indices
         idx = self.g.where(self.g.less(idx, self._k(idx, 0)), self.g.add(idx, self._k(idx, depth)),
@@ -1255,7 +1284,7 @@ class _Importer:
             axes = [int(v) for v in self.need_const(node, 1, "axes")]
         if not axes and a.get("noop_with_empty_axes", 0):
             return x
-        axes = sorted({d % rank for d in axes} if axes else range(rank))
+        axes = sorted({_axis(node, d, rank, "axes entry") for d in axes} if axes else range(rank))
         shape = _static(node, x.shape, "ReduceProd")
         if any(shape[d] > 64 for d in axes):
             raise UnsupportedError(node, "ReduceProd over an axis of more than 64 elements")
@@ -1326,7 +1355,7 @@ class _Importer:
         (duplicate indices: undefined for reduction none, summed for add)."""
         data, idx, upd = self._x(node, 0), self._x(node, 1), self._x(node, 2)
         rank = len(data.shape)
-        axis = int(a.get("axis", 0)) % rank
+        axis = _axis(node, a.get("axis", 0), rank)
         red = a.get("reduction", b"none")
         red = red.decode() if isinstance(red, bytes) else red
         dshape = _static(node, data.shape, "ScatterElements")
@@ -1435,6 +1464,9 @@ class _Importer:
         if layout:
             x = self.g.transpose(x, perm=[1, 0, 2])
         t_len, bsz, _ = _static(node, x.shape, node.op_type)
+        if t_len > self._LOOP_LIMIT:  # unrolled below: 2^20 steps took minutes
+            raise UnsupportedError(node, f"a sequence of {t_len} steps (dlc unrolls "
+                                   f"{node.op_type}: at most {self._LOOP_LIMIT})")
         w, r = self._x(node, 1), self._x(node, 2)
         hid = int(a["hidden_size"]) if "hidden_size" in a else r.shape[-1]
         gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[kind]
@@ -1558,7 +1590,7 @@ class _Importer:
         int64 indices). O(n^2) per row: axes of at most 4096."""
         x = self._x(node)
         rank = len(x.shape)
-        axis = int(a.get("axis", -1)) % rank
+        axis = _axis(node, a.get("axis", -1), rank)
         k = int(np.asarray(self.need_const(node, 1, "k")).reshape(-1)[0])
         shape = list(_static(node, x.shape, "TopK"))
         n = shape[axis]
@@ -1648,7 +1680,7 @@ class _Importer:
 
     def op_Flatten(self, node, a):
         x = self._x(node)
-        axis = a.get("axis", 1) % max(1, len(x.shape))
+        axis = _axis(node, a.get("axis", 1), len(x.shape), inclusive=True)
         tail = int(np.prod(_static(node, x.shape[axis:], "Flatten's inner size")))
         lead = -1 if any(d < 0 for d in x.shape[:axis]) else int(np.prod(x.shape[:axis]))
         return self._reshape_to(node, x, (lead, tail))
@@ -1664,14 +1696,20 @@ class _Importer:
         x = self._x(node)
         axes = self._axes(node, a)
         shape = list(x.shape)
-        axes = [d % len(shape) for d in axes] if axes is not None else \
+        axes = [_axis(node, d, len(shape), "axes entry") for d in axes] if axes is not None else \
             [i for i, d in enumerate(shape) if d == 1]
+        wide = [d for d in axes if shape[d] > 1]
+        if wide:
+            raise UnsupportedError(node, f"cannot squeeze axis {wide[0]} of size {shape[wide[0]]}")
         return self._reshape_to(node, x, [d for i, d in enumerate(shape) if i not in axes])
 
     def op_Unsqueeze(self, node, a):
         x = self._x(node)
         shape = list(x.shape)
-        axes = sorted(d % (len(shape) + len(self._axes(node, a))) for d in self._axes(node, a))
+        given = self._axes(node, a) or []
+        axes = sorted(_axis(node, d, len(shape) + len(given), "axes entry") for d in given)
+        if len(set(axes)) != len(axes):
+            raise UnsupportedError(node, f"axes {given} name an output axis twice")
         for d in axes:
             shape.insert(d, 1)
         return self._reshape_to(node, x, shape)
@@ -1684,11 +1722,22 @@ class _Importer:
         idx = self.const(node.input[1])
         data = self._x(node)
         axis = int(a.get("axis", 0))
+        rank = len(data.shape)
+        ax = _axis(node, axis, rank)
+        dim = data.shape[ax]
+        if idx is not None and dim >= 0:
+            # constant indices checked here (ONNX: out of range is an error;
+            # the kernel would read outside data, found by an ONNX mutation
+            # campaign). Indices given at run time are not checked.
+            flat = np.asarray(idx).reshape(-1).astype(np.int64)
+            bad = flat[(flat < -dim) | (flat >= dim)]
+            if bad.size:
+                raise UnsupportedError(node, f"index {int(bad[0])} is out of range for axis "
+                                       f"{ax} of size {dim} (valid: {-dim} to {dim - 1})")
         if idx is not None and idx.ndim == 0:  # a scalar index drops the axis
-            rank = len(data.shape)
-            ax = axis % rank
-            s = self.g.slice(data, starts=[int(idx) if i == ax else 0 for i in range(rank)],
-                             ends=[int(idx) + 1 if i == ax else _END for i in range(rank)],
+            i0 = int(idx) + dim if int(idx) < 0 else int(idx)  # -1: the last
+            s = self.g.slice(data, starts=[i0 if i == ax else 0 for i in range(rank)],
+                             ends=[i0 + 1 if i == ax else _END for i in range(rank)],
                              steps=[1] * rank)
             return self._reshape_to(node, s, [d for i, d in enumerate(data.shape) if i != ax])
         return self.g.gather(data, self._x(node, 1), axis=axis, name=node.name)
@@ -1702,7 +1751,8 @@ class _Importer:
         else:
             cs = [self.need_const(node, i, what) if self._has(node, i) else None
                   for i, what in ((1, "starts"), (2, "ends"), (3, "axes"), (4, "steps"))]
-        axes = [int(v) % rank for v in cs[2]] if cs[2] is not None else list(range(len(cs[0])))
+        axes = ([_axis(node, v, rank, "axes entry") for v in cs[2]] if cs[2] is not None
+                else list(range(len(cs[0]))))
         steps = [int(v) for v in cs[3]] if cs[3] is not None else [1] * len(axes)
         st, en, sp = [0] * rank, [_END] * rank, [1] * rank
         empty = []
@@ -1743,7 +1793,7 @@ class _Importer:
     def op_Split(self, node, a):
         x = self._x(node)
         rank = len(x.shape)
-        axis = int(a.get("axis", 0)) % rank
+        axis = _axis(node, a.get("axis", 0), rank)
         split = a.get("split")
         if split is None and self._has(node, 1):
             split = self.need_const(node, 1, "the split sizes")
@@ -1858,12 +1908,18 @@ class _Importer:
         return x
 
     def op_Constant(self, node, a):
+        given = [k for k in a if k.startswith("value") or k == "sparse_value"]
+        if len(given) > 1:  # ONNX: exactly one; the first used to win silently
+            raise UnsupportedError(node, f"attributes {sorted(given)} given together "
+                                   "(ONNX allows exactly one)")
         for key, dtype in (("value", None), ("value_float", np.float32),
                            ("value_floats", np.float32), ("value_int", np.int64),
                            ("value_ints", np.int64)):
             if key in a:
                 v = a[key]
-                return _nh.to_array(v) if key == "value" else np.array(v, dtype)
+                if key == "value":
+                    return _tensor_value(v, f"ONNX node '{node.name}' (Constant): value")
+                return np.array(v, dtype)
         raise UnsupportedError(node, "unsupported Constant attribute")
 
     def op_Shape(self, node, a):
@@ -2230,7 +2286,7 @@ class _Importer:
         idx = np.nonzero(np.asarray(cond).reshape(-1))[0]
         if "axis" not in a:
             x = self._reshape_to(node, x, [int(np.prod(x.shape))])
-        axis = int(a.get("axis", 0)) % len(x.shape)
+        axis = _axis(node, a.get("axis", 0), len(x.shape))
         idx = idx[idx < x.shape[axis]]  # a condition longer than the axis: the rest is unused
         if not len(idx):
             raise UnsupportedError(node, "the condition selects nothing (a zero-size output)")
@@ -2923,7 +2979,7 @@ class _Importer:
         """A scale or zero point: a 1-D one (of more than one) along `axis`."""
         if len(v.shape) == 1 and v.shape[0] != 1 and rank > 1:
             shape = [1] * rank
-            shape[axis % rank] = v.shape[0]
+            shape[_axis(node, axis, rank)] = v.shape[0]
             return self._reshape_to(node, v, shape)
         if len(v.shape) > 1:
             raise UnsupportedError(node, f"a scale or zero point of shape {list(v.shape)} "
@@ -2989,7 +3045,7 @@ class _Importer:
         zp = self._as(node, zp_i, np.float64)
         if len(zp.shape) == 1 and zp.shape[0] != 1:
             shape = [1] * len(v.shape)
-            shape[zp_axis % len(v.shape)] = zp.shape[0]
+            shape[_axis(node, zp_axis, len(v.shape))] = zp.shape[0]
             zp = self._reshape_to(node, zp, shape)
         return self.g.sub(v, zp)
 
@@ -3085,7 +3141,8 @@ class _Importer:
                 for k in defined:
                     t.pop(k, None)
             for init in graph.initializer:
-                self.vals[init.name], self.deps[init.name] = _nh.to_array(init), set()
+                self.vals[init.name] = _tensor_value(init, f"ONNX initializer '{init.name}'")
+                self.deps[init.name] = set()
             for vi, (v, deps) in zip(graph.input, bound):
                 self.vals[vi.name], self.deps[vi.name] = v, set(deps)
             for n in graph.node:
@@ -3420,6 +3477,9 @@ class _Importer:
         n = lens.pop()
         if n == 0:
             raise UnsupportedError(node, "a scan of length 0 (zero-size tensors)")
+        if n > self._LOOP_LIMIT:  # unrolled below, as Loop is
+            raise UnsupportedError(node, f"a scan of length {n} (dlc unrolls Scan: at most "
+                                   f"{self._LOOP_LIMIT})")
         deps = set().union(*[d for _, d in states + xs])
         outs_t = []
         for t in range(n):
@@ -3445,7 +3505,7 @@ class _Importer:
         n_out = len(body.output) - n_states
         states = [self._bound(node, k) for k in range(n_states)]
         xs = [self._bound(node, n_states + k) for k in range(m)]
-        in_axes = [int(v) % len(x.shape) for v, (x, _) in
+        in_axes = [_axis(node, v, len(x.shape), "scan_input_axes entry") for v, (x, _) in
                    zip(a.get("scan_input_axes", [0] * m), xs)]
         in_rev = list(a.get("scan_input_directions", [0] * m))
         out_axes = list(a.get("scan_output_axes", [0] * n_out))

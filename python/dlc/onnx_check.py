@@ -40,7 +40,11 @@ def _fail(message):
 
 
 def _node_name(node, index):
+    """As UnsupportedError names a node: its name, else its first output,
+    else its position (`index`, '?' where unknown)."""
     name = node.name if isinstance(node.name, str) else repr(node.name)
+    if not name and node.output and isinstance(node.output[0], str):
+        name = node.output[0]
     op = node.op_type if isinstance(node.op_type, str) else repr(node.op_type)
     return f"ONNX node '{name or f'#{index}'}' ({op})"
 

@@ -414,3 +414,147 @@ def test_onnx_mutation_fuzz():
             counts["compiled"] += 1
     print("onnx mutation fuzz:", counts)
     assert counts["rejected"] > 50 and counts["imported"] > 20, counts
+
+
+# --- empty dims ----------------------------------------------------------------
+
+@pytest.mark.parametrize("sa, sb", [((4, 0), (0, 20)), ((3, 2, 0), (3, 0, 5)), ((0, 64), (64, 64)),
+                                    ((128, 0), (0, 256))])
+def test_matmul_empty_dims(sa, sb):
+    """A contraction over K = 0 is its initial value (zeros, then the
+    epilogue): found by an ONNX mutation campaign, the schedule's tiling
+    crashed (SEGV in linalg::computeTileSizes) on the empty K loop."""
+    out = np.matmul(np.zeros(sa, np.float32), np.zeros(sb, np.float32)).shape
+    t = lambda s: "tensor<" + "x".join(map(str, s)) + "xf32>"
+    n = out[-1]
+    src = f"""func.func @main(%a: {t(sa)}, %b: {t(sb)}, %c: {t((n,))}) -> {t(out)} {{
+  %0 = dlg.matmul %a, %b : {t(sa)}, {t(sb)} -> {t(out)}
+  %1 = dlg.add %0, %c : {t(out)}, {t((n,))} -> {t(out)}
+  %2 = dlg.relu %1 : {t(out)}
+  return %2 : {t(out)}
+}}"""
+    rng = np.random.default_rng(0)
+    a, b = np.ones(sa, np.float32), np.ones(sb, np.float32)
+    c = rng.standard_normal(n).astype(np.float32)
+    for threads in (1, 2):
+        got = dlc.compile(src, threads=threads)(a, b, c)
+        np.testing.assert_array_equal(got, np.maximum(np.matmul(a, b) + c, 0))
+
+
+def test_onnx_gemm_empty_k():
+    """The campaign's models: MatMul and Gemm (with C) whose inner dim is 0."""
+    for op, extra in (("MatMul", {}), ("Gemm", {"beta": 2.0})):
+        ins = ["x", "w"] + (["c"] if op == "Gemm" else [])
+        inits = [helper.make_tensor("w", TensorProto.FLOAT, [0, 3], []),
+                 helper.make_tensor("c", TensorProto.FLOAT, [3], [1.0, -2.0, 3.0])]
+        g = helper.make_graph([helper.make_node(op, ins, ["y"], name="mm", **extra)], "g",
+                              [_vi("x", (2, 0))], [_vi("y", (2, 3))],
+                              initializer=inits[:len(ins) - 1])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        got = dlc.compile(m)(np.zeros((2, 0), np.float32))
+        want = np.zeros((2, 3), np.float32) + (np.float32([2.0, -4.0, 6.0]) if op == "Gemm" else 0)
+        np.testing.assert_array_equal(got, want)
+
+
+# --- axes out of range ---------------------------------------------------------
+
+def _i64(name, values):
+    return helper.make_tensor(name, TensorProto.INT64, [len(values)], values)
+
+
+@pytest.mark.parametrize("node, inits, message", [
+    # each used to wrap modulo the rank and import (found by an ONNX mutation
+    # campaign): ArgMax axis=5 of a rank-2 input reduced axis 1
+    (helper.make_node("ArgMax", ["x"], ["y"], name="n", axis=5), [],
+     "ONNX node 'n' (ArgMax, opset 13): axis 5 is out of range for rank 2 (valid: -2 to 1)"),
+    (helper.make_node("Slice", ["x", "s", "e", "a"], ["y"], name="n"),
+     [_i64("s", [0]), _i64("e", [2]), _i64("a", [5])],
+     "ONNX node 'n' (Slice, opset 13): axes entry 5 is out of range for rank 2"),
+    (helper.make_node("Unsqueeze", ["x", "a"], ["y"], name="n"), [_i64("a", [9])],
+     "axes entry 9 is out of range for rank 3 (valid: -3 to 2)"),
+    (helper.make_node("Unsqueeze", ["x", "a"], ["y"], name="n"), [_i64("a", [1, -3])],
+     "axes [1, -3] name an output axis twice"),
+    (helper.make_node("Squeeze", ["x", "a"], ["y"], name="n"), [_i64("a", [1])],
+     "cannot squeeze axis 1 of size 3"),
+    (helper.make_node("Split", ["x"], ["y", "z", "w"], name="n", axis=-3), [],
+     "axis -3 is out of range for rank 2"),
+    (helper.make_node("Flatten", ["x"], ["y"], name="n", axis=3), [],
+     "axis 3 is out of range for rank 2 (valid: -2 to 2)"),
+    (helper.make_node("TopK", ["x", "k"], ["y", "i"], name="n", axis=2), [_i64("k", [1])],
+     "axis 2 is out of range for rank 2"),
+    (helper.make_node("Hardmax", ["x"], ["y"], name="n", axis=7), [],
+     "axis 7 is out of range for rank 2"),
+])
+def test_axis_out_of_range(node, inits, message):
+    outs = [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in node.output]
+    g = helper.make_graph([node], "g", [_vi("x", (2, 3))], outs, initializer=inits)
+    _raises(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), message)
+
+
+# --- more of the ONNX mutation campaign's findings -----------------------------
+
+def test_complex_initializer_named():
+    """onnx 1.12's numpy_helper raised TypeError on complex data: a
+    traceback from `python3 -m dlc.onnx`, even for an unused initializer."""
+    w = helper.make_tensor("w", TensorProto.COMPLEX64, [1], [1 + 2j])
+    m = _model([helper.make_node("Relu", ["x"], ["y"], name="r")], inits=[w])
+    _raises(m, "ONNX initializer 'w': element type COMPLEX64 is not supported")
+
+
+@pytest.mark.parametrize("op", ["LSTM", "Scan"])
+def test_long_recurrence_refused(op):
+    """RNNs and Scan are unrolled: a 2^20-step sequence imported for minutes
+    (a hang to the user); now refused past the Loop limit, 4096 steps."""
+    steps = 1 << 20
+    if op == "LSTM":
+        w = helper.make_tensor("w", TensorProto.FLOAT, [1, 4, 2], np.zeros(8, np.float32))
+        r = helper.make_tensor("r", TensorProto.FLOAT, [1, 4, 1], np.zeros(4, np.float32))
+        node = helper.make_node("LSTM", ["x", "w", "r"], ["y"], name="rnn", hidden_size=1)
+        g = helper.make_graph([node], "g", [_vi("x", (steps, 1, 2))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              initializer=[w, r])
+        want = "ONNX node 'rnn' (LSTM, opset 13): a sequence of 1048576 steps"
+    else:
+        body = helper.make_graph([helper.make_node("Add", ["s", "e"], ["s2"]),
+                                  helper.make_node("Identity", ["s2"], ["o"])], "body",
+                                 [_vi("s", (2,)), _vi("e", (2,))], [_vi("s2", (2,)), _vi("o", (2,))])
+        node = helper.make_node("Scan", ["s0", "x"], ["sf", "ys"], name="scan", body=body,
+                                num_scan_inputs=1)
+        g = helper.make_graph([node], "g", [_vi("s0", (2,)), _vi("x", (steps, 2))],
+                              [_vi("sf", (2,)), _vi("ys", (steps, 2))])
+        want = "ONNX node 'scan' (Scan, opset 13): a scan of length 1048576"
+    _raises(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), want,
+            "at most 4096")
+
+
+def test_constant_two_values():
+    """ONNX allows exactly one value attribute; the first used to win."""
+    node = helper.make_node("Constant", [], ["k"], name="c", value_float=1.0, value_int=2)
+    m = _model([node, helper.make_node("Add", ["x", "k"], ["y"], name="add")])
+    _raises(m, "ONNX node 'c' (Constant", "given together")
+
+
+def _gather(index, shape=(4, 6)):
+    i = helper.make_tensor("i", TensorProto.INT64, np.shape(index), np.ravel(index))
+    g = helper.make_graph([helper.make_node("Gather", ["x", "i"], ["y"], name="g")], "g",
+                          [_vi("x", shape)],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          initializer=[i])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("index", [[7], [0, -5], 1 << 40])
+def test_gather_constant_index_out_of_range(index):
+    """Constant indices past the axis were compiled into a kernel that read
+    outside the data (garbage for 7, SIGSEGV for 2^40)."""
+    bad = index if np.ndim(index) == 0 else [v for v in index if not -4 <= v < 4][0]
+    _raises(_gather(index), f"ONNX node 'g' (Gather, opset 13): index {bad} is out of range "
+            "for axis 0 of size 4 (valid: -4 to 3)")
+
+
+@pytest.mark.parametrize("index", [-1, -4, 0, 3, [-1, 2]])
+def test_gather_negative_constant_index(index):
+    """A scalar -1 became the empty slice [-1, 0) (a compile error); negative
+    constant indices count from the end."""
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    np.testing.assert_array_equal(dlc.compile(_gather(index))(x), x[np.asarray(index)])
