@@ -605,6 +605,9 @@ def Dlg_GatherOp : Dlg_InferOp<"gather", Dlg_GatherFamily,
   let description = [{
     The result shape is `data[:axis] + indices + data[axis+1:]`; negative
     indices count from the end of the axis (embedding lookup for axis 0).
+    An index outside `[-n, n)` reads nothing: its slice of the result is
+    NaN for floats, the element type's lowest value for integers (kernels
+    cannot raise an error; constant indices are checked at import).
   }];
   let arguments = (ins Dlg_Tensor:$data, Dlg_IndexTensor:$indices,
                    DefaultValuedAttr<I64Attr, "0">:$axis);

@@ -7,6 +7,8 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
+#include <math.h>
+
 static MlirValue lowerTranspose(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy *p) {
   MlirContext ctx = b->context;
   MlirValue x = mlirOperationGetOperand(op, 0);
@@ -104,6 +106,22 @@ static bool gatherBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u)
   MlirValue wrapped = dlcArith(b, NULL, "arith.addi", i, dim);
   i = dlcLowerOut(dlcBuildOpTyped(b, "arith.select", DLC_VALUES(neg, wrapped, i), 1, &index,
                                   DLC_NO_ATTRS));
+  /* An index still outside [0, dim) (ONNX: an error; constant ones the
+     importer refuses) reads row 0 instead of memory past the data, and its
+     result is a marker: NaN for floats, the type's lowest value for
+     integers. Indices arrive at run time and kernels have no way to report
+     an error yet; before this, index 10 of a 4-row table returned whatever
+     followed the table and 2^40 crashed (an ONNX mutation campaign). */
+  MlirType elt = mlirValueGetType(a[1]);
+  MlirValue marker = dlcEmitScalar(b, elt, dlcIsFloat(elt) ? NAN : dlcLowest(elt));
+  if (c->dim == 0) { /* nothing to read at all */
+    y[0] = marker;
+    return true;
+  }
+  MlirValue inRange = dlcLowerOut(dlcBuildOpTyped(b, "arith.cmpi", DLC_VALUES(i, dim), 1, &i1,
+                                                  DLC_ATTRS(i64Attr(b, "predicate", 6 /* ult */))));
+  i = dlcLowerOut(dlcBuildOpTyped(b, "arith.select", DLC_VALUES(inRange, i, zero), 1, &index,
+                                  DLC_NO_ATTRS));
   MlirValue idx[DLC_MAX_LOOPS + 1];
   intptr_t dataRank = c->outRank - c->idxRank + 1, n = 0;
   idx[n++] = c->data;
@@ -116,8 +134,9 @@ static bool gatherBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u)
     idx[n++] = dlcLowerOut(dlcBuildOpTyped(b, "linalg.index", 0, NULL, 1, &index,
                                            DLC_ATTRS(i64Attr(b, "dim", loop))));
   }
-  MlirType elt = mlirValueGetType(a[1]);
-  y[0] = dlcLowerOut(dlcBuildOpTyped(b, "tensor.extract", n, idx, 1, &elt, DLC_NO_ATTRS));
+  MlirValue v = dlcLowerOut(dlcBuildOpTyped(b, "tensor.extract", n, idx, 1, &elt, DLC_NO_ATTRS));
+  y[0] = dlcLowerOut(
+      dlcBuildOpTyped(b, "arith.select", DLC_VALUES(inRange, v, marker), 1, &elt, DLC_NO_ATTRS));
   return true;
 }
 

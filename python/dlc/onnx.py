@@ -1727,8 +1727,9 @@ class _Importer:
         dim = data.shape[ax]
         if idx is not None and dim >= 0:
             # constant indices checked here (ONNX: out of range is an error;
-            # the kernel would read outside data, found by an ONNX mutation
-            # campaign). Indices given at run time are not checked.
+            # found by an ONNX mutation campaign). Kernels cannot report an
+            # error yet: one given at run time yields NaN (or an integer
+            # type's lowest value), never a read outside the data.
             flat = np.asarray(idx).reshape(-1).astype(np.int64)
             bad = flat[(flat < -dim) | (flat >= dim)]
             if bad.size:
@@ -3960,7 +3961,9 @@ def load(path_or_proto):
         try:
             return _onnx.load(path_or_proto)
         except Exception as e:  # onnx raises DecodeError and friends
-            raise CompileError(f"cannot read ONNX model {path_or_proto}: {e}", "") from None
+            # (a MemoryError for external data declaring 2^40 bytes has no text)
+            why = str(e).strip() or type(e).__name__
+            raise CompileError(f"cannot read ONNX model {path_or_proto}: {why}", "") from None
     return path_or_proto
 
 

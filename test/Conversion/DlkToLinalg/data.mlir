@@ -66,7 +66,9 @@ func.func @slice_reverse(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // -----
 
 // A generic over the result reads the indices; its body wraps negative
-// indices and extracts from the data at the other dims' loop indices.
+// indices and extracts from the data at the other dims' loop indices. An
+// index still outside [0, 100) reads row 0 and yields NaN instead (never
+// memory past the data).
 // CHECK-DAG: #[[IDS:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @gather
@@ -76,9 +78,13 @@ func.func @slice_reverse(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // CHECK: %[[N:.*]] = arith.constant 100 : index
 // CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[IX]], %{{.*}} : index
 // CHECK: %[[W:.*]] = arith.addi %[[IX]], %[[N]] : index
-// CHECK: %[[ROW:.*]] = arith.select %[[NEG]], %[[W]], %[[IX]] : index
+// CHECK: %[[WR:.*]] = arith.select %[[NEG]], %[[W]], %[[IX]] : index
+// CHECK: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[WR]], %[[N]] : index
+// CHECK: %[[ROW:.*]] = arith.select %[[IN]], %[[WR]], %{{.*}} : index
 // CHECK: %[[COL:.*]] = linalg.index 2 : index
-// CHECK: %[[V:.*]] = tensor.extract %arg0[%[[ROW]], %[[COL]]] : tensor<100x16xf32>
+// CHECK: %[[X:.*]] = tensor.extract %arg0[%[[ROW]], %[[COL]]] : tensor<100x16xf32>
+// CHECK: %[[V:.*]] = arith.select %[[IN]], %[[X]], %[[NAN]] : f32
 // CHECK: linalg.yield %[[V]] : f32
 func.func @gather(%e: tensor<100x16xf32>, %ids: tensor<4x7xi64>) -> tensor<4x7x16xf32> {
   %0 = dlg.gather %e[%ids] : (tensor<100x16xf32>, tensor<4x7xi64>) -> tensor<4x7x16xf32>

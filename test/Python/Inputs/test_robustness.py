@@ -558,3 +558,35 @@ def test_gather_negative_constant_index(index):
     constant indices count from the end."""
     x = np.arange(24, dtype=np.float32).reshape(4, 6)
     np.testing.assert_array_equal(dlc.compile(_gather(index))(x), x[np.asarray(index)])
+
+
+def test_unreadable_model_reason_never_empty(monkeypatch, tmp_path):
+    """External data declaring 2^40 bytes made onnx.load raise a MemoryError
+    with no text: the message ended at 'cannot read ONNX model X:'."""
+    def fail(*args, **kwargs):
+        raise MemoryError()
+    monkeypatch.setattr(onnx, "load", fail)
+    path = tmp_path / "m.onnx"
+    path.write_bytes(b"")
+    with pytest.raises(dlc.CompileError, match=r"cannot read ONNX model .*m\.onnx: MemoryError$"):
+        dlc.onnx.import_model(str(path))
+
+
+@pytest.mark.parametrize("dtype, marker", [(np.float32, np.nan), (np.int32, -2**31),
+                                           (np.int64, -2**63)])
+def test_gather_runtime_index_out_of_range(dtype, marker):
+    """Indices given at run time cannot be refused at compile time, and
+    kernels cannot report an error yet: an index outside the axis reads no
+    memory past the data (10 returned what followed a 4-row table, 2^40
+    crashed) and yields a marker, NaN or the type's lowest value."""
+    t = {np.float32: "f32", np.int32: "i32", np.int64: "i64"}[dtype]
+    src = f"""func.func @main(%x: tensor<4x6x{t}>, %i: tensor<6xi64>) -> tensor<6x6x{t}> {{
+  %0 = dlg.gather %x[%i] : (tensor<4x6x{t}>, tensor<6xi64>) -> tensor<6x6x{t}>
+  return %0 : tensor<6x6x{t}>
+}}"""
+    x = np.arange(24).reshape(4, 6).astype(dtype)
+    ids = np.array([0, -1, 4, -5, 1 << 40, -(1 << 40)], np.int64)
+    want = np.full((6, 6), marker, dtype)
+    want[0], want[1] = x[0], x[-1]
+    for threads in (1, 2):
+        np.testing.assert_array_equal(dlc.compile(src, threads=threads)(x, ids), want)
