@@ -238,6 +238,8 @@ class _Importer:
         name = node.input[i]
         c = self.const(name)
         if c is not None:
+            if np.asarray(c).dtype.kind in "OSU":  # a STRING tensor: int('abc') otherwise
+                raise UnsupportedError(node, f"{what} is a string tensor, not numbers")
             return c
         deps = self.deps.get(name, set())
         if deps and deps <= self.value_inputs:

@@ -63,6 +63,14 @@ def _check_text(graph):
         for field, value in fields:
             if not isinstance(value, str):
                 _fail(f"{_node_name(node, i)}: {field} {value!r} is not valid UTF-8")
+        if node.domain in ("", "ai.onnx"):  # their string attributes are names and modes
+            for a in node.attribute:
+                for v in [a.s] + list(a.strings):
+                    try:
+                        v.decode("utf-8")
+                    except UnicodeDecodeError:
+                        _fail(f"{_node_name(node, i)}: attribute '{a.name}' value {v!r} is not "
+                              "valid UTF-8")
 
 
 # Bytes per element of each fixed-size ONNX element type, and the typed
@@ -121,10 +129,16 @@ def _check_initializers(graph, where=""):
 
 
 def _check_inputs(graph):
-    """No graph input declares a negative dim: dlc would take it as a static
-    size."""
+    """No graph input declares a negative dim (dlc would take it as a static
+    size) or an element type code ONNX does not define (onnx.helper's
+    lookup raised 'Enum DataType has no name defined for value 99')."""
     for v in graph.input:
-        for d in v.type.tensor_type.shape.dim:
+        tt = v.type.tensor_type
+        if v.type.HasField("tensor_type") and tt.elem_type not in _ELEMENT_BYTES and \
+                tt.elem_type != _STRING:
+            _fail(f"ONNX graph input '{v.name}': element type code {tt.elem_type} is not an "
+                  "ONNX tensor type")
+        for d in tt.shape.dim:
             if d.HasField("dim_value") and d.dim_value < 0:
                 _fail(f"ONNX graph input '{v.name}': negative dim {d.dim_value} in its shape")
 

@@ -590,3 +590,22 @@ def test_gather_runtime_index_out_of_range(dtype, marker):
     want[0], want[1] = x[0], x[-1]
     for threads in (1, 2):
         np.testing.assert_array_equal(dlc.compile(src, threads=threads)(x, ids), want)
+
+
+def test_wrapped_errors_said_plainly():
+    """Three errors the campaign left clean but cryptic ('cannot import:
+    ValueError: Enum DataType has no name defined for value 99', a
+    UnicodeDecodeError, int('abc')), now said in ONNX's terms."""
+    x = _vi("x")
+    x.type.tensor_type.elem_type = 99
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [_vi("y")])
+    _raises(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
+            "ONNX graph input 'x': element type code 99 is not an ONNX tensor type")
+    node = helper.make_node("Resize", ["x", "", "sc"], ["y"], name="rs")
+    node.attribute.append(helper.make_attribute("mode", b"\xff\xfe"))
+    sc = helper.make_tensor("sc", TensorProto.FLOAT, [2], [1.0, 1.0])
+    _raises(_model([node], inits=[sc]),
+            "ONNX node 'rs' (Resize): attribute 'mode' value b'\\xff\\xfe' is not valid UTF-8")
+    shape = helper.make_tensor("s", TensorProto.STRING, [1], [b"abc"])
+    _raises(_model([helper.make_node("Reshape", ["x", "s"], ["y"], name="r")], inits=[shape]),
+            "ONNX node 'r' (Reshape, opset 13): the target shape is a string tensor")
