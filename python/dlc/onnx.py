@@ -291,6 +291,8 @@ class _Importer:
                 raise CompileError(f"ONNX output '{o.name}': " + self.vals[o.name].why(), "")
             self._check_wide_output(o)
         outs = [self.value(o.name) for o in graph.output]
+        for o, v in zip(graph.output, outs):
+            self._check_output_type(o, v)
         counts, at = {}, {}  # padded outputs: their counts go after the graph's outputs,
         for i, o in enumerate(graph.output):  # each once
             if o.name in self.counted:
@@ -2152,6 +2154,19 @@ class _Importer:
         self.wide[node.output[0]] = e
         return self.g.where(big, zero, r, name=node.name)
 
+    # What a graph output declared as each ONNX type (not _WIDE) must be.
+    _DECLARED_ELT = {1: "f32", 6: "i32", 7: "i64", 9: "i1", 10: "f16", 11: "f64"}
+
+    def _check_output_type(self, o, v):
+        """A graph output declared with one element type and computed as
+        another (an INT64 output holding floats) was returned as computed:
+        the caller would read the wrong type (an ONNX mutation campaign)."""
+        want = self._DECLARED_ELT.get(o.type.tensor_type.elem_type)
+        if want is not None and _elt(v) != want:
+            raise CompileError(f"ONNX output '{o.name}' is declared "
+                               f"{_type_name(o.type.tensor_type.elem_type)} but computes "
+                               f"{_elt(v)}", "")
+
     def _check_wide_output(self, o):
         """A graph output of a _WIDE type must be held as one (its storage
         is narrowed by dlc.compile): anything else is a bug, said here."""
@@ -3194,6 +3209,9 @@ class _Importer:
 
     def op_If(self, node, a):
         v, deps = self._bound(node, 0)
+        kind = np.asarray(v).dtype if isinstance(v, np.ndarray) else _elt(v)
+        if kind not in (np.bool_, "i1"):  # ONNX: bool; a float used to pass as its truth
+            raise UnsupportedError(node, f"the condition is {kind}, not bool")
         if self._at_run_time(v, deps):
             return self._runtime_if(node, a, v, deps)
         c = self._known(node, v, deps, "the condition")

@@ -609,3 +609,18 @@ def test_wrapped_errors_said_plainly():
     shape = helper.make_tensor("s", TensorProto.STRING, [1], [b"abc"])
     _raises(_model([helper.make_node("Reshape", ["x", "s"], ["y"], name="r")], inits=[shape]),
             "ONNX node 'r' (Reshape, opset 13): the target shape is a string tensor")
+
+
+def test_declared_types_enforced():
+    """Accepted before (an ONNX mutation campaign): a graph output declared
+    INT64 that computes float32, and an If whose condition is a float."""
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [_vi("x")],
+                          [helper.make_tensor_value_info("y", TensorProto.INT64, [2, 3])])
+    _raises(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
+            "ONNX output 'y' is declared INT64 but computes f32")
+    branch = helper.make_graph([helper.make_node("Identity", ["x"], ["o"])], "b", [],
+                               [_vi("o")])
+    cond = helper.make_tensor("c", TensorProto.FLOAT, [], [1.0])
+    m = _model([helper.make_node("If", ["c"], ["y"], name="iff", then_branch=branch,
+                                 else_branch=branch)], inits=[cond])
+    _raises(m, "ONNX node 'iff' (If, opset 13): the condition is float32, not bool")
