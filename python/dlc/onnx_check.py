@@ -132,8 +132,23 @@ def _check_inputs(graph):
     """No graph input declares a negative dim (dlc would take it as a static
     size) or an element type code ONNX does not define (onnx.helper's
     lookup raised 'Enum DataType has no name defined for value 99')."""
+    inits = {t.name: t for t in graph.initializer}
     for v in graph.input:
         tt = v.type.tensor_type
+        t = inits.get(v.name)
+        if t is not None and v.type.HasField("tensor_type"):
+            # an initializer is the input's default value (dlc takes it as a
+            # constant): one that disagrees with the input's declaration
+            # was taken as it is (an ONNX mutation campaign)
+            dims = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
+            if tt.elem_type and tt.elem_type != t.data_type:
+                _fail(f"ONNX graph input '{v.name}': declared element type {tt.elem_type}, its "
+                      f"initializer holds type {t.data_type}")
+            if tt.HasField("shape") and (len(dims) != len(t.dims) or
+                                         any(d is not None and d != e for d, e in zip(dims, t.dims))):
+                _fail(f"ONNX graph input '{v.name}': declared shape "
+                      f"{['?' if d is None else d for d in dims]}, its initializer has dims "
+                      f"{list(t.dims)}")
         if v.type.HasField("tensor_type") and tt.elem_type not in _ELEMENT_BYTES and \
                 tt.elem_type != _STRING:
             _fail(f"ONNX graph input '{v.name}': element type code {tt.elem_type} is not an "

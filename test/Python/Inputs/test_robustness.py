@@ -624,3 +624,18 @@ def test_declared_types_enforced():
     m = _model([helper.make_node("If", ["c"], ["y"], name="iff", then_branch=branch,
                                  else_branch=branch)], inits=[cond])
     _raises(m, "ONNX node 'iff' (If, opset 13): the condition is float32, not bool")
+
+
+def test_initializer_disagreeing_with_its_input():
+    """An initializer is its graph input's default value: one of another type
+    or shape than the input declares was taken as it was."""
+    w = helper.make_tensor("w", TensorProto.FLOAT, [3, 2], np.zeros(6, np.float32))
+    for decl, want in ((helper.make_tensor_value_info("w", TensorProto.INT64, [3, 2]),
+                        "ONNX graph input 'w': declared element type 7, its initializer holds "
+                        "type 1"),
+                       (helper.make_tensor_value_info("w", TensorProto.FLOAT, [2, 3]),
+                        "ONNX graph input 'w': declared shape [2, 3], its initializer has dims "
+                        "[3, 2]")):
+        g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], "g",
+                              [_vi("x"), decl], [_vi("y", (2, 2))], initializer=[w])
+        _raises(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), want)
