@@ -3167,6 +3167,10 @@ class _Importer:
                 with onnx_check.node_errors(n):
                     self.node(n)
             for o in graph.output:
+                if o.name not in self.vals:  # a KeyError: 'cond_out' before
+                    raise CompileError(f"ONNX subgraph '{graph.name}': output '{o.name}' is "
+                                       "produced by no node and is not an input, initializer "
+                                       "or outer-scope value", "")
                 if o.name in self.counted:
                     raise UnsupportedError(self.producer[o.name], f"'{o.name}' has a size known "
                                            "only at run time (NonMaxSuppression's or NonZero's "

@@ -639,3 +639,17 @@ def test_initializer_disagreeing_with_its_input():
         g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], "g",
                               [_vi("x"), decl], [_vi("y", (2, 2))], initializer=[w])
         _raises(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), want)
+
+
+def test_subgraph_output_nobody_produces():
+    """A Loop body whose declared output no node produces raised
+    KeyError: 'cond_out' (wrapped, naming the node but not the problem)."""
+    scalar = lambda n, t: helper.make_tensor_value_info(n, t, [])
+    body = helper.make_graph([helper.make_node("Relu", ["s"], ["s_out"])], "body",
+                             [scalar("i", TensorProto.INT64), scalar("c", TensorProto.BOOL),
+                              _vi("s")],
+                             [scalar("cond_out", TensorProto.BOOL), _vi("s_out")])
+    trips = helper.make_tensor("n", TensorProto.INT64, [], [2])
+    loop = helper.make_node("Loop", ["n", "", "x"], ["y"], name="lp", body=body)
+    _raises(_model([loop], inits=[trips]),
+            "ONNX subgraph 'body': output 'cond_out' is produced by no node")
