@@ -37,10 +37,25 @@ static bool allUsesIn(MlirOperation op, const MlirOperation *group, intptr_t n) 
   return true;
 }
 
+/* The backend's reading of `op`, refused for an empty loop: an op with a
+   zero extent (a matmul whose K is 0: its result is its initial value) has
+   nothing to tile or vectorise, and transform.structured tiling divides by
+   that extent (SEGV in linalg::computeTileSizes, found by an ONNX mutation
+   campaign; the CPU and the GPU schedule alike). Its group stays a plain
+   loop nest, every loop of which runs zero times or over the fill. */
+static bool readOp(const DlcScheduleBackend *b, MlirOperation op, DlcLinalgInfo *info) {
+  if (!b->read(op, info))
+    return false;
+  for (int d = 0; d < info->loops.numLoops; ++d)
+    if (info->loops.extent[d] == 0)
+      return false;
+  return true;
+}
+
 static bool hasGemmRoot(const DlcScheduleBackend *b, const DlcOpList *group) {
   DlcLinalgInfo info;
   for (intptr_t i = 0; i < group->n; ++i)
-    if (b->read(group->ops[i], &info) && dlcIsGemmRoot(&info))
+    if (readOp(b, group->ops[i], &info) && dlcIsGemmRoot(&info))
       return true;
   return false;
 }
@@ -111,7 +126,7 @@ bool dlcScheduleReadGroup(const DlcScheduleState *st, const MlirOperation *ops, 
   if (n > DLC_SCHEDULE_MAX_GROUP)
     return false;
   for (int i = 0; i < n; ++i) {
-    if (!st->backend->read(ops[i], &infos[i]))
+    if (!readOp(st->backend, ops[i], &infos[i]))
       return false;
     if (g->root < 0 && dlcIsGemmRoot(&infos[i]))
       g->root = i;
