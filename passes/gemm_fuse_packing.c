@@ -117,10 +117,6 @@ static MlirOperation childHolding(MlirOperation parent, MlirOperation op) {
   return mlirOperationIsNull(op) ? op : prev;
 }
 
-static int64_t arrayAt(MlirOperation op, const char *name, intptr_t i) {
-  return mlirDenseI64ArrayGetElement(mlirOperationGetAttributeByName(op, str(name)), i);
-}
-
 /* A rank-3 memref.subview with static sizes, unit strides, and a dynamic
    offset exactly in the dims of `dyn` (a bit mask), the others 0; writes
    the sizes. Its dynamic offsets are then operands 1, 2, ... */
@@ -130,12 +126,12 @@ static bool subview3(MlirOperation sv, unsigned dyn, int64_t sizes[3]) {
       mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(sv, 0))) != 3)
     return false;
   for (intptr_t i = 0; i < 3; ++i) {
-    int64_t off = arrayAt(sv, "static_offsets", i);
+    int64_t off = dlcI64ArrayAt(sv, "static_offsets", i);
     bool isDyn = (dyn >> i) & 1;
     if (isDyn != mlirShapedTypeIsDynamicStrideOrOffset(off) || (!isDyn && off != 0) ||
-        arrayAt(sv, "static_strides", i) != 1)
+        dlcI64ArrayAt(sv, "static_strides", i) != 1)
       return false;
-    sizes[i] = arrayAt(sv, "static_sizes", i);
+    sizes[i] = dlcI64ArrayAt(sv, "static_sizes", i);
     if (sizes[i] <= 0)
       return false;
   }

@@ -44,6 +44,7 @@
 #include "schedule/cost_model.h"
 #include "support/index_ops.h"
 #include "support/op_list.h"
+#include "support/type_bytes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -53,7 +54,6 @@
 #include "mlir-c/Dialect/SCF.h"
 #include "mlir-c/Dialect/Vector.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,18 +62,14 @@ enum { kRows = 8, kCols = 16 }; /* the copy's tile: 8 rows of 16 floats */
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-static int64_t arrayAt(MlirOperation op, const char *name, intptr_t i) {
-  return mlirDenseI64ArrayGetElement(mlirOperationGetAttributeByName(op, str(name)), i);
-}
-
 /* A rank-2 memref.subview with unit strides and static sizes (written). */
 static bool subview2(MlirOperation sv, int64_t sizes[2]) {
   if (!dlcOpIs(sv, "memref.subview") ||
       mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(sv, 0))) != 2)
     return false;
   for (intptr_t i = 0; i < 2; ++i) {
-    sizes[i] = arrayAt(sv, "static_sizes", i);
-    if (sizes[i] <= 0 || arrayAt(sv, "static_strides", i) != 1)
+    sizes[i] = dlcI64ArrayAt(sv, "static_sizes", i);
+    if (sizes[i] <= 0 || dlcI64ArrayAt(sv, "static_strides", i) != 1)
       return false;
   }
   return true;
@@ -112,16 +108,7 @@ typedef struct Collect {
   intptr_t n;
 } Collect;
 
-static int64_t staticBytes(MlirType t) {
-  if (!mlirTypeIsAMemRef(t) || !mlirShapedTypeHasStaticShape(t))
-    return 0;
-  int64_t bytes = 4;
-  for (intptr_t i = 0; i < mlirShapedTypeGetRank(t); ++i)
-    bytes *= mlirShapedTypeGetDimSize(t, i);
-  return bytes;
-}
-
-/* Bytes of the matrix A whose block `m` is (0 when not static), as the
+/* Bytes of the matrix A whose block `m` is (-1 when not static), as the
    lowering and the cost model count it (M x K floats): the buffer the
    chain of subviews starts from, or, where the first subview is a
    corner of it with all its rows (A inside the copy whose rows row
@@ -135,14 +122,14 @@ static int64_t matrixBytes(MlirValue m) {
     top = d, m = mlirOperationGetOperand(d, 0);
   }
   if (mlirOperationIsNull(top))
-    return staticBytes(mlirValueGetType(m));
+    return dlcStaticTypeBytes(mlirValueGetType(m));
   MlirType src = mlirValueGetType(m), corner = mlirValueGetType(mlirOperationGetResult(top, 0));
   bool zero = mlirOperationGetNumOperands(top) == 1;
   for (intptr_t i = 0; zero && i < mlirShapedTypeGetRank(corner); ++i)
-    zero = arrayAt(top, "static_offsets", i) == 0;
+    zero = dlcI64ArrayAt(top, "static_offsets", i) == 0;
   bool allRows = mlirShapedTypeGetRank(src) == 2 && mlirShapedTypeGetRank(corner) == 2 &&
                  mlirShapedTypeGetDimSize(src, 0) == mlirShapedTypeGetDimSize(corner, 0);
-  return staticBytes(zero && allRows ? corner : src);
+  return dlcStaticTypeBytes(zero && allRows ? corner : src);
 }
 
 /* Whether the last dim of memref type `t` has unit stride. */
@@ -162,8 +149,8 @@ static bool matchRead(MlirOperation read, const Collect *c, Read *out) {
     return false;
   MlirOperation tr = soleUser(read), ex = mlirOperationIsNull(tr) ? tr : soleUser(tr);
   if (!dlcOpIs(tr, "vector.transpose") || !dlcOpIs(ex, "vector.extract") ||
-      mlirOperationGetNumOperands(ex) != 1 || arrayAt(tr, "permutation", 0) != 1 ||
-      arrayAt(ex, "static_position", 0) != 0 ||
+      mlirOperationGetNumOperands(ex) != 1 || dlcI64ArrayAt(tr, "permutation", 0) != 1 ||
+      dlcI64ArrayAt(ex, "static_position", 0) != 0 ||
       mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(ex, 0))) != 1)
     return false;
   MlirOperation elem = dlcDefiningOp(mlirOperationGetOperand(read, 0), "memref.subview");
@@ -182,7 +169,7 @@ static bool matchRead(MlirOperation read, const Collect *c, Read *out) {
   if (mlirOperationIsNull(blk) || !subview2(blk, bs) || bs[0] % kRows || bs[1] % kCols ||
       !rowsContiguous(mlirValueGetType(src)) || matrixBytes(src) <= c->minBytes)
     return false;
-  int64_t off0 = arrayAt(elem, "static_offsets", 0);
+  int64_t off0 = dlcI64ArrayAt(elem, "static_offsets", 0);
   if (mlirShapedTypeIsDynamicStrideOrOffset(off0)) {
     if (!multipleOf(mlirOperationGetOperand(elem, 1), kRows))
       return false;
@@ -205,25 +192,14 @@ static MlirWalkResult collect(MlirOperation op, void *user) {
 
 /*--- The copy function ------------------------------------------------------*/
 
-static void emit(DlcText *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void emit(DlcText *t, const char *fmt, ...) {
-  char line[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  dlcTextAppend(
-      mlirStringRefCreate(line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1)), t);
-}
-
 /* A 16-lane shuffle of %a and %b into %out; lane j takes pick(j) (0-15
    from a, 16-31 from b). */
 typedef int (*Pick)(int j);
-static void shuffle(DlcText *t, const char *out, const char *a, const char *b, Pick pick) {
-  emit(t, "      %s = vector.shuffle %s, %s [", out, a, b);
+static void shuffle(FILE *f, const char *out, const char *a, const char *b, Pick pick) {
+  fprintf(f, "      %s = vector.shuffle %s, %s [", out, a, b);
   for (int j = 0; j < 16; ++j)
-    emit(t, "%s%d", j ? ", " : "", pick(j));
-  emit(t, "] : vector<16xf32>, vector<16xf32>\n");
+    fprintf(f, "%s%d", j ? ", " : "", pick(j));
+  fprintf(f, "] : vector<16xf32>, vector<16xf32>\n");
 }
 
 /* The x86 shuffles of an 8 x 16 transpose, lane by lane (L: the 128-bit
@@ -250,44 +226,46 @@ static int lanesOdd(int j) { return lanesEven(j) + 4; }
    tile transposed by three rounds of shuffles, 8 vectors of 2 k steps x 8
    rows out. */
 static char *copyFunction(const char *name, MlirType srcType, int64_t rows, int64_t kc) {
-  DlcText t = {0};
   DlcText ty = {0};
   mlirTypePrint(srcType, dlcTextAppend, &ty);
   const char *st = dlcTextGet(&ty);
-  emit(&t, "func.func private @%s(%%src: ", name);
-  dlcTextAppend(str(st), &t);
-  emit(&t, ", %%dst: memref<%lldx%lldxf32>) {\n", (long long)(rows / kRows),
-       (long long)(kc * kRows));
-  emit(&t, "  %%c0 = arith.constant 0 : index\n  %%c1 = arith.constant 1 : index\n");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) {
+    dlcTextFree(&ty);
+    return NULL;
+  }
+  fprintf(f, "func.func private @%s(%%src: %s", name, st);
+  fprintf(f, ", %%dst: memref<%lldx%lldxf32>) {\n", (long long)(rows / kRows),
+          (long long)(kc * kRows));
+  fprintf(f, "  %%c0 = arith.constant 0 : index\n  %%c1 = arith.constant 1 : index\n");
   for (int v = 0; v < kCols * kRows; ++v) /* row and column offsets, %cN_ */
     if (v < kRows || v % kRows == 0)
-      emit(&t, "  %%c%d_ = arith.constant %d : index\n", v, v);
-  emit(&t, "  %%c8 = arith.constant 8 : index\n  %%c16 = arith.constant 16 : index\n");
-  emit(&t, "  %%groups = arith.constant %lld : index\n  %%kc = arith.constant %lld : index\n",
-       (long long)(rows / kRows), (long long)kc);
-  emit(&t, "  scf.for %%g = %%c0 to %%groups step %%c1 {\n");
-  emit(&t, "    %%r0 = arith.muli %%g, %%c8 : index\n");
+      fprintf(f, "  %%c%d_ = arith.constant %d : index\n", v, v);
+  fprintf(f, "  %%c8 = arith.constant 8 : index\n  %%c16 = arith.constant 16 : index\n");
+  fprintf(f, "  %%groups = arith.constant %lld : index\n  %%kc = arith.constant %lld : index\n",
+          (long long)(rows / kRows), (long long)kc);
+  fprintf(f, "  scf.for %%g = %%c0 to %%groups step %%c1 {\n");
+  fprintf(f, "    %%r0 = arith.muli %%g, %%c8 : index\n");
   for (int i = 1; i < kRows; ++i)
-    emit(&t, "    %%r%d = arith.addi %%r0, %%c%d_ : index\n", i, i);
-  emit(&t, "    scf.for %%k = %%c0 to %%kc step %%c16 {\n");
-  emit(&t, "      %%o = arith.muli %%k, %%c8 : index\n");
-  for (int i = 0; i < kRows; ++i) {
-    emit(&t, "      %%x%d = vector.load %%src[%%r%d, %%k] : ", i, i);
-    dlcTextAppend(str(st), &t);
-    emit(&t, ", vector<16xf32>\n");
-  }
+    fprintf(f, "    %%r%d = arith.addi %%r0, %%c%d_ : index\n", i, i);
+  fprintf(f, "    scf.for %%k = %%c0 to %%kc step %%c16 {\n");
+  fprintf(f, "      %%o = arith.muli %%k, %%c8 : index\n");
+  for (int i = 0; i < kRows; ++i)
+    fprintf(f, "      %%x%d = vector.load %%src[%%r%d, %%k] : %s, vector<16xf32>\n", i, i, st);
   char a[8], b[8], o[8];
   for (int i = 0; i < kRows; i += 2) { /* rows i, i+1 interleaved */
     snprintf(a, sizeof a, "%%x%d", i), snprintf(b, sizeof b, "%%x%d", i + 1);
-    snprintf(o, sizeof o, "%%t%d", i), shuffle(&t, o, a, b, unpackLo);
-    snprintf(o, sizeof o, "%%t%d", i + 1), shuffle(&t, o, a, b, unpackHi);
+    snprintf(o, sizeof o, "%%t%d", i), shuffle(f, o, a, b, unpackLo);
+    snprintf(o, sizeof o, "%%t%d", i + 1), shuffle(f, o, a, b, unpackHi);
   }
   /* u[h + q]: rows h..h+3 of k = 4L + q in 128-bit lane L */
   for (int h = 0; h < kRows; h += 4) {
     const Pick picks[4] = {pairsLo, pairsHi, pairsLo, pairsHi};
     for (int q = 0; q < 4; ++q) {
       snprintf(a, sizeof a, "%%t%d", h + q / 2), snprintf(b, sizeof b, "%%t%d", h + q / 2 + 2);
-      snprintf(o, sizeof o, "%%u%d", h + q), shuffle(&t, o, a, b, picks[q]);
+      snprintf(o, sizeof o, "%%u%d", h + q), shuffle(f, o, a, b, picks[q]);
     }
   }
   /* out[k]: k and k + 1, 8 rows each */
@@ -297,8 +275,8 @@ static char *copyFunction(const char *name, MlirType srcType, int64_t rows, int6
     snprintf(u4, sizeof u4, "%%u%d", q + 4), snprintf(u5, sizeof u5, "%%u%d", q + 5);
     snprintf(x0, sizeof x0, "%%e%d", q), snprintf(x1, sizeof x1, "%%e%d", q + 1);
     snprintf(y0, sizeof y0, "%%f%d", q), snprintf(y1, sizeof y1, "%%f%d", q + 1);
-    shuffle(&t, x0, u0, u4, lanesEven), shuffle(&t, x1, u1, u5, lanesEven);
-    shuffle(&t, y0, u0, u4, lanesOdd), shuffle(&t, y1, u1, u5, lanesOdd);
+    shuffle(f, x0, u0, u4, lanesEven), shuffle(f, x1, u1, u5, lanesEven);
+    shuffle(f, y0, u0, u4, lanesOdd), shuffle(f, y1, u1, u5, lanesOdd);
     const struct {
       const char *a, *b;
       Pick pick;
@@ -309,18 +287,17 @@ static char *copyFunction(const char *name, MlirType srcType, int64_t rows, int6
                  {y0, y1, lanesOdd, q + 12}};
     for (int j = 0; j < 4; ++j) {
       snprintf(o, sizeof o, "%%w%d", outs[j].k);
-      shuffle(&t, o, outs[j].a, outs[j].b, outs[j].pick);
-      emit(&t, "      %%i%d = arith.addi %%o, %%c%d_ : index\n", outs[j].k, outs[j].k * kRows);
-      emit(&t,
+      shuffle(f, o, outs[j].a, outs[j].b, outs[j].pick);
+      fprintf(f, "      %%i%d = arith.addi %%o, %%c%d_ : index\n", outs[j].k, outs[j].k * kRows);
+      fprintf(f,
            "      vector.store %%w%d, %%dst[%%g, %%i%d] : memref<%lldx%lldxf32>, vector<16xf32>\n",
-           outs[j].k, outs[j].k, (long long)(rows / kRows), (long long)(kc * kRows));
+              outs[j].k, outs[j].k, (long long)(rows / kRows), (long long)(kc * kRows));
     }
   }
-  emit(&t, "    }\n  }\n  return\n}\n");
+  fprintf(f, "    }\n  }\n  return\n}\n");
+  fclose(f);
   dlcTextFree(&ty);
-  char *s = strdup(dlcTextGet(&t));
-  dlcTextFree(&t);
-  return s;
+  return text;
 }
 
 /*--- The rewrite --------------------------------------------------------------*/
@@ -329,8 +306,8 @@ static char *copyFunction(const char *name, MlirType srcType, int64_t rows, int6
 static MlirValue offsetOf(DlcBuilder *b, MlirOperation sv, intptr_t i) {
   intptr_t operand = 1;
   for (intptr_t d = 0; d < i; ++d)
-    operand += mlirShapedTypeIsDynamicStrideOrOffset(arrayAt(sv, "static_offsets", d));
-  int64_t off = arrayAt(sv, "static_offsets", i);
+    operand += mlirShapedTypeIsDynamicStrideOrOffset(dlcI64ArrayAt(sv, "static_offsets", d));
+  int64_t off = dlcI64ArrayAt(sv, "static_offsets", i);
   return mlirShapedTypeIsDynamicStrideOrOffset(off) ? mlirOperationGetOperand(sv, operand)
                                                     : dlcIndexConst(b, off);
 }

@@ -1,6 +1,7 @@
 /* Index arithmetic for passes that rewrite loops after bufferization
    (dlc-gemm-fuse-packing, dlc-gemm-pack-a): constants and binary arith
-   ops on `index` values, built at a DlcBuilder's insertion point. */
+   ops on `index` values, built at a DlcBuilder's insertion point, and the
+   static indices such ops carry (a subview's offsets, a permutation). */
 
 #ifndef DLC_PASSES_SUPPORT_INDEX_OPS_H
 #define DLC_PASSES_SUPPORT_INDEX_OPS_H
@@ -21,6 +22,13 @@ static inline MlirValue dlcIndexConst(DlcBuilder *b, int64_t v) {
 /* `op` (arith.addi, arith.muli, arith.divui ...) of x and y */
 static inline MlirValue dlcIndexOp(DlcBuilder *b, const char *op, MlirValue x, MlirValue y) {
   return dlcBuildValue(b, op, DLC_VALUES(x, y), DLC_NO_ATTRS);
+}
+
+/* Element `i` of `op`'s dense i64 array attribute `name` (static_offsets,
+   static_sizes, permutation ...); the op must have it. */
+static inline int64_t dlcI64ArrayAt(MlirOperation op, const char *name, intptr_t i) {
+  return mlirDenseI64ArrayGetElement(
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name)), i);
 }
 
 #endif
