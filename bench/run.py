@@ -31,6 +31,7 @@ Run: /usr/bin/python3 bench/run.py [--quick] [--models] [--threads 1,2] [--only 
 import argparse
 import ctypes
 import ctypes.util
+import itertools
 import os
 import subprocess
 import sys
@@ -132,21 +133,13 @@ def gemm(m, k, n, threads, reps, blas, copies=1):
     mod = dlc.compile(src, threads=threads, target=TARGET)
     flop = 2.0 * m * n * k
     c_ours = np.empty((m, n), np.float32)
-
-    def rotating(call):
-        turn = [0]
-
-        def fn():
-            turn[0] = (turn[0] + 1) % len(bs)
-            call(bs[turn[0]])
-        return fn
-    fns = [rotating(lambda b: mod.run(a, b, out=[c_ours]))]
+    ours_b, ref_b = itertools.cycle(bs), itertools.cycle(bs)
+    fns = [lambda: mod.run(a, next(ours_b), out=[c_ours])]
     if blas:
         c = np.empty((m, n), np.float32)
         blas.openblas_set_num_threads(threads)
-        fns.append(rotating(lambda b: blas.cblas_sgemm(101, 111, 111, m, n, k, 1.0, a.ctypes.data,
-                                                       k, b.ctypes.data, n, 0.0, c.ctypes.data,
-                                                       n)))
+        fns.append(lambda: blas.cblas_sgemm(101, 111, 111, m, n, k, 1.0, a.ctypes.data, k,
+                                            next(ref_b).ctypes.data, n, 0.0, c.ctypes.data, n))
     times = timed(fns, threads, reps)
     return flop / times[0] / 1e9, flop / times[1] / 1e9 if blas else None
 

@@ -53,9 +53,8 @@ def _tensor_value(t, what):
     raises a TypeError on it (a traceback from `python3 -m dlc.onnx`, found
     by an ONNX mutation campaign)."""
     if t.data_type in (14, 15):
-        kind = "COMPLEX64" if t.data_type == 14 else "COMPLEX128"
-        raise CompileError(f"{what}: element type {kind} is not supported (dlg has no "
-                           "complex type)", "")
+        raise CompileError(f"{what}: element type {_type_name(t.data_type)} is not supported "
+                           "(dlg has no complex type)", "")
     try:
         return _nh.to_array(t)
     except Exception as e:  # anything numpy_helper cannot decode
@@ -69,7 +68,7 @@ def _axis(node, axis, rank, what="axis", inclusive=False):
     wrap it modulo the rank, so ArgMax axis=5 of a rank-2 tensor quietly
     meant axis 1 (found by an ONNX mutation campaign)."""
     axis, top = int(axis), rank + 1 if inclusive else rank
-    if not -rank <= axis < top or rank == 0 and not inclusive:
+    if not -rank <= axis < top:  # rank 0 (not inclusive): no axis at all
         raise UnsupportedError(node, f"{what} {axis} is out of range for rank {rank} "
                                f"(valid: {-rank} to {top - 1})")
     return axis + rank if axis < 0 else axis
