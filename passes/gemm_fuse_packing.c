@@ -71,6 +71,7 @@
 #include "dlc-c/Passes.h"
 #include "support/index_ops.h"
 #include "support/op_list.h"
+#include "support/scf_loops.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -79,18 +80,9 @@
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-/* lb, ub and step of an scf.for with constant bounds and no results. */
+/* lb, ub and step of an scf.for from 0 by constants, a whole number of steps. */
 static bool loopBounds(MlirOperation loop, int64_t b[3]) {
-  if (!dlcOpIs(loop, "scf.for"))
-    return false;
-  for (int i = 0; i < 3; ++i)
-    if (!dlcConstantInt(mlirOperationGetOperand(loop, i), &b[i]))
-      return false;
-  return b[0] == 0 && b[1] > 0 && b[2] > 0 && b[1] % b[2] == 0;
-}
-
-static MlirValue inductionVar(MlirOperation loop) {
-  return mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), 0);
+  return dlcForConstantBounds(loop, b) && b[0] == 0 && b[1] > 0 && b[1] % b[2] == 0;
 }
 
 /* The scf.for whose induction variable `v` is (null otherwise). */
@@ -99,13 +91,6 @@ static MlirOperation loopOf(MlirValue v) {
     return (MlirOperation){NULL};
   MlirOperation op = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
   return dlcOpIs(op, "scf.for") ? op : (MlirOperation){NULL};
-}
-
-static bool isAncestor(MlirOperation a, MlirOperation op) {
-  for (; !mlirOperationIsNull(op); op = mlirOperationGetParentOperation(op))
-    if (mlirOperationEqual(a, op))
-      return true;
-  return false;
 }
 
 /* The op in `parent`'s body that holds `op` (null when none does). */
@@ -180,8 +165,8 @@ static bool matchCopy(MlirOperation read, Match *m) {
   int64_t kc = bs[0], panels = bs[1], nr = bs[2];
   if (mlirOperationIsNull(alloc) || kb[2] != kc || ib[1] != kc || ib[2] != 1 ||
       jb[1] != panels || jb[2] != 1 || !sized(es, 1, 1, nr) || !sized(ds, 1, 1, nr) ||
-      !mlirValueEqual(mlirOperationGetOperand(dst, 1), inductionVar(jLoop)) ||
-      !mlirValueEqual(mlirOperationGetOperand(dst, 2), inductionVar(iLoop)) ||
+      !mlirValueEqual(mlirOperationGetOperand(dst, 1), dlcForInductionVar(jLoop)) ||
+      !mlirValueEqual(mlirOperationGetOperand(dst, 2), dlcForInductionVar(iLoop)) ||
       !mlirOperationEqual(mlirOperationGetParentOperation(iLoop), kLoop) ||
       !mlirOperationEqual(mlirOperationGetParentOperation(jLoop), iLoop) ||
       !mlirOperationEqual(mlirOperationGetParentOperation(read), jLoop) ||
@@ -253,7 +238,7 @@ static bool matchCompute(Match *m) {
        u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
     int64_t s1[3];
-    if (isAncestor(m->copy, user) || dlcOpIs(user, "memref.dealloc"))
+    if (dlcOpIsAncestor(m->copy, user) || dlcOpIs(user, "memref.dealloc"))
       continue;
     if (!mlirValueIsNull(panel) || !subview3(user, 1, s1) || !sized(s1, 1, m->kc, m->nr))
       return false;
@@ -374,7 +359,7 @@ static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
     return;
   /* where: the next panel of this Kc block, else the next block's first */
   DlcBuilder b = dlcBuilderBefore(pLoopFirst, mlirOperationGetLocation(pLoopFirst));
-  MlirValue p = inductionVar(m->pLoop), c0 = dlcIndexConst(&b, 0);
+  MlirValue p = dlcForInductionVar(m->pLoop), c0 = dlcIndexConst(&b, 0);
   MlirValue p1 = dlcIndexOp(&b, "arith.addi", p, dlcIndexConst(&b, 1));
   MlirValue kNext = dlcIndexOp(&b, "arith.addi", k0, dlcIndexConst(&b, m->kc));
   MlirValue hasK = ult(&b, kNext, dlcIndexConst(&b, kTotal));
@@ -386,11 +371,11 @@ static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
       mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(kLoop, 0)));
   DlcBuilder r = dlcBuilderBefore(kLoop, mlirOperationGetLocation(kLoop));
   MlirValue blkIdx = dlcIndexOp(
-      &r, "arith.divui", dlcIndexOp(&r, "arith.subi", inductionVar(rest), dlcIndexConst(&r, rb[0])),
+      &r, "arith.divui", dlcIndexOp(&r, "arith.subi", dlcForInductionVar(rest), dlcIndexConst(&r, rb[0])),
       dlcIndexConst(&r, rb[2]));
   MlirValue base = dlcIndexOp(&r, "arith.muli", blkIdx, dlcIndexConst(&r, steps * q));
   DlcBuilder kb2 = dlcBuilderBefore(kFirst, mlirOperationGetLocation(kFirst));
-  MlirValue step = dlcIndexOp(&kb2, "arith.divui", inductionVar(kLoop), dlcIndexConst(&kb2, kb[2]));
+  MlirValue step = dlcIndexOp(&kb2, "arith.divui", dlcForInductionVar(kLoop), dlcIndexConst(&kb2, kb[2]));
   MlirValue t = dlcIndexOp(&kb2, "arith.addi", base,
                            dlcIndexOp(&kb2, "arith.muli", step, dlcIndexConst(&kb2, q)));
   MlirContext ctx = b.context;
@@ -444,7 +429,7 @@ static void fuse(const Match *m, bool prefetch) {
     prefetchNext(m, first);
   DlcOpList reads = {0};
   mlirOperationWalk(first, collectReads, &reads, MlirWalkPreOrder);
-  MlirValue p = inductionVar(m->pLoop);
+  MlirValue p = dlcForInductionVar(m->pLoop);
   for (intptr_t i = 0; i < reads.n; ++i) {
     MlirOperation rd = reads.ops[i];
     MlirValue view = mlirOperationGetOperand(rd, 0);

@@ -159,10 +159,13 @@ static void addScheduleStage(DlcPipeline *p, MlirStringRef target, int64_t vecto
 }
 
 /* Copies elided into the caller's buffers, temporaries in one workspace
-   arena (a last argument), what is left of linalg as loops. */
+   arena (a last argument), what is left of linalg as loops; then the
+   packed-panel GEMMs' B packing into their first row block and their C's
+   fill and unpacking into their first and last Kc blocks. */
 static void addMemoryPlanStage(DlcPipeline *p) {
   dlcPipelineAdd(p, "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg{cpu=true},"
-                    "func.func(convert-linalg-to-loops,dlc-gemm-fuse-packing)");
+                    "func.func(convert-linalg-to-loops,dlc-gemm-fuse-packing,"
+                    "dlc-gemm-fuse-unpack)");
 }
 
 /* The schedule's parallel foralls as OpenMP loops (or serial loops). */

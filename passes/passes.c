@@ -42,6 +42,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcExternalWeightsPass,
     &dlcPrepackWeightsPass,
     &dlcGemmFusePackingPass,
+    &dlcGemmFuseUnpackPass,
     &dlcGemmPackAPass,
 };
 

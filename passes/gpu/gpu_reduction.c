@@ -47,6 +47,7 @@
 #include "support/attr_names.h"
 #include "support/memref_views.h"
 #include "support/op_list.h"
+#include "support/scf_loops.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -62,13 +63,6 @@ enum { kMaxOps = 256 };
 
 /*--- Reading the launch ------------------------------------------------------------*/
 
-static bool isAncestor(MlirOperation anc, MlirOperation op) {
-  for (MlirOperation p = op; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
-    if (mlirOperationEqual(p, anc))
-      return true;
-  return false;
-}
-
 /* Whether `v` is computed (inside `loop`) from the loop's induction var. */
 static bool dependsOnIv(MlirValue v, MlirOperation loop, MlirValue iv, int depth) {
   if (mlirValueEqual(v, iv))
@@ -76,7 +70,7 @@ static bool dependsOnIv(MlirValue v, MlirOperation loop, MlirValue iv, int depth
   if (depth > 16 || !mlirValueIsAOpResult(v))
     return false;
   MlirOperation d = mlirOpResultGetOwner(v);
-  if (!isAncestor(loop, d))
+  if (!dlcOpIsAncestor(loop, d))
     return false;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); ++i)
     if (dependsOnIv(mlirOperationGetOperand(d, i), loop, iv, depth + 1))
@@ -209,7 +203,7 @@ static MlirWalkResult collectLaunch(MlirOperation op, void *u) {
 
 static MlirOperation spreadLoopOf(const Launch *l, MlirOperation op) {
   for (intptr_t i = 0; i < l->loops.n; ++i)
-    if (isAncestor(l->loops.ops[i], op))
+    if (dlcOpIsAncestor(l->loops.ops[i], op))
       return l->loops.ops[i];
   return (MlirOperation){NULL};
 }

@@ -25,6 +25,7 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDistinctResultsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcOrderGlobalsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcPrepackWeightsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGemmFusePackingPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGemmFuseUnpackPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGemmPackAPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuAttentionPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuSchedulePass;
