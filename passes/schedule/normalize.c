@@ -161,12 +161,75 @@ static bool takeBody(DlcBuilder *b, const MlirValue *args, MlirValue *yields, vo
   return true;
 }
 
+/* Whether `op` is a linalg.generic that copies its one input through
+   permutation maps (a packing or transposing copy, as permuted() emits):
+   writes `order` (result dim i is the input's dim order[i]) and the rank. */
+static bool permutationCopy(MlirOperation op, intptr_t *order, intptr_t *rank) {
+  if (!dlcOpIs(op, "linalg.generic") || mlirOperationGetNumOperands(op) != 2 ||
+      mlirOperationGetNumResults(op) != 1)
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  MlirOperation yield = mlirBlockGetFirstOperation(body);
+  if (!dlcOpIs(yield, "linalg.yield") || mlirOperationGetNumOperands(yield) != 1 ||
+      !mlirValueEqual(mlirOperationGetOperand(yield, 0), mlirBlockGetArgument(body, 0)))
+    return false;
+  MlirAttribute maps = mlirOperationGetAttributeByName(op, str("indexing_maps"));
+  MlirAffineMap in = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, 0));
+  MlirAffineMap out = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, 1));
+  *rank = mlirAffineMapGetNumResults(out);
+  if (!mlirAffineMapIsPermutation(in) || !mlirAffineMapIsPermutation(out) ||
+      mlirAffineMapGetNumResults(in) != *rank || *rank > DLC_MAX_LOOPS)
+    return false;
+  for (intptr_t i = 0; i < *rank; ++i)
+    for (intptr_t j = 0; j < *rank; ++j)
+      if (dimAt(in, j) == dimAt(out, i))
+        order[i] = j;
+  return true;
+}
+
+/* x with its dims [first, first + count) merged. When x is a permuted
+   copy (B's packing) whose input holds those dims adjacent and in the
+   same order, the input's are merged and copied instead: the attention
+   output projection's packing of Wo, expanded to [panel, head, d, NR] by
+   the reshape that split K, becomes the [panel, K, NR] copy of every other
+   GEMM, which the schedule fuses into its Kc loop; merged after the copy,
+   it ran whole before the GEMM, a 2.4 MB copy of its own (BERT-base).
+   The copy it replaces goes once the contraction does (`dead`). */
+static MlirValue mergeDims(DlcBuilder *b, MlirValue x, intptr_t first, intptr_t count,
+                           MlirOperation *dead) {
+  intptr_t order[DLC_MAX_LOOPS], rank = 0;
+  MlirOperation copy = mlirValueIsAOpResult(x) ? mlirOpResultGetOwner(x) : (MlirOperation){NULL};
+  MlirOpOperand use = mlirValueGetFirstUse(x);
+  bool single = !mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use));
+  if (count > 1 && single && !mlirOperationIsNull(copy) && permutationCopy(copy, order, &rank) &&
+      first + count <= rank) {
+    intptr_t at = order[first];
+    bool adjacent = true;
+    for (intptr_t i = 1; i < count; ++i)
+      adjacent = adjacent && order[first + i] == at + i;
+    if (adjacent) {
+      intptr_t merged[DLC_MAX_LOOPS], n = 0;
+      for (intptr_t r = 0; r < rank; ++r)
+        if (r <= first || r >= first + count)
+          merged[n++] = order[r] > at ? order[r] - (count - 1) : order[r];
+      MlirValue in = dlcEmitMergeDims(b, mlirOperationGetOperand(copy, 0), at, count);
+      MlirValue y = mlirValueIsNull(in) ? in : permuted(b, in, merged);
+      if (!mlirValueIsNull(y)) {
+        *dead = copy;
+        return y;
+      }
+    }
+  }
+  return dlcEmitMergeDims(b, x, first, count);
+}
+
 static MlirOperation collapseOne(MlirOperation op, const Contraction *c) {
   MlirContext ctx = mlirOperationGetContext(op);
   DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
   intptr_t numRed = c->numLoops - c->numParallel;
   DlcGeneric g = {.nLoops = c->numParallel + 1, .nIns = 2, .nOuts = 1};
   g.reduction[c->numParallel] = true;
+  MlirOperation dead[2] = {{NULL}, {NULL}};
   for (intptr_t i = 0; i < 2; ++i) {
     MlirValue x = mlirOperationGetOperand(op, i);
     MlirAffineMap m = c->maps[i];
@@ -185,7 +248,7 @@ static MlirOperation collapseOne(MlirOperation op, const Contraction *c) {
       else if (first < 0)
         first = r, e[n++] = dlcDim(ctx, c->numParallel);
     }
-    g.ins[i] = dlcEmitMergeDims(&b, x, first, numRed);
+    g.ins[i] = mergeDims(&b, x, first, numRed, &dead[i]);
     g.maps[i] = dlcMapGet(ctx, g.nLoops, n, e);
     if (mlirValueIsNull(g.ins[i]))
       return (MlirOperation){NULL};
@@ -200,6 +263,10 @@ static MlirOperation collapseOne(MlirOperation op, const Contraction *c) {
     return (MlirOperation){NULL};
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(repl, 0));
   mlirOperationDestroy(op);
+  for (int i = 0; i < 2; ++i)
+    if (!mlirOperationIsNull(dead[i]) &&
+        mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(dead[i], 0))))
+      mlirOperationDestroy(dead[i]);
   return repl;
 }
 

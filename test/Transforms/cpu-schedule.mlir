@@ -89,12 +89,17 @@ func.func @given_packed(%a: tensor<64x64xf32>, %b: tensor<64x128xf32>) -> tensor
 // propagated into the contraction splits K into (head, d); the schedule
 // copies ctx into [s, head, d] order, collapses K back into one loop and
 // keeps the register tile's outer products (two unit reduction dims would
-// lower to scalar code):
+// lower to scalar code). W's packing, split the same way, merges back:
 // CHECK-LABEL: func.func private @heads_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [1, 0, 0, 64], vector = 8, register = [6, 16], parallel = [0]>
 // CHECK: tensor.insert_slice {{.*}} : tensor<1x1x16xf32> into tensor<64x4x16xf32>
 // CHECK: %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<64x4x16xf32> into tensor<64x64xf32>
+// W's packing stays a [panel, K, NR] copy, made panel by panel in the tile
+// (not a [panel, head, d, NR] copy of all of W before it):
+// CHECK: %[[W:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [64, 4, 16]
+// CHECK-NOT: linalg.generic
 // CHECK: scf.forall
+// CHECK: tensor.extract_slice %[[W]][0, %{{.*}}, 0] [64, 1, 16]
 // CHECK: tensor.extract_slice %[[A]]
 // CHECK: scf.for %{{.*}} = %c0 to %c64 step %c4 iter_args(%{{.*}}) -> (vector<6x16xf32>)
 // CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
