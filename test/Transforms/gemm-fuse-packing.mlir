@@ -1,5 +1,5 @@
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{prefetch=false}))' %s | FileCheck %s
-// RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing,cse))' %s | FileCheck %s --check-prefix=PF
+// RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{prefetch-rows-ahead=2},cse))' %s | FileCheck %s --check-prefix=PF
 // RUN: dlc-opt --lower-to-llvm=target=avx512 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
 
 // dlc-gemm-fuse-packing: the copy that packs a Kc block of B goes; the
@@ -61,8 +61,18 @@
 // PF-NEXT:      %[[HASP:.*]] = arith.cmpi ult, %[[P1]], %c2
 // PF-NEXT:      %[[ROW0:.*]] = arith.select %[[HASP]], %[[K]], %[[KL]]
 // PF-NEXT:      %[[PAN:.*]] = arith.select %[[HASP]], %[[P1]], %[[PL]]
+// The first row block prefetches, with each row kk of B it reads, row
+// k + kk + 2 (prefetch-rows-ahead=2), past B's last row (7) its last:
 // PF:           scf.for %{{.*}} = %c0 to %c2 step %c2 {
-// PF-NOT:         memref.prefetch
+// PF:             scf.for %[[KF:.*]] = %c0 to %c4 step %c2
+// PF:               %[[A2:.*]] = arith.addi %[[KF]], %c2
+// PF-NEXT:          %[[AK:.*]] = arith.addi %[[K]], %[[A2]]
+// PF-NEXT:          %[[LAST:.*]] = arith.constant 7
+// PF-NEXT:          %[[AR:.*]] = arith.minui %[[AK]], %[[LAST]]
+// PF-NEXT:          memref.prefetch %arg1[%[[AR]], %[[P]], %c0], read, locality<3>, data
+// PF-NEXT:          %[[C15A:.*]] = arith.constant 15
+// PF-NEXT:          memref.prefetch %arg1[%[[AR]], %[[P]], %[[C15A]]], read, locality<3>, data
+// PF-NEXT:          vector.transfer_read
 // PF:           scf.for %[[M:.*]] = %c2 to %c4 step %c2 {
 // PF-NEXT:        vector.transfer_read
 // PF-NEXT:        %[[R:.*]] = arith.subi %[[M]], %c2
