@@ -240,6 +240,22 @@ static void setParallel(DlcSchedule *s, int from, int to) {
     s->parallel[s->numParallel++] = d;
 }
 
+/* Mc when M does not fit one block of A and is split anyway: each Mc
+   block's pass over the tile's panels cycles its Mc x Kc block of A, its
+   Mc x Nc rows of the packed C and the Kc x Nc block of B through L2, so
+   the three (Nc taken as Kc) get half of it. At 1024^3 (Kc 256, 2 MiB L2)
+   that is Mc 256, not the 512 of maxMc: interleaved in one process, both
+   orders, 30 rounds of best of 2, Sapphire Rapids-class Xeon (loaded
+   machine), 1 thread 140.8 -> 149.5 and 138.8 -> 148.1 GFLOP/s median
+   (ahead in 26 and 27 of 30 rounds), 2 threads 281 -> 293 and 289 -> 318
+   (27 and 30 of 30). A that dlc-gemm-pack-a packs keeps maxMc's: 2048^3
+   ran no faster with Mc 256. M that fits one block (512^3, BERT's 128)
+   is not split: the fused packing needs the whole of M in the tile. */
+static int64_t splitMc(const DlcCpuTarget *t, int64_t kc) {
+  int64_t budget = t->l2Bytes / 2 / 4 - kc * kc; /* floats */
+  return budget > 0 ? budget / (2 * kc) : 0;
+}
+
 /* Whether dlc-gemm-pack-a will pack this packed-panel GEMM's A: one
    matrix (no batch or split rows) larger than dlcGemmPackAMinBytes. */
 enum { kPackedARows = 8 };
@@ -289,9 +305,17 @@ static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, const Dlc
      not let more rows of A share L2 */
   int64_t mc = dlcLargestDivisor(M, maxMc(t, maxKc(t)));
   /* dlc-gemm-pack-a packs 8-row panels */
-  dlcGemmRegisterTileRows(mc, N, vw, packedA ? kPackedARows : dlcGemmMaxRows(t, aRowBytes),
-                          s->registerTile);
+  int64_t maxRows = packedA ? kPackedARows : dlcGemmMaxRows(t, aRowBytes);
+  dlcGemmRegisterTileRows(mc, N, vw, maxRows, s->registerTile);
   int64_t kc = panelKc(t, K, N, s->registerTile[0], aRowBytes);
+  if (!packedA && mc < M) {
+    int64_t split = splitMc(t, kc);
+    if (split >= 2 * s->registerTile[0] && split < mc) {
+      mc = dlcLargestDivisor(M, split);
+      dlcGemmRegisterTileRows(mc, N, vw, maxRows, s->registerTile);
+      kc = panelKc(t, K, N, s->registerTile[0], aRowBytes);
+    }
+  }
   int64_t ncMax = packedA ? packedANc(t, kc) : panelsNc(t, kc, mc);
   int64_t panelTile = dlcLargestDivisor(panels, ncMax / N > 1 ? ncMax / N : 1);
   /* with A packed, one tile per core: more would pack each block of A

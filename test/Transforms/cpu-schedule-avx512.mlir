@@ -80,6 +80,17 @@ func.func @wide(%a: tensor<256x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<2
   return %0 : tensor<256x2048xf32>
 }
 
+// M split (1024 rows, more than Mc's 512), A in place (2 MiB): the Mc x Kc
+// block of A, its Mc x Nc rows of packed C and the Kc x Nc block of B get
+// half of L2 (Nc taken as Kc): Mc 256, not 512; with the smaller blocks of
+// A and C, the tile takes 8 panels rather than 4:
+// CHECK-LABEL: func.func private @split_rows_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [8, 256, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
+func.func @split_rows(%a: tensor<1024x512xf32>, %b: tensor<512x1024xf32>) -> tensor<1024x1024xf32> {
+  %0 = dlg.matmul %a, %b : tensor<1024x512xf32>, tensor<512x1024xf32> -> tensor<1024x1024xf32>
+  return %0 : tensor<1024x1024xf32>
+}
+
 // A of 16 MiB, more than twice L2: dlc-gemm-pack-a packs its Mc x Kc
 // blocks in 8-row panels (no row padding; 8-row register tiles), and a
 // tile takes as many panels as half of L2 holds of packed B (Kc 128: 32
