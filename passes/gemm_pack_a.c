@@ -410,7 +410,7 @@ static const DlcOptionDesc kOptions[] = {
     {"target", "CPU whose L2 size decides which GEMMs pack A: host, avx2 or avx512",
      DLC_OPTION_STRING, "host"},
     {"min-bytes", "A larger than this (bytes) is packed; 0 takes the target's "
-                  "threshold (twice L2 with AVX-512, never below)", DLC_OPTION_INT, "0"},
+                  "threshold (just under twice L2 with AVX-512, never below)", DLC_OPTION_INT, "0"},
 };
 
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {

@@ -231,7 +231,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
     addScheduleStage(&p, target, given);
   dlcAddBufferizeStage(&p, schedule);
   addMemoryPlanStage(&p);
-  /* GEMMs whose A exceeds twice L2 read it from packed Mc x Kc blocks
+  /* GEMMs whose A is at least twice L2 read it from packed Mc x Kc blocks
      (gemm_pack_a.c); the cost model sized their tiles for it. */
   if (packABytes > 0)
     dlcPipelineAdd(&p, "dlc-gemm-pack-a{min-bytes=%lld}", packABytes);

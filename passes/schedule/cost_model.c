@@ -227,11 +227,19 @@ static int64_t panelKc(const DlcCpuTarget *t, int64_t k, int64_t nr, int64_t mr,
   return dlcLargestDivisor(k, limit);
 }
 
-/* Twice L2, not L2: 1024^3 (A 4 MiB, 2 MiB L2) ran 178 GFLOP/s with A in
-   place and 170 packed at 1 thread (Sapphire Rapids-class Xeon,
-   interleaved rounds), where 2048^3 (16 MiB) gained (gemm_pack_a.c). */
+/* A of at least twice L2 (the threshold reads "larger than": 4 bytes
+   less). More than twice L2 was the bar while 1024^3 (A 4 MiB, 2 MiB L2,
+   exactly twice) ran 178 GFLOP/s with A in place and 170 packed. With the packed C
+   unpacked tile by tile (dlc-gemm-fuse-unpack) and split M in smaller
+   blocks (splitMc), packed A won there: AOT libraries interleaved in one
+   process, both orders, 30 rounds of best of 2 (Sapphire Rapids-class
+   Xeon, loaded machine), 1 thread 143.5 -> 151.7 and 147.9 -> 156.1
+   GFLOP/s median (ahead in 26 and 28 of 30 rounds), 2 threads 287 -> 305
+   and 281 -> 306 (27 and 30 of 30). 2048^3 (16 MiB) gained before
+   (gemm_pack_a.c). A between L2 and twice L2 is unmeasured and keeps its
+   place (BERT's 128x3072 A, 1.5 MiB, on a 1 MiB L2). */
 int64_t dlcGemmPackAMinBytes(const DlcCpuTarget *t) {
-  return t->vectorWidth >= 16 ? 2 * t->l2Bytes : 0;
+  return t->vectorWidth >= 16 ? 2 * t->l2Bytes - 4 : 0;
 }
 
 static void setParallel(DlcSchedule *s, int from, int to) {

@@ -94,8 +94,8 @@ void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vectorWidth, int64_t 
                              int64_t out[2]);
 
 /* The size of A [M, K] (bytes) above which a packed-panel GEMM reads A's
-   Mc x Kc blocks from packed copies (dlc-gemm-pack-a): A more than twice
-   L2, so each block's first pass comes from L3. 0 (never) below AVX-512,
+   Mc x Kc blocks from packed copies (dlc-gemm-pack-a): A of at least
+   twice L2, so each block's first pass comes from L3. 0 (never) below AVX-512,
    whose register tiles are not 8 rows high. */
 int64_t dlcGemmPackAMinBytes(const DlcCpuTarget *t);
 

@@ -2,7 +2,7 @@
 // 8-way L1, 1 MiB L2, so the choices do not depend on the machine that
 // runs the test): B packed into panels as wide as the register tile, two
 // zmm wide, and Kc/Mc/Nc from the caches.
-// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16 pack-a-bytes=2097152},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx512},canonicalize,cse)' | FileCheck %s
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16 pack-a-bytes=2097148},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx512},canonicalize,cse)' | FileCheck %s
 // The AVX2 target keeps 16-column panels and 6 x 16 tiles:
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx2},canonicalize,cse)' | FileCheck %s --check-prefix=AVX2
 // A target it does not know is an error, not the host's model:
@@ -68,26 +68,26 @@ func.func @narrow(%a: tensor<64x256xf32>, %b: tensor<256x48xf32>) -> tensor<64x4
   return %0 : tensor<64x48xf32>
 }
 
-// Nc with A in place (2 MiB, not more than twice L2): the Kc x Nc block of
+// Nc with A in place (1 MiB, less than twice L2): the Kc x Nc block of
 // B, the Mc x Kc block of A and the Mc x Nc block of C share 3/4 of L2
 // (Kc 128 and 8-row tiles, A's padded rows spread over the sets as above;
 // Mc all 256 rows: 8 panels, 256 columns; counting B alone gave more, whose
 // block and C's evict each other):
 // CHECK-LABEL: func.func private @wide_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [8, 0, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
-func.func @wide(%a: tensor<256x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<256x2048xf32> {
-  %0 = dlg.matmul %a, %b : tensor<256x2048xf32>, tensor<2048x2048xf32> -> tensor<256x2048xf32>
+func.func @wide(%a: tensor<256x1024xf32>, %b: tensor<1024x2048xf32>) -> tensor<256x2048xf32> {
+  %0 = dlg.matmul %a, %b : tensor<256x1024xf32>, tensor<1024x2048xf32> -> tensor<256x2048xf32>
   return %0 : tensor<256x2048xf32>
 }
 
-// M split (1024 rows, more than Mc's 512), A in place (2 MiB): the Mc x Kc
+// M split (1024 rows, more than Mc's 512), A in place (1 MiB): the Mc x Kc
 // block of A, its Mc x Nc rows of packed C and the Kc x Nc block of B get
 // half of L2 (Nc taken as Kc): Mc 256, not 512; with the smaller blocks of
 // A and C, the tile takes 8 panels rather than 4:
 // CHECK-LABEL: func.func private @split_rows_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [8, 256, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
-func.func @split_rows(%a: tensor<1024x512xf32>, %b: tensor<512x1024xf32>) -> tensor<1024x1024xf32> {
-  %0 = dlg.matmul %a, %b : tensor<1024x512xf32>, tensor<512x1024xf32> -> tensor<1024x1024xf32>
+func.func @split_rows(%a: tensor<1024x256xf32>, %b: tensor<256x1024xf32>) -> tensor<1024x1024xf32> {
+  %0 = dlg.matmul %a, %b : tensor<1024x256xf32>, tensor<256x1024xf32> -> tensor<1024x1024xf32>
   return %0 : tensor<1024x1024xf32>
 }
 

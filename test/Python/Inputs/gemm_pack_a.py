@@ -1,11 +1,11 @@
-"""GEMMs whose A is packed block by block (dlc-gemm-pack-a): A larger than
+"""GEMMs whose A is packed block by block (dlc-gemm-pack-a): A of at least
 twice L2, rows that MR does not divide (a remainder tile that keeps
 reading A in place), K whose Kc is no multiple of 16 (no packing, no row
 padding), at 1 and 2 threads. Each case prints how many blocks of A the
-AVX-512 pipeline packs (its fixed cache model: a 1 MiB L2, so A > 2 MiB;
+AVX-512 pipeline packs (its fixed cache model: a 1 MiB L2, so A >= 2 MiB;
 dlc-opt's IR, the same on every host) and checks the host's JIT result
-against NumPy (the host packs where it has AVX-512 and A exceeds twice its
-own L2). One line per case for FileCheck; exits 1 on any FAIL."""
+against NumPy (the host packs where it has AVX-512 and A is at least twice
+its own L2). One line per case for FileCheck; exits 1 on any FAIL."""
 
 import os
 import subprocess
@@ -33,9 +33,10 @@ def packed_blocks(src):
 def main():
     rng = np.random.default_rng(0)
     failed = False
-    # (m, k, n): 8 MiB A; 2 MiB exactly (not packed: not more than twice
-    # L2); rows 2056 (Mc 514: a 2-row remainder tile); K 1000 (Kc 250)
-    for m, k, n in [(2048, 1024, 256), (512, 1024, 256), (2056, 1024, 256), (1200, 1000, 256)]:
+    # (m, k, n): 8 MiB A; 2 MiB exactly (packed: twice L2); 1.75 MiB (not
+    # packed); rows 2056 (Mc 514: a 2-row remainder tile); K 1000 (Kc 250)
+    for m, k, n in [(2048, 1024, 256), (512, 1024, 256), (448, 1024, 256), (2056, 1024, 256),
+                    (1200, 1000, 256)]:
         src = source(m, k, n)
         blocks = packed_blocks(src)
         a = rng.standard_normal((m, k), dtype=np.float32)
