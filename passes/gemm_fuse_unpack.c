@@ -23,16 +23,19 @@
    the same order: results are bit-identical (max diff 0 at 1024^3,
    2048^3, 128x768x3072 and the BERT layer).
 
-   Measured (1 thread, Sapphire Rapids-class Xeon, AVX-512): at 1024^3
-   perf finds the fill and the copy gone, the unpack inside the loop ~1% of
-   the samples on its stores and prefetches; interleaved in one process
-   the GEMM ran 1.3% faster (median of 60 rounds, ahead in 42), the BERT
-   layer 1% (ahead in 14 of 20), but two builds of the same code differed
-   by up to 2-3% in that harness on this loaded machine, so the gain is
-   within its noise. The write prefetches of C (option prefetch) measured
-   both ways there; they are kept because without them perf put 3.3% of
-   1024^3 on the unpack's stores, rows of C 4 KiB apart that no hardware
-   prefetcher follows.
+   Measured (Sapphire Rapids-class Xeon, AVX-512, loaded machine): perf
+   finds the fill and the copy gone at 1024^3, the unpack inside the loop
+   ~1% of the samples on its stores and prefetches, but the time did not
+   follow. AOT libraries interleaved in one process, every library in
+   every position in turn (a build compared with a copy of itself differed
+   by 2-3% otherwise): 1024^3 (A packed) 141.9 / 141.4 GFLOP/s median
+   without and with it at 1 thread, 312.5 / 307.5 at 2; 2048^3 139.7 /
+   138.1 and 137.3 / 135.2 (without ahead in 8 and 9 of 12 rounds: rows
+   of C 8 KiB apart, whose unpack inside the Kc loop shares L1 sets with
+   the panel of B); the BERT layer 15.26 / 15.24 ms. So the CPU pipeline
+   runs it only when asked (--lower-to-llvm=fuse-unpack=true), for
+   machines whose L2 does not hold the packed C between its passes. The
+   write prefetches of C (option prefetch) were neither better nor worse.
 
    The pass matches the loop nests after bufferization and leaves anything
    else alone. For a memref.alloc Cp [P, M, NR] in a parallel tile's body

@@ -105,6 +105,10 @@ static const DlcOptionDesc kOptions[] = {
     {"fuse", "run dlg-fuse first (kernels already present are kept)", DLC_OPTION_BOOL, "true"},
     {"schedule", "tile and vectorise (off: plain loops, for debugging)", DLC_OPTION_BOOL, "true"},
     {"parallel", "turn parallel tiles into OpenMP loops", DLC_OPTION_BOOL, "true"},
+    {"fuse-unpack",
+     "start packed-panel GEMMs' packed C from the fill value and unpack it tile by tile "
+     "(dlc-gemm-fuse-unpack; measured neutral on the machines so far)",
+     DLC_OPTION_BOOL, "false"},
     {"profile", "time each kernel (dlc-profile; the runtime prints the table)", DLC_OPTION_BOOL,
      "false"},
 };
@@ -160,12 +164,13 @@ static void addScheduleStage(DlcPipeline *p, MlirStringRef target, int64_t vecto
 
 /* Copies elided into the caller's buffers, temporaries in one workspace
    arena (a last argument), what is left of linalg as loops; then the
-   packed-panel GEMMs' B packing into their first row block and their C's
-   fill and unpacking into their first and last Kc blocks. */
-static void addMemoryPlanStage(DlcPipeline *p) {
+   packed-panel GEMMs' B packing into their first row block and, when
+   asked, their C's fill and unpacking into their first and last Kc
+   blocks (off by default: gemm_fuse_unpack.c measured it neutral here). */
+static void addMemoryPlanStage(DlcPipeline *p, bool fuseUnpack) {
   dlcPipelineAdd(p, "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg{cpu=true},"
-                    "func.func(convert-linalg-to-loops,dlc-gemm-fuse-packing,"
-                    "dlc-gemm-fuse-unpack)");
+                    "func.func(convert-linalg-to-loops,dlc-gemm-fuse-packing%s)",
+                 fuseUnpack ? ",dlc-gemm-fuse-unpack" : "");
 }
 
 /* The schedule's parallel foralls as OpenMP loops (or serial loops). */
@@ -230,7 +235,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   if (schedule)
     addScheduleStage(&p, target, given);
   dlcAddBufferizeStage(&p, schedule);
-  addMemoryPlanStage(&p);
+  addMemoryPlanStage(&p, dlcOptionsGetBool(o, "fuse-unpack"));
   /* GEMMs whose A is at least twice L2 read it from packed Mc x Kc blocks
      (gemm_pack_a.c); the cost model sized their tiles for it. */
   if (packABytes > 0)

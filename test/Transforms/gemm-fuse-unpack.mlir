@@ -1,10 +1,16 @@
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-unpack{prefetch=false}))' %s | FileCheck %s
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-unpack,canonicalize))' %s | FileCheck %s --check-prefix=PF
-// RUN: dlc-opt --lower-to-llvm=target=avx512 --mlir-print-ir-after=dlc-gemm-fuse-unpack %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
+// RUN: dlc-opt --lower-to-llvm='target=avx512 fuse-unpack=true' --mlir-print-ir-after=dlc-gemm-fuse-unpack %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
+// RUN: dlc-opt --lower-to-llvm=target=avx512 --mlir-print-ir-after-all %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULT
 
 // dlc-gemm-fuse-unpack: the packed C's fill loop and its unpacking loop
 // (the epilogue's) go; each register tile reads the fill value in the
 // first Kc block and unpacks its rows right after the last.
+
+// The CPU pipeline runs the pass only when asked (fuse-unpack=true; its
+// header says why):
+// DEFAULT-NOT: dlc-gemm-fuse-unpack
+// DEFAULT-NOT: dlc.fused_unpack
 
 // The real pipeline: the 64x512x256 GEMM (+ bias) of the fuse-packing test.
 // PIPE: IR Dump After dlc-gemm-fuse-unpack
