@@ -413,12 +413,14 @@ static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
    until it reads them: rows N floats apart share few L1 sets (N = 3072,
    12 KiB: all of them one set per line, 12 ways for 256 rows), so most
    come back from L2, a latency the block's 16 FMAs per row do not hide.
-   Measured interleaved in one process, 30 rounds of best of 10 (1 thread,
-   Sapphire Rapids-class Xeon, loaded machine), 16 rows ahead against
-   none: 128x768x3072 with B from memory (24 copies) 134.9 -> 140.6
-   GFLOP/s median (ahead in 26 of 30 rounds; 8 rows ahead 141.3, 30 of
-   30); 128x768x768 152.9 -> 156.3; 128x3072x768 150.6 -> 150.8; with B
-   in cache 512^3 159.3 -> 175.7 (28 of 30), 256^3 189.4 -> 192.4. */
+   Measured interleaved in one process, each build first in half of the
+   runs (1 thread, Sapphire Rapids-class Xeon, loaded machine), 16 rows
+   ahead against none: 512^3 160.0 -> 162.6 and 162.7 -> 166.1 GFLOP/s
+   median (ahead in 16 and 14 of 20 rounds); 128x768x3072 with B from
+   memory (24 copies) 132.6 -> 133.7 and 132.2 -> 133.4; the BERT layer
+   13.18 -> 12.66 and 15.35 -> 15.25 ms. A first run that always timed
+   the variant without it first showed 1.10x at 512^3 and 1.04x at
+   128x768x3072: that harness favoured one position by 2-3%. */
 static void prefetchAhead(const Match *m, MlirOperation before, MlirValue kk, MlirValue pan,
                           int64_t ahead) {
   enum { kLocality = 3, kLineFloats = 16 };
