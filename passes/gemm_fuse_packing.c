@@ -299,11 +299,7 @@ static bool matchCompute(Match *m) {
 }
 
 static MlirValue ult(DlcBuilder *b, MlirValue x, MlirValue y) {
-  MlirType i1 = mlirIntegerTypeGet(b->context, 1);
-  MlirAttribute pred = mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64), 6 /* ult */);
-  return mlirOperationGetResult(dlcBuildOpTyped(b, "arith.cmpi", DLC_VALUES(x, y), 1, &i1,
-                                                DLC_ATTRS(dlcNamed(b->context, "predicate", pred))),
-                                0);
+  return dlcIndexCmp(b, DLC_CMPI_ULT, x, y);
 }
 
 static MlirValue selectIndex(DlcBuilder *b, MlirValue c, MlirValue t, MlirValue f) {

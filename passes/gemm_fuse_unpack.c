@@ -557,14 +557,6 @@ static bool matchAlloc(MlirOperation alloc, Match *m) {
   return true;
 }
 
-static MlirValue cmpEq(DlcBuilder *b, MlirValue x, MlirValue y) {
-  MlirType i1 = mlirIntegerTypeGet(b->context, 1);
-  MlirAttribute pred = mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64), 0 /* eq */);
-  return mlirOperationGetResult(dlcBuildOpTyped(b, "arith.cmpi", DLC_VALUES(x, y), 1, &i1,
-                                                DLC_ATTRS(dlcNamed(b->context, "predicate", pred))),
-                                0);
-}
-
 /* scf.if `cond` with then and else blocks (empty, no terminators yet) and
    `nResults` results of `types`. */
 static MlirOperation buildIf(DlcBuilder *b, MlirValue cond, intptr_t nResults,
@@ -586,7 +578,7 @@ static MlirValue kBlockIs(DlcBuilder *b, MlirOperation kLoop, int which) {
   int64_t kb[3];
   loopBounds(kLoop, kb);
   int64_t at = which == 0 ? kb[0] : kb[0] + (tripCount(kb) - 1) * kb[2];
-  return cmpEq(b, dlcForInductionVar(kLoop), dlcIndexConst(b, at));
+  return dlcIndexCmp(b, DLC_CMPI_EQ, dlcForInductionVar(kLoop), dlcIndexConst(b, at));
 }
 
 /* The tile's read of Cp: the fill value in the first Kc block. */

@@ -24,6 +24,17 @@ static inline MlirValue dlcIndexOp(DlcBuilder *b, const char *op, MlirValue x, M
   return dlcBuildValue(b, op, DLC_VALUES(x, y), DLC_NO_ATTRS);
 }
 
+/* arith.cmpi `predicate` (arith's numbering: 0 eq, 6 ult ...) of index
+   values x and y: an i1 */
+static inline MlirValue dlcIndexCmp(DlcBuilder *b, int64_t predicate, MlirValue x, MlirValue y) {
+  MlirType i1 = mlirIntegerTypeGet(b->context, 1);
+  MlirAttribute pred = mlirIntegerAttrGet(mlirIntegerTypeGet(b->context, 64), predicate);
+  return mlirOperationGetResult(dlcBuildOpTyped(b, "arith.cmpi", DLC_VALUES(x, y), 1, &i1,
+                                                DLC_ATTRS(dlcNamed(b->context, "predicate", pred))),
+                                0);
+}
+enum { DLC_CMPI_EQ = 0, DLC_CMPI_ULT = 6 };
+
 /* Element `i` of `op`'s dense i64 array attribute `name` (static_offsets,
    static_sizes, permutation ...); the op must have it. */
 static inline int64_t dlcI64ArrayAt(MlirOperation op, const char *name, intptr_t i) {
