@@ -87,6 +87,14 @@ _TYPED_FIELDS = {1: "float_data", 2: "int32_data", 3: "int32_data", 4: "int32_da
 _STRING = 8
 
 
+def _type_name(code):
+    """ONNX's name for element type `code` (FLOAT, INT64 ...), else the code."""
+    try:
+        return _onnx.TensorProto.DataType.Name(code) if _onnx else f"code {code}"
+    except ValueError:
+        return f"code {code}"
+
+
 def _check_tensor(t, what):
     """`t` (a TensorProto) holds exactly the elements its dims declare, of an
     element type ONNX defines."""
@@ -142,8 +150,9 @@ def _check_inputs(graph):
             # was taken as it is (an ONNX mutation campaign)
             dims = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
             if tt.elem_type and tt.elem_type != t.data_type:
-                _fail(f"ONNX graph input '{v.name}': declared element type {tt.elem_type}, its "
-                      f"initializer holds type {t.data_type}")
+                _fail(f"ONNX graph input '{v.name}': declared element type "
+                      f"{_type_name(tt.elem_type)}, its initializer holds "
+                      f"{_type_name(t.data_type)}")
             if tt.HasField("shape") and (len(dims) != len(t.dims) or
                                          any(d is not None and d != e for d, e in zip(dims, t.dims))):
                 _fail(f"ONNX graph input '{v.name}': declared shape "

@@ -631,8 +631,8 @@ def test_initializer_disagreeing_with_its_input():
     or shape than the input declares was taken as it was."""
     w = helper.make_tensor("w", TensorProto.FLOAT, [3, 2], np.zeros(6, np.float32))
     for decl, want in ((helper.make_tensor_value_info("w", TensorProto.INT64, [3, 2]),
-                        "ONNX graph input 'w': declared element type 7, its initializer holds "
-                        "type 1"),
+                        "ONNX graph input 'w': declared element type INT64, its initializer "
+                        "holds FLOAT"),
                        (helper.make_tensor_value_info("w", TensorProto.FLOAT, [2, 3]),
                         "ONNX graph input 'w': declared shape [2, 3], its initializer has dims "
                         "[3, 2]")):
