@@ -71,6 +71,7 @@
 #include "dlc-c/Passes.h"
 #include "support/index_ops.h"
 #include "support/op_list.h"
+#include "support/prefetch.h"
 #include "support/scf_loops.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -323,12 +324,7 @@ static MlirOperation innerKLoop(const Match *m, MlirOperation loop) {
 /* memref.prefetch (read) of tile[row, pan, col]. */
 static void prefetchRead(DlcBuilder *b, MlirValue tile, MlirValue row, MlirValue pan,
                          MlirValue col, int locality) {
-  MlirContext ctx = b->context;
-  dlcBuildOpTyped(b, "memref.prefetch", DLC_VALUES(tile, row, pan, col), 0, NULL,
-                  DLC_ATTRS(dlcNamedBool(ctx, "isWrite", false),
-                            dlcNamed(ctx, "localityHint",
-                                     mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), locality)),
-                            dlcNamedBool(ctx, "isDataCache", true)));
+  dlcBuildPrefetch(b, DLC_VALUES(tile, row, pan, col), false, locality);
 }
 
 /* Software prefetch of the B rows the next first row block will read.
@@ -341,15 +337,14 @@ static void prefetchRead(DlcBuilder *b, MlirValue tile, MlirValue row, MlirValue
    prefetches lines t*q .. t*q+q-1 of the next panel (the next Kc block's
    first panel after the last one; the last panel of the last block
    prefetches its own rows again, a no-op), q the fewest lines per slot
-   that cover its Kc rows. A row's NR floats need not start a line
-   (NumPy's buffers are 16-byte aligned), so a row is NR/16 + 1 lines:
-   offsets 0, 16, ... and its last float.
+   that cover its Kc rows, a row's lines those of support/prefetch.h
+   (NR/16 + 1 for a multiple of 16: offsets 0, 16, ... and its last float).
    Locality 3 (prefetcht0): measured against 1 (prefetcht2) and 2, the
    same within noise, never slower. */
 static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
   MlirOperation rest = m->rLoop, kLoop = innerKLoop(m, rest);
   MlirOperation blk = dlcDefiningOp(mlirOperationGetOperand(m->elem, 0), "memref.subview");
-  enum { kLocality = 3, kLineFloats = 16 };
+  enum { kLocality = 3, kLineFloats = DLC_LINE_FLOATS };
   int64_t rb[3], kb[3];
   bool bounds = true;
   for (int i = 0; i < 3; ++i)
@@ -359,7 +354,7 @@ static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
     return;
   MlirValue tile = mlirOperationGetOperand(blk, 0), k0 = mlirOperationGetOperand(blk, 1);
   int64_t kTotal = mlirShapedTypeGetDimSize(mlirValueGetType(tile), 0);
-  int64_t lpr = m->nr / kLineFloats + 1;
+  int64_t lpr = dlcRowPrefetches(m->nr);
   int64_t lines = m->kc * lpr, steps = kb[1] / kb[2];
   int64_t slots = (rb[1] - rb[0]) / rb[2] * steps, q = (lines + slots - 1) / slots;
   if (kTotal <= 0 || slots <= 0)
@@ -419,7 +414,7 @@ static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
    128x768x3072: that harness favoured one position by 2-3%. */
 static void prefetchAhead(const Match *m, MlirOperation before, MlirValue kk, MlirValue pan,
                           int64_t ahead) {
-  enum { kLocality = 3, kLineFloats = 16 };
+  enum { kLocality = 3 };
   MlirOperation blk = dlcDefiningOp(mlirOperationGetOperand(m->elem, 0), "memref.subview");
   if (mlirOperationIsNull(blk) || ahead <= 0)
     return;
@@ -429,12 +424,8 @@ static void prefetchAhead(const Match *m, MlirOperation before, MlirValue kk, Ml
   MlirValue row = dlcIndexOp(&b, "arith.addi", k0,
                              dlcIndexOp(&b, "arith.addi", kk, dlcIndexConst(&b, ahead)));
   row = dlcIndexOp(&b, "arith.minui", row, dlcIndexConst(&b, kTotal - 1));
-  for (int64_t col = 0; col < m->nr + kLineFloats - 1; col += kLineFloats) {
-    if (col >= m->nr && (m->nr - 1) % kLineFloats == 0)
-      break;
-    prefetchRead(&b, tile, row, pan, dlcIndexConst(&b, col < m->nr ? col : m->nr - 1),
-                 kLocality);
-  }
+  for (int64_t j = 0; j < dlcRowPrefetches(m->nr); ++j)
+    prefetchRead(&b, tile, row, pan, dlcIndexConst(&b, dlcRowPrefetchAt(j, m->nr)), kLocality);
 }
 
 static MlirOperation insertClone(MlirOperation like, MlirOperation before) {

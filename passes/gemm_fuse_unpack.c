@@ -63,6 +63,7 @@
 #include "support/index_ops.h"
 #include "support/memref_views.h"
 #include "support/op_list.h"
+#include "support/prefetch.h"
 #include "support/scf_loops.h"
 #include "support/type_bytes.h"
 
@@ -270,6 +271,16 @@ static MlirValue writtenMemref(MlirOperation op) {
   return (MlirValue){NULL};
 }
 
+/* The memref an op reads, or null (loads, transfer reads, gathers and
+   prefetches). */
+static MlirValue readMemref(MlirOperation op) {
+  if (dlcOpIs(op, "vector.transfer_read") || dlcOpIs(op, "memref.load") ||
+      dlcOpIs(op, "vector.load") || dlcOpIs(op, "vector.maskedload") ||
+      dlcOpIs(op, "vector.gather") || dlcOpIs(op, "memref.prefetch"))
+    return mlirOperationGetOperand(op, 0);
+  return (MlirValue){NULL};
+}
+
 /* A read of Cp's register tile: its only use the init of an scf.for whose
    matching result is written back to the same view. */
 static bool tileOf(const Match *m, MlirOperation read, Tile *t) {
@@ -331,9 +342,8 @@ static MlirWalkResult scanCompute(MlirOperation op, void *user) {
       }
     }
   }
-  bool reads = dlcOpIs(op, "vector.transfer_read") || dlcOpIs(op, "memref.load") ||
-               dlcOpIs(op, "vector.load");
-  if (reads && mlirValueEqual(rootOf(mlirOperationGetOperand(op, 0)), m->cp)) {
+  MlirValue src = readMemref(op);
+  if (!mlirValueIsNull(src) && mlirValueEqual(rootOf(src), m->cp)) {
     Tile t;
     if (!dlcOpIs(op, "vector.transfer_read") || !tileOf(m, op, &t)) {
       s->ok = false;
@@ -427,12 +437,22 @@ static bool overlap(Span a, Span b) {
   return mlirValueEqual(a.base, b.base) && a.lo < b.hi && b.lo < a.hi;
 }
 
-typedef struct Spans {
+typedef struct SpanList {
   Span *s;
   intptr_t n;
-  bool writes; /* collect written spans (else read ones) */
+} SpanList;
+
+/* What a region reads and writes; ok false when it calls or copies,
+   whose effects are not read here. */
+typedef struct Spans {
+  SpanList reads, writes;
   bool ok;
 } Spans;
+
+static void pushSpan(SpanList *l, MlirValue v) {
+  l->s = dlcXrealloc(l->s, sizeof *l->s * (size_t)(l->n + 1));
+  l->s[l->n++] = spanOf(v);
+}
 
 static MlirWalkResult collectSpans(MlirOperation op, void *user) {
   Spans *l = user;
@@ -440,17 +460,11 @@ static MlirWalkResult collectSpans(MlirOperation op, void *user) {
     l->ok = false;
     return MlirWalkResultInterrupt;
   }
-  MlirValue v = (MlirValue){NULL};
-  if (l->writes)
-    v = writtenMemref(op);
-  else if (dlcOpIs(op, "vector.transfer_read") || dlcOpIs(op, "memref.load") ||
-           dlcOpIs(op, "vector.load") || dlcOpIs(op, "vector.maskedload") ||
-           dlcOpIs(op, "vector.gather") || dlcOpIs(op, "memref.prefetch"))
-    v = mlirOperationGetOperand(op, 0);
-  if (!mlirValueIsNull(v)) {
-    l->s = dlcXrealloc(l->s, sizeof *l->s * (size_t)(l->n + 1));
-    l->s[l->n++] = spanOf(v);
-  }
+  MlirValue r = readMemref(op), w = writtenMemref(op);
+  if (!mlirValueIsNull(r))
+    pushSpan(&l->reads, r);
+  if (!mlirValueIsNull(w))
+    pushSpan(&l->writes, w);
   return MlirWalkResultAdvance;
 }
 
@@ -461,22 +475,19 @@ static MlirWalkResult collectSpans(MlirOperation op, void *user) {
    caller's buffer or the workspace) is checked against every read of the
    compute: another buffer, or disjoint bytes of the workspace. */
 static bool independent(const Match *m) {
-  Spans w = {.writes = true, .ok = true}, r = {.writes = false, .ok = true};
-  Spans ur = {.writes = false, .ok = true}, cw = {.writes = true, .ok = true};
-  mlirOperationWalk(m->unpack, collectSpans, &w, MlirWalkPreOrder);
-  mlirOperationWalk(m->unpack, collectSpans, &ur, MlirWalkPreOrder);
-  mlirOperationWalk(m->compute, collectSpans, &r, MlirWalkPreOrder);
-  mlirOperationWalk(m->compute, collectSpans, &cw, MlirWalkPreOrder);
-  bool ok = w.ok && r.ok && ur.ok && cw.ok;
-  for (intptr_t i = 0; ok && i < w.n; ++i) {
-    ok = !mlirValueEqual(w.s[i].base, m->cp);
-    for (intptr_t j = 0; ok && j < r.n; ++j)
-      ok = !overlap(w.s[i], r.s[j]);
+  Spans u = {.ok = true}, c = {.ok = true};
+  mlirOperationWalk(m->unpack, collectSpans, &u, MlirWalkPreOrder);
+  mlirOperationWalk(m->compute, collectSpans, &c, MlirWalkPreOrder);
+  bool ok = u.ok && c.ok;
+  for (intptr_t i = 0; ok && i < u.writes.n; ++i) {
+    ok = !mlirValueEqual(u.writes.s[i].base, m->cp);
+    for (intptr_t j = 0; ok && j < c.reads.n; ++j)
+      ok = !overlap(u.writes.s[i], c.reads.s[j]);
   }
-  for (intptr_t i = 0; ok && i < ur.n; ++i)
-    for (intptr_t j = 0; ok && j < cw.n; ++j)
-      ok = mlirValueEqual(ur.s[i].base, m->cp) || !overlap(ur.s[i], cw.s[j]);
-  free(w.s), free(r.s), free(ur.s), free(cw.s);
+  for (intptr_t i = 0; ok && i < u.reads.n; ++i)
+    for (intptr_t j = 0; ok && j < c.writes.n; ++j)
+      ok = mlirValueEqual(u.reads.s[i].base, m->cp) || !overlap(u.reads.s[i], c.writes.s[j]);
+  free(u.reads.s), free(u.writes.s), free(c.reads.s), free(c.writes.s);
   return ok;
 }
 
@@ -646,7 +657,7 @@ static MlirWalkResult collectWrites(MlirOperation op, void *user) {
    the unpack after the last Kc block would wait on each. Prefetched
    before that block's k loop, they arrive while it runs. */
 static void prefetchInstead(const Match *m, MlirOperation nest) {
-  enum { kLineFloats = 16, kLocality = 3 };
+  enum { kLocality = 3 };
   DlcOpList writes = {0};
   mlirOperationWalk(nest, collectWrites, &writes, MlirWalkPreOrder);
   for (intptr_t i = 0; i < writes.n; ++i) {
@@ -664,17 +675,10 @@ static void prefetchInstead(const Match *m, MlirOperation nest) {
     for (intptr_t d = 0; d < rank; ++d)
       idx[1 + d] = mlirOperationGetOperand(w, 2 + d);
     MlirValue last = idx[rank];
-    for (int64_t off = 0; off < len + kLineFloats - 1; off += kLineFloats) {
-      int64_t at = off < len ? off : len - 1;
-      if (off >= len && (len - 1) % kLineFloats == 0)
-        break;
+    for (int64_t j = 0; j < dlcRowPrefetches(len); ++j) {
+      int64_t at = dlcRowPrefetchAt(j, len);
       idx[rank] = at ? dlcIndexOp(&b, "arith.addi", last, dlcIndexConst(&b, at)) : last;
-      dlcBuildOpTyped(&b, "memref.prefetch", 1 + rank, idx, 0, NULL,
-                      DLC_ATTRS(dlcNamedBool(b.context, "isWrite", true),
-                                dlcNamed(b.context, "localityHint",
-                                         mlirIntegerAttrGet(mlirIntegerTypeGet(b.context, 32),
-                                                            kLocality)),
-                                dlcNamedBool(b.context, "isDataCache", true)));
+      dlcBuildPrefetch(&b, 1 + rank, idx, true, kLocality);
     }
     mlirOperationDestroy(w);
   }

@@ -229,13 +229,14 @@ static int64_t panelKc(const DlcCpuTarget *t, int64_t k, int64_t nr, int64_t mr,
 
 /* A of at least twice L2 (the threshold reads "larger than": 4 bytes
    less). More than twice L2 was the bar while 1024^3 (A 4 MiB, 2 MiB L2,
-   exactly twice) ran 178 GFLOP/s with A in place and 170 packed. With the packed C
-   unpacked tile by tile (dlc-gemm-fuse-unpack) and split M in smaller
-   blocks (splitMc), packed A won there: AOT libraries interleaved in one
-   process, both orders, 30 rounds of best of 2 (Sapphire Rapids-class
-   Xeon, loaded machine), 1 thread 143.5 -> 151.7 and 147.9 -> 156.1
-   GFLOP/s median (ahead in 26 and 28 of 30 rounds), 2 threads 287 -> 305
-   and 281 -> 306 (27 and 30 of 30). 2048^3 (16 MiB) gained before
+   exactly twice) ran 178 GFLOP/s with A in place and 170 packed. With
+   split M in smaller blocks (splitMc), packed A won there: AOT libraries
+   interleaved in one process, both orders, 30 rounds of best of 2
+   (Sapphire Rapids-class Xeon, loaded machine), 1 thread 124.1 -> 135.7
+   and 124.5 -> 131.0 GFLOP/s median; with dlc-gemm-fuse-unpack on (now
+   off by default) 143.5 -> 151.7 and 147.9 -> 156.1 (ahead in 26 and 28
+   of 30 rounds), 2 threads 287 -> 305 and 281 -> 306 (27 and 30 of 30).
+   2048^3 (16 MiB) gained before
    (gemm_pack_a.c). A between L2 and twice L2 is unmeasured and keeps its
    place (BERT's 128x3072 A, 1.5 MiB, on a 1 MiB L2). */
 int64_t dlcGemmPackAMinBytes(const DlcCpuTarget *t) {
@@ -251,12 +252,13 @@ static void setParallel(DlcSchedule *s, int from, int to) {
 /* Mc when M does not fit one block of A and is split anyway: each Mc
    block's pass over the tile's panels cycles its Mc x Kc block of A, its
    Mc x Nc rows of the packed C and the Kc x Nc block of B through L2, so
-   the three (Nc taken as Kc) get half of it. At 1024^3 (Kc 256, 2 MiB L2)
+   the three (Nc taken as Kc) get half of it. At Kc 256 on a 2 MiB L2
    that is Mc 256, not the 512 of maxMc: interleaved in one process, both
-   orders, 30 rounds of best of 2, Sapphire Rapids-class Xeon (loaded
-   machine), 1 thread 140.8 -> 149.5 and 138.8 -> 148.1 GFLOP/s median
-   (ahead in 26 and 27 of 30 rounds), 2 threads 281 -> 293 and 289 -> 318
-   (27 and 30 of 30). A that dlc-gemm-pack-a packs keeps maxMc's: 2048^3
+   orders, Sapphire Rapids-class Xeon (loaded machine), 1024x768x1024 at
+   1 thread 128.6 -> 134.3 and 135.8 -> 141.4 GFLOP/s median (ahead in 20
+   and 18 of 24 rounds); 1024^3 with A in place (with dlc-gemm-fuse-unpack
+   on; that A is now packed) 140.8 -> 149.5 and 138.8 -> 148.1 at 1 thread,
+   281 -> 293 and 289 -> 318 at 2. A that dlc-gemm-pack-a packs keeps maxMc's: 2048^3
    ran no faster with Mc 256. M that fits one block (512^3, BERT's 128)
    is not split: the fused packing needs the whole of M in the tile. */
 static int64_t splitMc(const DlcCpuTarget *t, int64_t kc) {
