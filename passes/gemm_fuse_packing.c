@@ -76,8 +76,10 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
@@ -492,6 +494,14 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
   (void)state;
   bool prefetch = dlcOptionsGetBool(dlcPassGetOptions(pass), "prefetch");
   int64_t ahead = dlcOptionsGetInt(dlcPassGetOptions(pass), "prefetch-rows-ahead");
+  if (ahead < 0) {
+    char msg[112];
+    snprintf(msg, sizeof msg,
+             "dlc-gemm-fuse-packing: prefetch-rows-ahead must be 0 or more, got %lld",
+             (long long)ahead);
+    mlirEmitError(mlirOperationGetLocation(func), msg);
+    return (MlirLogicalResult){0};
+  }
   DlcOpList reads = {0};
   mlirOperationWalk(func, collectReads, &reads, MlirWalkPreOrder);
   /* matched first, rewritten after: a rewrite destroys reads of the list */

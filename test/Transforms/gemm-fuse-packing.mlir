@@ -1,5 +1,7 @@
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{prefetch=false}))' %s | FileCheck %s
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{prefetch-rows-ahead=2},cse))' %s | FileCheck %s --check-prefix=PF
+// RUN: not dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{prefetch-rows-ahead=-1}))' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: dlc-gemm-fuse-packing: prefetch-rows-ahead must be 0 or more, got -1
 // RUN: dlc-opt --lower-to-llvm=target=avx512 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
 
 // dlc-gemm-fuse-packing: the copy that packs a Kc block of B goes; the
