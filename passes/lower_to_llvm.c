@@ -167,10 +167,10 @@ static void addScheduleStage(DlcPipeline *p, MlirStringRef target, int64_t vecto
    packed-panel GEMMs' B packing into their first row block and, when
    asked, their C's fill and unpacking into their first and last Kc
    blocks (off by default: gemm_fuse_unpack.c measured it neutral here). */
-static void addMemoryPlanStage(DlcPipeline *p, bool fuseUnpack) {
+static void addMemoryPlanStage(DlcPipeline *p, long long maxRunBytes, bool fuseUnpack) {
   dlcPipelineAdd(p, "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg{cpu=true},"
-                    "func.func(convert-linalg-to-loops,dlc-gemm-fuse-packing%s)",
-                 fuseUnpack ? ",dlc-gemm-fuse-unpack" : "");
+                    "func.func(convert-linalg-to-loops,dlc-gemm-fuse-packing{max-run-bytes=%lld}%s)",
+                 maxRunBytes, fuseUnpack ? ",dlc-gemm-fuse-unpack" : "");
 }
 
 /* The schedule's parallel foralls as OpenMP loops (or serial loops). */
@@ -235,7 +235,8 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   if (schedule)
     addScheduleStage(&p, target, given);
   dlcAddBufferizeStage(&p, schedule);
-  addMemoryPlanStage(&p, dlcOptionsGetBool(o, "fuse-unpack"));
+  addMemoryPlanStage(&p, (long long)dlcGemmFusePackingMaxRunBytes(&cpu),
+                     dlcOptionsGetBool(o, "fuse-unpack"));
   /* GEMMs whose A is at least twice L2 read it from packed Mc x Kc blocks
      (gemm_pack_a.c); the cost model sized their tiles for it. */
   if (packABytes > 0)

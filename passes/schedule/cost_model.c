@@ -243,6 +243,34 @@ int64_t dlcGemmPackAMinBytes(const DlcCpuTarget *t) {
   return t->vectorWidth >= 16 ? 2 * t->l2Bytes - 4 : 0;
 }
 
+/* Fused packing (gemm_fuse_packing.c) has each panel's first row block
+   read its Kc rows of B, NR floats each, N floats apart: short reads that
+   only software prefetch covers, the same whatever the tile's width. The
+   copy it replaces reads each Kc row of the parallel tile's P panels as
+   one run of P x NR floats, which the hardware prefetchers stream better
+   the longer it is. AOT libraries interleaved in one process, positions
+   rotated, 16-24 rounds of best of 10, B rotated over 16-24 copies so it
+   comes from memory (Sapphire Rapids-class Xeon, 1 thread, loaded
+   machine), median GFLOP/s fused -> copy, by the run P x NR x 4:
+     768 B (128x768x768)             122.2 -> 116.7
+     1 KiB (128x768x1024)            157.0 -> 148.6
+     1.5 KiB (128x768x1536)          148.1 -> 140.8
+     1.5 KiB (128x768x2304)          139.9 -> 138.4
+     2 KiB (128x768x4096)            134.8 -> 134.2
+     2 KiB (256x768x3072)            118.9 -> 125.0 (copy ahead 16 of 16)
+     3 KiB (128x768x3072)            133.7 -> 142.2 (20 of 20; B in cache
+                                     139.8 -> 144.1; 2 threads 249.6 ->
+                                     259.4, B in cache 269.7 -> 292.1)
+     4 KiB (64x768x4096)             94.2 -> 109.2
+   So from 2 KiB the copy stays. The BERT-base layer (weights as
+   arguments, only its 128x768x3072 GEMM changes) ran 13.03 -> 12.96 and
+   13.59 -> 13.47 ms at 1 thread, 7.23 -> 7.08 and 7.21 -> 7.18 at 2, each
+   order once. AVX2 keeps fusing at any run: fusing was measured a gain
+   there (the BERT layer 1.06x on Zen 1), and no run limit was. */
+int64_t dlcGemmFusePackingMaxRunBytes(const DlcCpuTarget *t) {
+  return t->vectorWidth >= 16 ? 2048 : 0;
+}
+
 static void setParallel(DlcSchedule *s, int from, int to) {
   s->numParallel = 0;
   for (int d = from; d < to; ++d)

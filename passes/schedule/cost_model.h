@@ -99,6 +99,11 @@ void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vectorWidth, int64_t 
    whose register tiles are not 8 rows high. */
 int64_t dlcGemmPackAMinBytes(const DlcCpuTarget *t);
 
+/* The run of B (bytes: a Kc row of a parallel tile's panels) from which
+   dlc-gemm-fuse-packing keeps a GEMM's packing copy rather than fuse it
+   into the first row block; 0: fuse at any run. */
+int64_t dlcGemmFusePackingMaxRunBytes(const DlcCpuTarget *t);
+
 /* Vector registers of a target with `vectorWidth` f32 lanes: 32 zmm with
    AVX-512 (16 lanes), 16 ymm or xmm below. */
 int64_t dlcCpuVectorRegisters(int64_t vectorWidth);

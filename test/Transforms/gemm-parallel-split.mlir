@@ -7,7 +7,9 @@
 // loaded machine). A parallel tile is a group of whole B panels over all
 // of M (parallel = [0], M's tile 0): each panel of B is packed once, by
 // the one thread that owns it, inside its first row block
-// (dlc.fused_packing, one per tile loop). Splitting M across threads would
+// (dlc.fused_packing, one per tile loop), or in its tile's copy loop where
+// the tile's Kc rows are runs of 2 KiB or more (ffn1's 16 panels of 32
+// floats: dlcGemmFusePackingMaxRunBytes). Splitting M across threads would
 // make both threads read and pack every panel. The tile counts are even,
 // so the two threads of the runtime's static split get equal work: an odd
 // count (3 or 5 tiles) leaves one thread a whole tile behind.
@@ -19,7 +21,7 @@
 // SCHED: scf.forall (%{{.*}}) in (6)
 // FUSED-LABEL: func.func @ffn1
 // FUSED: scf.forall (%{{.*}}) in (6)
-// FUSED: } {dlc.fused_packing}
+// FUSED: memref.alloc() {alignment = 64 : i64} : memref<16x192x32xf32>
 // FUSED-NOT: dlc.fused_packing
 // FUSED-LABEL: func.func @ffn2
 func.func @ffn1(%a: tensor<128x768xf32>, %b: tensor<768x3072xf32>) -> tensor<128x3072xf32> {
