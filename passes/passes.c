@@ -44,6 +44,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGemmFusePackingPass,
     &dlcGemmFuseUnpackPass,
     &dlcGemmPackAPass,
+    &dlcDlgRuntimeChecksPass,
 };
 
 static once_flag registered = ONCE_FLAG_INIT;

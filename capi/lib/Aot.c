@@ -130,7 +130,10 @@ static const char *const kErrors[] = {
    NAME_signature, with declarations of what they call (the entry, libc's
    aligned_alloc and free), which the lowered module may define already. */
 static char *wrapperSource(const char *name, const char *entry, const Tensor *ts, int ni,
-                           int no, int64_t wsBytes, int threads, const char *signature) {
+                           int no, int64_t wsBytes, int threads, const char *signature,
+                           intptr_t nChecks, char *const *checks) {
+  /* codes: kErrors', then 4 + k - 1 for run-time check k */
+  size_t nCodes = sizeof kErrors / sizeof *kErrors + (size_t)nChecks;
   Buf b = {NULL, 0, 0};
   put(&b, "module {\n");
   if (wsBytes > 0)
@@ -138,10 +141,11 @@ static char *wrapperSource(const char *name, const char *entry, const Tensor *ts
             "  llvm.func @free(!llvm.ptr)\n");
   if (threads > 1)
     put(&b, "  llvm.func @omp_set_num_threads(i32)\n");
-  for (size_t i = 0; i < sizeof kErrors / sizeof *kErrors; ++i) {
+  for (size_t i = 0; i < nCodes; ++i) {
     char sym[64];
     snprintf(sym, sizeof sym, "__%s_error%zu", name, i);
-    putStringGlobal(&b, sym, kErrors[i]);
+    size_t nk = sizeof kErrors / sizeof *kErrors;
+    putStringGlobal(&b, sym, i < nk ? kErrors[i] : checks[i - nk]);
   }
   char sym[64];
   snprintf(sym, sizeof sym, "__%s_error_unknown", name);
@@ -158,8 +162,8 @@ static char *wrapperSource(const char *name, const char *entry, const Tensor *ts
   /* error_string: a chain of selects over the codes. */
   put(&b, "  llvm.func @%s_error_string(%%code: i32) -> !llvm.ptr {\n"
           "    %%r%zu = llvm.mlir.addressof @__%s_error_unknown : !llvm.ptr\n",
-      name, sizeof kErrors / sizeof *kErrors, name);
-  for (size_t i = sizeof kErrors / sizeof *kErrors; i-- > 0;)
+      name, nCodes, name);
+  for (size_t i = nCodes; i-- > 0;)
     put(&b, "    %%m%zu = llvm.mlir.addressof @__%s_error%zu : !llvm.ptr\n"
             "    %%k%zu = llvm.mlir.constant(%zu : i32) : i32\n"
             "    %%is%zu = llvm.icmp \"eq\" %%code, %%k%zu : i32\n"
@@ -217,8 +221,13 @@ static char *wrapperSource(const char *name, const char *entry, const Tensor *ts
   if (threads > 1)
     put(&b, "    %%nt = llvm.mlir.constant(%d : i32) : i32\n"
             "    llvm.call @omp_set_num_threads(%%nt) : (i32) -> ()\n", threads);
-  /* The entry's operands, shared by both calls. */
+  /* The entry's operands, shared by both calls: the tensors, then the
+     status of the run-time checks (an i32 of the wrapper's own). */
   Buf args = {NULL, 0, 0}, types = {NULL, 0, 0};
+  if (nChecks > 0)
+    put(&b, "    %%stN = llvm.mlir.constant(1 : i64) : i64\n"
+            "    %%st = llvm.alloca %%stN x i32 : (i64) -> !llvm.ptr\n"
+            "    llvm.store %%ok, %%st : i32, !llvm.ptr\n");
   for (int i = 0; i < ni + no; ++i) {
     const Tensor *t = &ts[i];
     put(&args, "%s%%a%d, %%a%d, %%c0", i ? ", " : "", i, i);
@@ -235,6 +244,12 @@ static char *wrapperSource(const char *name, const char *entry, const Tensor *ts
       put(&types, ", i64");
     }
   }
+  if (nChecks > 0) {
+    put(&args, "%s%%st, %%st, %%c0", ni + no ? ", " : "");
+    put(&types, "%s!llvm.ptr, !llvm.ptr, i64", ni + no ? ", " : "");
+  }
+  /* What a call returns: 0, or 3 + k when run-time check k failed. */
+  char *result = nChecks > 0 ? dlcFormat("%%code") : dlcFormat("%%ok");
   if (wsBytes > 0) {
     int64_t rounded = (wsBytes + 63) / 64 * 64;
     put(&b, "    %%wsb = llvm.mlir.constant(%lld : i64) : i64\n"
@@ -245,7 +260,7 @@ static char *wrapperSource(const char *name, const char *entry, const Tensor *ts
             "    llvm.cond_br %%wsNull, ^alloc, ^call\n"
             "  ^call:\n"
             "    llvm.call @%s(%s, %%ws, %%ws, %%c0, %%wsb, %%one) : (%s, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()\n"
-            "    llvm.return %%ok : i32\n"
+            "    llvm.br ^done\n"
             "  ^alloc:\n"
             "    %%m = llvm.call @aligned_alloc(%%al, %%rounded) : (i64, i64) -> !llvm.ptr\n"
             "    %%mNull = llvm.icmp \"eq\" %%m, %%null : !llvm.ptr\n"
@@ -253,16 +268,25 @@ static char *wrapperSource(const char *name, const char *entry, const Tensor *ts
             "  ^callFree:\n"
             "    llvm.call @%s(%s, %%m, %%m, %%c0, %%wsb, %%one) : (%s, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()\n"
             "    llvm.call @free(%%m) : (!llvm.ptr) -> ()\n"
-            "    llvm.return %%ok : i32\n"
+            "    llvm.br ^done\n"
             "  ^nomem:\n"
-            "    llvm.return %%e2 : i32\n",
+            "    llvm.return %%e2 : i32\n"
+            "  ^done:\n",
         (long long)wsBytes, (long long)rounded, entry, args.s ? args.s : "",
         types.s ? types.s : "", entry, args.s ? args.s : "", types.s ? types.s : "");
   } else {
-    put(&b, "    llvm.call @%s(%s) : (%s) -> ()\n"
-            "    llvm.return %%ok : i32\n",
+    put(&b, "    llvm.call @%s(%s) : (%s) -> ()\n",
         entry, args.s ? args.s : "", types.s ? types.s : "");
   }
+  if (nChecks > 0)
+    put(&b, "    %%sv = llvm.load %%st : !llvm.ptr -> i32\n"
+            "    %%failed = llvm.icmp \"ne\" %%sv, %%ok : i32\n"
+            "    %%base = llvm.mlir.constant(%zu : i32) : i32\n"
+            "    %%shifted = llvm.add %%sv, %%base : i32\n"
+            "    %%code = llvm.select %%failed, %%shifted, %%ok : i1, i32\n",
+        sizeof kErrors / sizeof *kErrors - 1);
+  put(&b, "    llvm.return %s : i32\n", result);
+  free(result);
   put(&b, "  ^bad:\n    llvm.return %%e1 : i32\n  }\n");
   put(&b, "  llvm.func @%s(%s%s)\n}\n", entry, types.s ? types.s : "",
       wsBytes > 0 ? (types.s ? ", !llvm.ptr, !llvm.ptr, i64, i64, i64" : "!llvm.ptr, !llvm.ptr, i64, i64, i64") : "");
@@ -301,7 +325,7 @@ static char *signatureJson(const char *name, const Tensor *ts, int ni, int no, i
 
 static char *headerText(const char *name, const char *source, const char *entry,
                         const Tensor *ts, int ni, int no, const DlcMemoryPlan *plan,
-                        int threads, const char *isa) {
+                        int threads, const char *isa, intptr_t nChecks, char *const *checks) {
   char up[128];
   size_t k = 0;
   for (; name[k] && k < sizeof up - 1; ++k)
@@ -347,7 +371,18 @@ static char *headerText(const char *name, const char *source, const char *entry,
           "#if defined(__GNUC__)\n#define %s_UNUSED __attribute__((unused))\n#else\n#define %s_UNUSED\n#endif\n\n",
       up, up);
   put(&b, "enum { %s_OK = 0, %s_ERROR_NULL_ARGUMENT = 1, %s_ERROR_WORKSPACE_ALLOC = 2,\n"
-          "       %s_ERROR_OVERLAP = 3 };\n\n", up, up, up, up);
+          "       %s_ERROR_OVERLAP = 3, %s_ERROR_CHECK = 4 };\n\n", up, up, up, up, up);
+  put(&b, "/* Run-time checks: %s_run returns %s_ERROR_CHECK + k - 1 when check k\n"
+          "   fails (the outputs are then not to be used); %s_error_string names it. */\n"
+          "#define %s_NUM_CHECKS %ld\n",
+      name, up, name, up, (long)nChecks);
+  for (intptr_t k = 0; k < nChecks; ++k) {
+    put(&b, "/* check %ld (code %ld): ", (long)k + 1, (long)(4 + k));
+    for (const char *c = checks[k]; *c; ++c) /* no comment end inside */
+      put(&b, "%c", c[0] == '*' && c[1] == '/' ? '+' : *c);
+    put(&b, " */\n");
+  }
+  put(&b, "\n");
   put(&b, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n#define %s_WORKSPACE_BYTES %lld\n"
           "#define %s_WEIGHTS_BYTES %lld\n#define %s_THREADS %d\n\n",
       up, ni, up, no, up, (long long)plan->workspaceBytes, up, (long long)plan->weightsBytes, up,
@@ -607,6 +642,8 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
   char *paths[3] = {NULL, NULL, NULL}, *text = NULL, *sig = NULL;
   char entry[256] = "";
   int ni = 0, no = 0;
+  intptr_t nChecks = 0;
+  char **checks = NULL;
   DlcMemoryPlan plan;
   MlirModule module = dlcModuleParse(ctx, (MlirStringRef){source, length},
                                      sourceName ? sourceName : "<input>");
@@ -619,10 +656,12 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
     goto done;
   MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(f, str("sym_name")));
   snprintf(entry, sizeof entry, "%.*s", (int)sym.length, sym.data);
+  if ((err = dlcEntryAddChecks(module, f, &nChecks, &checks)))
+    goto done;
   MlirType ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(f, str("function_type")));
   ni = (int)mlirFunctionTypeGetNumInputs(ft);
-  no = (int)mlirFunctionTypeGetNumResults(ft);
-  ts = dlcXcalloc((size_t)(ni + no) + 1, sizeof *ts);
+  no = (int)mlirFunctionTypeGetNumResults(ft) - (nChecks > 0);
+  ts = dlcXcalloc((size_t)(ni + no) + 2, sizeof *ts);
   for (int i = 0; i < ni && !err; ++i)
     err = readTensor(mlirFunctionTypeGetInput(ft, i), "input", i, &ts[i]);
   for (int i = 0; i < no && !err; ++i)
@@ -662,7 +701,8 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
   }
   dlcModuleMemoryPlan(module, entry, &plan);
   sig = signatureJson(name, ts, ni, no, plan.workspaceBytes, threads);
-  text = wrapperSource(name, entry, ts, ni, no, plan.workspaceBytes, threads, sig);
+  text = wrapperSource(name, entry, ts, ni, no, plan.workspaceBytes, threads, sig, nChecks,
+                       checks);
   MlirModule wrapper = dlcModuleParse(ctx, str(text), "<dlc-compile wrapper>");
   if (mlirModuleIsNull(wrapper)) {
     err = diagnosticsOr(diags, "internal error: the ABI wrapper does not parse");
@@ -692,7 +732,7 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
     goto done;
   free(text);
   text = headerText(name, sourceName ? sourceName : "<input>", entry, ts, ni, no, &plan,
-                    threads, isa);
+                    threads, isa, nChecks, checks);
   if ((err = writeFile(paths[2], text)))
     goto done;
   if (planOut)
@@ -705,6 +745,7 @@ done:
   free(ts);
   free(text);
   free(sig);
+  dlcFreeChecks(checks, nChecks);
   for (int i = 0; i < 3; ++i)
     free(paths[i]);
   if (err) {

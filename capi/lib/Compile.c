@@ -70,6 +70,11 @@ struct DlcProgram {
   DlcTensorType *types; /* declared: inputs then outputs, DLC_DYNAMIC_DIM */
   intptr_t *countedBy;  /* per output: the output counting its rows, or -1 */
   intptr_t *countedDim; /* per output: the dim counted (dlc.count_dim, 0) */
+  /* Run-time checks (dlg-runtime-checks): when there are any, the entry's
+     last result, after the numOutputs the caller sees, is the status, and
+     checks[k - 1] describes a status of k. */
+  intptr_t numChecks;
+  char **checks;
   bool dynamic;
   bool cuda; /* compiled by lower-to-nvvm: buffers live on the device */
   int threads;
@@ -484,9 +489,9 @@ static char *specialize(DlcProgram *p, const DlcTensorType *inputs, Variant *v) 
   free(types);
   if (!err) {
     MlirType ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(entry, str("function_type")));
-    v->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *v->types);
+    v->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 2, sizeof *v->types);
     memcpy(v->types, inputs, sizeof *inputs * (size_t)p->numInputs);
-    for (intptr_t i = 0; i < p->numOutputs && !err; ++i) {
+    for (intptr_t i = 0; i < p->numOutputs + (p->numChecks > 0) && !err; ++i) {
       DlcTensorType *o = &v->types[p->numInputs + i];
       err = dlcReadTensorType(mlirFunctionTypeGetResult(ft, i), "result", i, o);
       if (!err && hasDynamicDim(o))
@@ -601,19 +606,23 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
   p->source = module;
   if ((err = dlcFindEntry(module, o->entry, &entry)))
     goto fail;
+  /* A GPU program keeps the gather's marker alone: its status would need
+     a device buffer of its own (not built yet). */
+  if (!p->cuda && (err = dlcEntryAddChecks(module, entry, &p->numChecks, &p->checks)))
+    goto fail;
   {
     MlirStringRef sym = dlcFuncSymName(entry);
     snprintf(p->entry, sizeof p->entry, "%.*s", (int)sym.length, sym.data);
     MlirType ft = mlirTypeAttrGetValue(
         mlirOperationGetAttributeByName(entry, str("function_type")));
     p->numInputs = mlirFunctionTypeGetNumInputs(ft);
-    p->numOutputs = mlirFunctionTypeGetNumResults(ft);
-    p->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *p->types);
+    p->numOutputs = mlirFunctionTypeGetNumResults(ft) - (p->numChecks > 0);
+    p->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 2, sizeof *p->types);
     for (intptr_t i = 0; i < p->numInputs && !err; ++i) {
       err = dlcReadTensorType(mlirFunctionTypeGetInput(ft, i), "input", i, &p->types[i]);
       p->dynamic |= !err && hasDynamicDim(&p->types[i]);
     }
-    for (intptr_t i = 0; i < p->numOutputs && !err; ++i) {
+    for (intptr_t i = 0; i < p->numOutputs + (p->numChecks > 0) && !err; ++i) {
       err = dlcReadTensorType(mlirFunctionTypeGetResult(ft, i), "result", i,
                      &p->types[p->numInputs + i]);
       if (!err && !p->dynamic && hasDynamicDim(&p->types[p->numInputs + i]))
@@ -629,8 +638,9 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
     Variant *v = p->variants[p->numVariants++] = newVariant();
     v->module = module;
     p->source = (MlirModule){NULL};
-    v->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 1, sizeof *v->types);
-    memcpy(v->types, p->types, sizeof *p->types * (size_t)(p->numInputs + p->numOutputs));
+    v->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 2, sizeof *v->types);
+    memcpy(v->types, p->types,
+           sizeof *p->types * (size_t)(p->numInputs + p->numOutputs + (p->numChecks > 0)));
     if ((err = lowerAndJit(p, v, diags)))
       goto fail;
   } else if (!mlirOperationVerify(mlirModuleGetOperation(module))) {
@@ -663,6 +673,7 @@ void dlcProgramDestroy(DlcProgram *p) {
   free(p->types);
   free(p->countedBy);
   free(p->countedDim);
+  dlcFreeChecks(p->checks, p->numChecks);
   free(p->pipeline);
   free(p);
 }
@@ -890,8 +901,11 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
     releaseVariant(p, v);
     return false;
   }
-  Descriptor *descs = calloc((size_t)n + 2, sizeof *descs);
-  void **args = calloc((size_t)n * (3 + 2 * DLC_MAX_RANK) + 6, sizeof *args);
+  /* the status of the run-time checks: an output of the entry's own */
+  int32_t status = 0;
+  DlcTensor statusTensor = {v->types[n], &status};
+  Descriptor *descs = calloc((size_t)n + 3, sizeof *descs);
+  void **args = calloc((size_t)(n + 1) * (3 + 2 * DLC_MAX_RANK) + 6, sizeof *args);
   DlcTensor *dev = p->cuda ? calloc((size_t)n + 1, sizeof *dev) : NULL;
   if (!descs || !args || (p->cuda && !dev)) {
     snprintf(error, errorLength, "out of memory allocating %zu bytes of call arguments",
@@ -918,6 +932,8 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
     }
     k += pack(&descs[i], t, args + k);
   }
+  if (p->numChecks > 0)
+    k += pack(&descs[n + 1], &statusTensor, args + k);
   if (ws)
     k += packWorkspace(&descs[n], ws, v->plan.workspaceBytes, args + k);
   if (p->setThreads && p->threads > 0)
@@ -956,6 +972,14 @@ bool dlcProgramRun(DlcProgram *p, const DlcTensor *inputs, DlcTensor *outputs, c
   if (ws)
     returnWorkspace(v, ws);
   releaseVariant(p, v);
+  if (ok && status != 0) {
+    /* the outputs hold markers where the check failed: an error, not data */
+    if (status > 0 && status <= p->numChecks)
+      snprintf(error, errorLength, "%s", p->checks[status - 1]);
+    else
+      snprintf(error, errorLength, "run-time check %d failed", (int)status);
+    ok = false;
+  }
   return ok;
 }
 

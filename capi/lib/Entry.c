@@ -5,11 +5,14 @@
 
 #include "Entry.h"
 
+#include "dlc-c/Passes.h"
+
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "shape/Checked.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -111,4 +114,36 @@ char *dlcFindEntry(MlirModule m, const char *want, MlirOperation *out) {
   }
   return dlcFormat("no entry function: %s; name one with --entry",
                 publics ? "several public functions and none is 'main'" : "no public function");
+}
+
+char *dlcEntryAddChecks(MlirModule m, MlirOperation entry, intptr_t *numChecks,
+                        char ***messages) {
+  *numChecks = 0;
+  *messages = NULL;
+  MlirStringRef name = dlcFuncSymName(entry);
+  char *pipeline = dlcFormat("builtin.module(dlg-runtime-checks{entry=%.*s})", (int)name.length,
+                             name.data);
+  bool ok = mlirLogicalResultIsSuccess(dlcRunPipeline(mlirModuleGetOperation(m), pipeline));
+  free(pipeline);
+  if (!ok)
+    return dlcFormat("the run-time checks of @%.*s failed to build", (int)name.length, name.data);
+  MlirAttribute all = mlirOperationGetAttributeByName(entry, str("dlc.runtime_checks"));
+  if (mlirAttributeIsNull(all) || !mlirAttributeIsAArray(all))
+    return NULL;
+  intptr_t n = mlirArrayAttrGetNumElements(all);
+  char **msgs = dlcXcalloc((size_t)n + 1, sizeof *msgs);
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirAttribute a = mlirArrayAttrGetElement(all, i);
+    MlirStringRef t = mlirAttributeIsAString(a) ? mlirStringAttrGetValue(a) : str("?");
+    msgs[i] = dlcFormat("%.*s", (int)t.length, t.data);
+  }
+  *numChecks = n;
+  *messages = msgs;
+  return NULL;
+}
+
+void dlcFreeChecks(char **messages, intptr_t numChecks) {
+  for (intptr_t i = 0; i < numChecks; ++i)
+    free(messages[i]);
+  free(messages);
 }

@@ -34,4 +34,13 @@ MlirStringRef dlcFuncSymName(MlirOperation f);
    only public one, or main; otherwise a message naming the functions. */
 char *dlcFindEntry(MlirModule m, const char *want, MlirOperation *out);
 
+/* The entry's run-time checks (passes/dlg_runtime_checks.c), added to
+   `entry` in `m`: when it has any, its last result becomes the status (a
+   0-d i32: 0, or the number of the check that failed) and *messages
+   (malloc'd, as each string; free with dlcFreeChecks) holds one per
+   check; *numChecks 0 leaves the entry as it was. A message on failure. */
+char *dlcEntryAddChecks(MlirModule m, MlirOperation entry, intptr_t *numChecks,
+                        char ***messages);
+void dlcFreeChecks(char **messages, intptr_t numChecks);
+
 #endif /* DLC_CAPI_LIB_ENTRY_H */

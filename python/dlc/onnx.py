@@ -1730,9 +1730,8 @@ class _Importer:
         dim = data.shape[ax]
         if idx is not None and dim >= 0:
             # constant indices checked here (ONNX: out of range is an error;
-            # found by an ONNX mutation campaign). Kernels cannot report an
-            # error yet: one given at run time yields NaN (or an integer
-            # type's lowest value), never a read outside the data.
+            # found by an ONNX mutation campaign); one given at run time is
+            # checked at run time (passes/dlg_runtime_checks.c).
             flat = np.asarray(idx).reshape(-1).astype(np.int64)
             bad = flat[(flat < -dim) | (flat >= dim)]
             if bad.size:
@@ -1744,7 +1743,11 @@ class _Importer:
                              ends=[i0 + 1 if i == ax else _END for i in range(rank)],
                              steps=[1] * rank)
             return self._reshape_to(node, s, [d for i, d in enumerate(data.shape) if i != ax])
-        return self.g.gather(data, self._x(node, 1), axis=axis, name=node.name)
+        # dlc.node: the name survives the text form, whose parse drops
+        # locations, for the run-time check's message to say which Gather
+        named = {"dlc.node": node.name} if node.name else {}
+        return self.g.op("dlg.gather", data, self._x(node, 1), name_hint=node.name, axis=axis,
+                         **named)
 
     def op_Slice(self, node, a):
         x = self._x(node)

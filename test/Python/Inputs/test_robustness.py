@@ -572,24 +572,62 @@ def test_unreadable_model_reason_never_empty(monkeypatch, tmp_path):
         dlc.onnx.import_model(str(path))
 
 
-@pytest.mark.parametrize("dtype, marker", [(np.float32, np.nan), (np.int32, -2**31),
-                                           (np.int64, -2**63)])
-def test_gather_runtime_index_out_of_range(dtype, marker):
-    """Indices given at run time cannot be refused at compile time, and
-    kernels cannot report an error yet: an index outside the axis reads no
-    memory past the data (10 returned what followed a 4-row table, 2^40
-    crashed) and yields a marker, NaN or the type's lowest value."""
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64])
+@pytest.mark.parametrize("ids_type", ["i64", "i32"])
+def test_gather_runtime_index_out_of_range(dtype, ids_type):
+    """Indices given at run time cannot be refused at compile time. An
+    index outside the axis once read past the data (10 returned what
+    followed a 4-row table, 2^40 crashed), then yielded a marker (NaN, an
+    integer type's lowest value: a silent wrong answer for integers); now
+    the run is an error naming the gather and the valid range
+    (dlg-runtime-checks), at every index type, thread count and either
+    end of the range, and in-range indices, negative ones included, are
+    unaffected."""
     t = {np.float32: "f32", np.int32: "i32", np.int64: "i64"}[dtype]
-    src = f"""func.func @main(%x: tensor<4x6x{t}>, %i: tensor<6xi64>) -> tensor<6x6x{t}> {{
-  %0 = dlg.gather %x[%i] : (tensor<4x6x{t}>, tensor<6xi64>) -> tensor<6x6x{t}>
+    src = f"""func.func @main(%x: tensor<4x6x{t}>, %i: tensor<6x{ids_type}>) -> tensor<6x6x{t}> {{
+  %0 = dlg.gather %x[%i] : (tensor<4x6x{t}>, tensor<6x{ids_type}>) -> tensor<6x6x{t}> loc("emb")
   return %0 : tensor<6x6x{t}>
 }}"""
     x = np.arange(24).reshape(4, 6).astype(dtype)
-    ids = np.array([0, -1, 4, -5, 1 << 40, -(1 << 40)], np.int64)
-    want = np.full((6, 6), marker, dtype)
-    want[0], want[1] = x[0], x[-1]
+    itype = np.int64 if ids_type == "i64" else np.int32
+    good = np.array([0, -1, 3, -4, 2, 1], itype)
+    big = (1 << 40) if itype == np.int64 else (1 << 30)
     for threads in (1, 2):
-        np.testing.assert_array_equal(dlc.compile(src, threads=threads)(x, ids), want)
+        m = dlc.compile(src, threads=threads)
+        np.testing.assert_array_equal(m(x, good), x[good])
+        for bad in (4, -5, big, -big):
+            ids = good.copy()
+            ids[3] = bad
+            with pytest.raises(ValueError, match=r"^dlg.gather at 'emb': an index given at run "
+                               r"time is outside \[-4, 4\), the range of axis 0 of its data$"):
+                m(x, ids)
+        np.testing.assert_array_equal(m(x, good), x[good])  # a failed run leaves no state
+
+
+def test_gather_runtime_index_onnx_node_named():
+    """An ONNX Gather on a graph input (token ids into an embedding table):
+    an id outside the table is an error naming the node; with two gathers
+    the failing one is named; the dynamic batch dim is checked as well."""
+    table = helper.make_tensor("table", TensorProto.FLOAT, [5, 3], np.arange(15.0))
+    pos = helper.make_tensor("pos", TensorProto.FLOAT, [4, 3], np.arange(12.0))
+    nodes = [helper.make_node("Gather", ["table", "ids"], ["e"], name="word_embeddings"),
+             helper.make_node("Gather", ["pos", "p"], ["q"], name="position_embeddings"),
+             helper.make_node("Add", ["e", "q"], ["y"], name="sum")]
+    ids = helper.make_tensor_value_info("ids", TensorProto.INT64, ["n", 4])
+    p = helper.make_tensor_value_info("p", TensorProto.INT64, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4, 3])
+    g = helper.make_graph(nodes, "g", [ids, p], [y], initializer=[table, pos])
+    m = dlc.compile(dlc.onnx.import_model(
+        helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])))
+    t, q = np.arange(15.0, dtype=np.float32).reshape(5, 3), np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    good = np.array([[0, 4, -5, 2], [1, 1, 3, -1]], np.int64)
+    pp = np.array([0, 1, 2, 3], np.int64)
+    np.testing.assert_array_equal(m(good, pp), t[good] + q[pp])
+    with pytest.raises(ValueError, match=r"dlg.gather at 'word_embeddings': .* outside \[-5, 5\)"):
+        m(np.array([[0, 5, 1, 2]], np.int64), pp)
+    with pytest.raises(ValueError, match=r"dlg.gather at 'position_embeddings': .* outside "
+                       r"\[-4, 4\)"):
+        m(good, np.array([0, 1, 2, 4], np.int64))
 
 
 def test_wrapped_errors_said_plainly():

@@ -1,0 +1,268 @@
+/* --dlg-runtime-checks: an entry function reports, in a status result of
+   its own, the checks its inputs fail at run time, so that a run with bad
+   data is an error, not a wrong tensor.
+
+   The one check so far: a dlg.gather index outside [-n, n) for an axis of
+   n. ONNX makes it an error; the kernels cannot raise one, so the gather's
+   lowering (lowering/data.c) reads row 0 instead of memory past the data
+   and yields a marker (NaN, or an integer type's lowest value). A marker
+   is still a wrong tensor, and for integers a silent one: this pass adds,
+   per gather, the same test as ordinary dlg ops over its indices,
+
+     code_k = reduce_max(where(idx < -n or idx >= n, k, 0))   (k = 1, 2, ...)
+     status = max(0, code_1, code_2, ...)                     (tensor<i32>)
+
+   and returns `status` as the entry's last result, marked `dlc.status` in
+   its result attributes; the entry's `dlc.runtime_checks` attribute lists
+   one message per code. The runtime (capi/lib/Compile.c, Aot.c) passes a
+   buffer of its own for that result, hides it from the caller's outputs,
+   and turns a nonzero status into an error carrying the message of the
+   check that failed (the last one, when several did).
+
+   The test is a dlg graph like any other: it fuses into kernels, lowers on
+   every path, and costs a pass over the indices (a model's token ids, a
+   few hundred integers). The outputs are computed as before, markers
+   included; the error only tells the caller not to use them.
+
+   Scope: gathers in the entry's own body. One inside a dlg.if or dlg.while
+   region (an ONNX Loop body) keeps the marker alone: its indices live in
+   the region, and a status would have to flow out through the region's
+   results. A gather along a dynamic dimension is refused by its lowering.
+   An entry without gathers is left as it was (no status result). */
+
+#include "dlc-c/Builder.h"
+#include "dlc-c/Passes.h"
+#include "dlc-c/Text.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "shape/Checked.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static char *copyString(const char *s) {
+  size_t n = strlen(s) + 1;
+  return memcpy(dlcXmalloc(n), s, n);
+}
+
+/* A rank-0 dlg.constant of integer type `elt` holding `v`. */
+static MlirValue scalar(DlcBuilder *b, MlirType elt, int64_t v) {
+  MlirType t = mlirRankedTensorTypeGet(0, NULL, elt, mlirAttributeGetNull());
+  MlirAttribute value = mlirIntegerTypeGetWidth(elt) == 32
+                            ? mlirDenseElementsAttrInt32SplatGet(t, (int32_t)v)
+                            : mlirDenseElementsAttrInt64SplatGet(t, v);
+  return dlcBuildValue(b, "dlg.constant", 0, NULL, DLC_ATTRS(dlcNamed(b->context, "value", value)));
+}
+
+/* 'name' */
+static char *quoted(MlirStringRef name) {
+  DlcText t = {0};
+  dlcTextAppend(str("'"), &t);
+  dlcTextAppend(name, &t);
+  dlcTextAppend(str("'"), &t);
+  char *s = copyString(dlcTextGet(&t));
+  dlcTextFree(&t);
+  return s;
+}
+
+/* Where a message points: the op's dlc.node (the ONNX importer's node
+   name, which the text form keeps where it drops locations), a NameLoc's
+   name, file:line:col, else MLIR's own form. */
+static char *describeLoc(MlirLocation loc) {
+  if (mlirLocationIsAName(loc))
+    return quoted(mlirIdentifierStr(mlirLocationNameGetName(loc)));
+  DlcText t = {0};
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    char pos[48];
+    snprintf(pos, sizeof pos, ":%d:%d", mlirLocationFileLineColRangeGetStartLine(loc),
+             mlirLocationFileLineColRangeGetStartColumn(loc));
+    dlcTextAppend(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)), &t);
+    dlcTextAppend(str(pos), &t);
+  } else {
+    mlirLocationPrint(loc, dlcTextAppend, &t);
+  }
+  char *s = copyString(dlcTextGet(&t));
+  dlcTextFree(&t);
+  return s;
+}
+
+/* The check of gather `g` as code `k` (a tensor<i32>: k or 0), or a null
+   value when it does not apply (a dynamic axis); its message in `msg`. */
+static MlirValue checkGather(MlirOperation g, int64_t k, char **msg) {
+  MlirValue data = mlirOperationGetOperand(g, 0), idx = mlirOperationGetOperand(g, 1);
+  MlirType dt = mlirValueGetType(data), it = mlirValueGetType(idx);
+  if (!mlirTypeIsARankedTensor(dt) || !mlirTypeIsARankedTensor(it))
+    return (MlirValue){NULL};
+  int64_t rank = mlirShapedTypeGetRank(dt);
+  int64_t axis = dlcGetI64(g, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank || mlirShapedTypeIsDynamicDim(dt, axis))
+    return (MlirValue){NULL};
+  int64_t n = mlirShapedTypeGetDimSize(dt, axis);
+  MlirType ielt = mlirShapedTypeGetElementType(it);
+  MlirContext ctx = mlirOperationGetContext(g);
+  MlirType i32 = mlirIntegerTypeGet(ctx, 32);
+  DlcBuilder b = dlcBuilderBefore(g, mlirOperationGetLocation(g));
+  MlirValue below = dlcBuildValue(&b, "dlg.less", DLC_VALUES(idx, scalar(&b, ielt, -n)), DLC_NO_ATTRS);
+  MlirValue above =
+      dlcBuildValue(&b, "dlg.greater_equal", DLC_VALUES(idx, scalar(&b, ielt, n)), DLC_NO_ATTRS);
+  MlirValue code = scalar(&b, i32, k), zero = scalar(&b, i32, 0);
+  if (mlirValueIsNull(below) || mlirValueIsNull(above))
+    return (MlirValue){NULL};
+  MlirValue c = dlcBuildValue(&b, "dlg.where", DLC_VALUES(below, code, zero), DLC_NO_ATTRS);
+  c = mlirValueIsNull(c) ? c : dlcBuildValue(&b, "dlg.where", DLC_VALUES(above, code, c), DLC_NO_ATTRS);
+  if (mlirValueIsNull(c))
+    return c;
+  MlirValue s = dlcBuildValue(&b, "dlg.reduce_max", DLC_VALUES(c),
+                              DLC_ATTRS(dlcNamedI64Array(ctx, "axes", 0, NULL),
+                                        dlcNamedBool(ctx, "keepdims", false)));
+  MlirAttribute node = mlirOperationGetAttributeByName(g, str("dlc.node"));
+  char *where = !mlirAttributeIsNull(node) && mlirAttributeIsAString(node)
+                    ? quoted(mlirStringAttrGetValue(node))
+                    : describeLoc(mlirOperationGetLocation(g));
+  char buf[512];
+  snprintf(buf, sizeof buf,
+           "dlg.gather at %s: an index given at run time is outside [%lld, %lld), the range of "
+           "axis %lld of its data",
+           where, (long long)-n, (long long)n, (long long)axis);
+  free(where);
+  *msg = copyString(buf);
+  return s;
+}
+
+/* Appends `status` to `fn`'s results: the return's operands, the function
+   type, a result attribute dictionary {dlc.status} and the messages. */
+static void addStatusResult(MlirOperation fn, MlirOperation ret, MlirValue status,
+                            char **msgs, intptr_t n) {
+  MlirContext ctx = mlirOperationGetContext(fn);
+  intptr_t nr = mlirOperationGetNumOperands(ret);
+  MlirValue *vals = dlcXmalloc(sizeof *vals * (size_t)(nr + 1));
+  MlirType *types = dlcXmalloc(sizeof *types * (size_t)(nr + 1));
+  for (intptr_t i = 0; i < nr; ++i) {
+    vals[i] = mlirOperationGetOperand(ret, i);
+    types[i] = mlirValueGetType(vals[i]);
+  }
+  vals[nr] = status;
+  types[nr] = mlirValueGetType(status);
+  mlirOperationSetOperands(ret, nr + 1, vals);
+  MlirType ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(fn, str("function_type")));
+  intptr_t ni = mlirFunctionTypeGetNumInputs(ft);
+  MlirType *ins = dlcXmalloc(sizeof *ins * (size_t)(ni + 1));
+  for (intptr_t i = 0; i < ni; ++i)
+    ins[i] = mlirFunctionTypeGetInput(ft, i);
+  mlirOperationSetAttributeByName(
+      fn, str("function_type"), mlirTypeAttrGet(mlirFunctionTypeGet(ctx, ni, ins, nr + 1, types)));
+  /* result attributes: the old ones (or empty dictionaries), then ours */
+  MlirAttribute old = mlirOperationGetAttributeByName(fn, str("res_attrs"));
+  MlirAttribute *dicts = dlcXmalloc(sizeof *dicts * (size_t)(nr + 1));
+  for (intptr_t i = 0; i < nr; ++i)
+    dicts[i] = !mlirAttributeIsNull(old) && mlirAttributeIsAArray(old) &&
+                       i < mlirArrayAttrGetNumElements(old)
+                   ? mlirArrayAttrGetElement(old, i)
+                   : mlirDictionaryAttrGet(ctx, 0, NULL);
+  MlirNamedAttribute mark = dlcNamed(ctx, "dlc.status", mlirUnitAttrGet(ctx));
+  dicts[nr] = mlirDictionaryAttrGet(ctx, 1, &mark);
+  mlirOperationSetAttributeByName(fn, str("res_attrs"), mlirArrayAttrGet(ctx, nr + 1, dicts));
+  MlirAttribute *texts = dlcXmalloc(sizeof *texts * (size_t)n);
+  for (intptr_t i = 0; i < n; ++i)
+    texts[i] = mlirStringAttrGet(ctx, str(msgs[i]));
+  mlirOperationSetAttributeByName(fn, str("dlc.runtime_checks"), mlirArrayAttrGet(ctx, n, texts));
+  free(vals), free(types), free(ins), free(dicts), free(texts);
+}
+
+/* Whether `fn` (a func.func) is the entry the option names ("": every
+   public function). */
+static bool isEntry(MlirOperation fn, MlirStringRef entry) {
+  if (!dlcOpIs(fn, "func.func") ||
+      mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0))))
+    return false;
+  MlirStringRef name = mlirStringAttrGetValue(mlirOperationGetAttributeByName(fn, str("sym_name")));
+  if (entry.length > 0)
+    return name.length == entry.length && memcmp(name.data, entry.data, name.length) == 0;
+  MlirAttribute vis = mlirOperationGetAttributeByName(fn, str("sym_visibility"));
+  return mlirAttributeIsNull(vis);
+}
+
+static void checkFunction(MlirOperation fn, DlcPass *pass) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
+  if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(fn, str("dlc.runtime_checks"))))
+    return; /* checked already: the pass may run twice */
+  MlirOperation ret = mlirBlockGetTerminator(body);
+  if (!dlcOpIs(ret, "func.return"))
+    return;
+  MlirValue *codes = NULL;
+  char **msgs = NULL;
+  intptr_t n = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (!dlcOpIs(op, "dlg.gather"))
+      continue;
+    char *msg = NULL;
+    MlirValue c = checkGather(op, n + 1, &msg);
+    if (mlirValueIsNull(c)) {
+      free(msg);
+      continue;
+    }
+    codes = dlcXrealloc(codes, sizeof *codes * (size_t)(n + 1));
+    msgs = dlcXrealloc(msgs, sizeof *msgs * (size_t)(n + 1));
+    codes[n] = c;
+    msgs[n++] = msg;
+  }
+  if (n > 0) {
+    DlcBuilder b = dlcBuilderBefore(ret, mlirOperationGetLocation(ret));
+    MlirValue status = scalar(&b, mlirIntegerTypeGet(mlirOperationGetContext(fn), 32), 0);
+    for (intptr_t i = 0; i < n; ++i)
+      status = dlcBuildValue(&b, "dlg.max", DLC_VALUES(status, codes[i]), DLC_NO_ATTRS);
+    addStatusResult(fn, ret, status, msgs, n);
+    dlcPassAddStatistic(pass, "checks", (uint64_t)n);
+  }
+  for (intptr_t i = 0; i < n; ++i)
+    free(msgs[i]);
+  free(msgs);
+  free(codes);
+}
+
+static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
+  (void)state;
+  MlirStringRef entry = dlcOptionsGetString(dlcPassGetOptions(pass), "entry");
+  MlirBlock top = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  bool found = false;
+  for (MlirOperation op = mlirBlockGetFirstOperation(top); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (isEntry(op, entry)) {
+      checkFunction(op, pass);
+      found = true;
+    }
+  if (!found && entry.length > 0) { /* a misspelt entry would check nothing, silently */
+    char msg[320];
+    snprintf(msg, sizeof msg, "dlg-runtime-checks: entry '%.*s' names no function with a body",
+             (int)(entry.length > 200 ? 200 : entry.length), entry.data);
+    mlirEmitError(mlirOperationGetLocation(module), msg);
+    return (MlirLogicalResult){0};
+  }
+  return (MlirLogicalResult){1};
+}
+
+static const DlcOptionDesc kOptions[] = {
+    {"entry", "the function to check (empty: every public function)", DLC_OPTION_STRING, ""},
+};
+
+static const DlcStatisticDesc kStats[] = {{"checks", "run-time checks added"}};
+
+const DlcPassDescriptor dlcDlgRuntimeChecksPass = {
+    .argument = "dlg-runtime-checks",
+    .summary = "Return, as an entry's last result (dlc.status), the code of the run-time check "
+               "its inputs fail (a dlg.gather index outside its axis), 0 when none",
+    .anchor = "builtin.module",
+    .options = kOptions,
+    .numOptions = sizeof kOptions / sizeof *kOptions,
+    .statistics = kStats,
+    .numStatistics = sizeof kStats / sizeof *kStats,
+    .run = run,
+};
