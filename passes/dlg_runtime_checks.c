@@ -9,22 +9,29 @@
    is still a wrong tensor, and for integers a silent one: this pass adds,
    per gather, the same test as ordinary dlg ops over its indices,
 
-     code_k = reduce_max(where(idx < -n or idx >= n, k, 0))   (k = 1, 2, ...)
-     status = max(0, code_1, code_2, ...)                     (tensor<i32>)
+     code_k = max(reduce_max(where(idx < -n or idx >= n, k, 0)), 0)  (k = 1, 2..)
+     status = the first nonzero code_k, else 0                (tensor<i32>)
 
    and returns `status` as the entry's last result, marked `dlc.status` in
    its result attributes; the entry's `dlc.runtime_checks` attribute lists
    one message per code. The runtime (capi/lib/Compile.c, Aot.c) passes a
    buffer of its own for that result, hides it from the caller's outputs,
    and turns a nonzero status into an error carrying the message of the
-   check that failed (the last one, when several did).
+   check that failed (the first in program order, when several did).
 
    The test is a dlg graph like any other: it fuses into kernels, lowers on
    every path, and costs a pass over the indices (a model's token ids, a
    few hundred integers). The outputs are computed as before, markers
    included; the error only tells the caller not to use them.
 
-   Scope: gathers in the entry's own body. One inside a dlg.if or dlg.while
+   The ONNX importer lowers GatherElements, ScatterElements, GatherND and
+   ScatterND to compares against each position (an index outside the axis
+   matches none: zeros, or no update); it builds their test itself, a 0-d
+   i32 verdict whose op carries the message as `dlc.check`, and this pass
+   wires each such verdict into the status like a gather's (unused, the
+   verdict is dead code to every other pipeline).
+
+   Scope: gathers and verdicts in the entry's own body. One inside a dlg.if or dlg.while
    region (an ONNX Loop body) keeps the marker alone: its indices live in
    the region, and a status would have to flow out through the region's
    results. A gather along a dynamic dimension is refused by its lowering.
@@ -122,6 +129,8 @@ static MlirValue checkGather(MlirOperation g, int64_t k, char **msg) {
   MlirValue s = dlcBuildValue(&b, "dlg.reduce_max", DLC_VALUES(c),
                               DLC_ATTRS(dlcNamedI64Array(ctx, "axes", 0, NULL),
                                         dlcNamedBool(ctx, "keepdims", false)));
+  /* no indices at all: the empty max is the lowest i32, not a failure */
+  s = mlirValueIsNull(s) ? s : dlcBuildValue(&b, "dlg.max", DLC_VALUES(s, zero), DLC_NO_ATTRS);
   MlirAttribute node = mlirOperationGetAttributeByName(g, str("dlc.node"));
   char *where = !mlirAttributeIsNull(node) && mlirAttributeIsAString(node)
                     ? quoted(mlirStringAttrGetValue(node))
@@ -134,6 +143,35 @@ static MlirValue checkGather(MlirOperation g, int64_t k, char **msg) {
   free(where);
   *msg = copyString(buf);
   return s;
+}
+
+/* A check the ONNX importer built for an op it lowers to compares
+   (GatherElements, ScatterElements, GatherND, ScatterND): `v`, a 0-d i32
+   that is nonzero when the indices are out of range, produced by an op
+   carrying the message as `dlc.check`. As code `k`: where(v > 0, k, 0). */
+static MlirValue checkImported(MlirOperation op, int64_t k, char **msg) {
+  MlirAttribute m = mlirOperationGetAttributeByName(op, str("dlc.check"));
+  if (mlirAttributeIsNull(m) || !mlirAttributeIsAString(m) ||
+      mlirOperationGetNumResults(op) != 1)
+    return (MlirValue){NULL};
+  MlirValue v = mlirOperationGetResult(op, 0);
+  MlirType t = mlirValueGetType(v);
+  MlirContext ctx = mlirOperationGetContext(op);
+  MlirType i32 = mlirIntegerTypeGet(ctx, 32);
+  if (!mlirTypeIsARankedTensor(t) || mlirShapedTypeGetRank(t) != 0 ||
+      !mlirTypeEqual(mlirShapedTypeGetElementType(t), i32))
+    return (MlirValue){NULL};
+  DlcBuilder b = dlcBuilderBefore(mlirOperationGetNextInBlock(op), mlirOperationGetLocation(op));
+  MlirValue failed =
+      dlcBuildValue(&b, "dlg.greater", DLC_VALUES(v, scalar(&b, i32, 0)), DLC_NO_ATTRS);
+  MlirValue code = dlcBuildValue(&b, "dlg.where",
+                                 DLC_VALUES(failed, scalar(&b, i32, k), scalar(&b, i32, 0)),
+                                 DLC_NO_ATTRS);
+  MlirStringRef text = mlirStringAttrGetValue(m);
+  *msg = dlcXmalloc(text.length + 1);
+  memcpy(*msg, text.data, text.length);
+  (*msg)[text.length] = 0;
+  return code;
 }
 
 /* Appends `status` to `fn`'s results: the return's operands, the function
@@ -201,10 +239,11 @@ static void checkFunction(MlirOperation fn, DlcPass *pass) {
   intptr_t n = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
-    if (!dlcOpIs(op, "dlg.gather"))
+    bool gather = dlcOpIs(op, "dlg.gather");
+    if (!gather && mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("dlc.check"))))
       continue;
     char *msg = NULL;
-    MlirValue c = checkGather(op, n + 1, &msg);
+    MlirValue c = gather ? checkGather(op, n + 1, &msg) : checkImported(op, n + 1, &msg);
     if (mlirValueIsNull(c)) {
       free(msg);
       continue;
@@ -216,9 +255,16 @@ static void checkFunction(MlirOperation fn, DlcPass *pass) {
   }
   if (n > 0) {
     DlcBuilder b = dlcBuilderBefore(ret, mlirOperationGetLocation(ret));
-    MlirValue status = scalar(&b, mlirIntegerTypeGet(mlirOperationGetContext(fn), 32), 0);
-    for (intptr_t i = 0; i < n; ++i)
-      status = dlcBuildValue(&b, "dlg.max", DLC_VALUES(status, codes[i]), DLC_NO_ATTRS);
+    /* the first check that failed, in program order: the one a step-by-step
+       run would have stopped at (GatherND's component test, not the
+       flattened gather after it) */
+    MlirValue status = codes[0];
+    MlirValue zero = n > 1 ? scalar(&b, mlirIntegerTypeGet(mlirOperationGetContext(fn), 32), 0)
+                           : (MlirValue){NULL};
+    for (intptr_t i = 1; i < n; ++i) {
+      MlirValue set = dlcBuildValue(&b, "dlg.not_equal", DLC_VALUES(status, zero), DLC_NO_ATTRS);
+      status = dlcBuildValue(&b, "dlg.where", DLC_VALUES(set, status, codes[i]), DLC_NO_ATTRS);
+    }
     addStatusResult(fn, ret, status, msgs, n);
     dlcPassAddStatistic(pass, "checks", (uint64_t)n);
   }

@@ -1079,6 +1079,35 @@ class _Importer:
             raise UnsupportedError(node, "dtype " + _type_name(a["dtype"]))
         return np.eye(shape[0], shape[1], a.get("k", 0), dtype=dtype)
 
+    def _index_check(self, node, parts, where):
+        """Indices given to `node` at run time, tested as dlc's kernels cannot
+        raise: `parts` holds (index tensor, its extent n, its value when
+        constant, else None); every index must lie in [-n, n). Constant ones are checked here (an error
+        naming the node); others become a 0-d i32 verdict, nonzero when one
+        is out, whose op carries the message as `dlc.check`: the JIT and
+        dlc-compile make the entry return it (passes/dlg_runtime_checks.c)
+        and fail the run with the message. Elsewhere it is dead code."""
+        live = []
+        for idx, n, v in parts:
+            if v is None:
+                live.append((idx, n))
+                continue
+            flat = np.asarray(v).reshape(-1).astype(np.int64)
+            bad = flat[(flat < -n) | (flat >= n)]
+            if bad.size:
+                raise UnsupportedError(node, f"index {int(bad[0])} is outside {where}")
+        if not live:
+            return
+        one, zero = self.g.constant(np.array(1, np.int32)), self.g.constant(np.array(0, np.int32))
+        verdict = None
+        for idx, n in live:
+            out = self.g.where(self.g.less(idx, self._k(idx, -n)), one,
+                               self.g.where(self.g.greater_equal(idx, self._k(idx, n)), one, zero))
+            part = self.g.reduce_max(out, axes=[], keepdims=False)
+            verdict = part if verdict is None else self.g.max(verdict, part)
+        self.g.max(verdict, zero, **{"dlc.check": f"{node.op_type} '{node.name}': an index given "
+                                                   f"at run time is outside {where}"})
+
     def _onehot_gather(self, node, data, idx, axis):
         """out[.., i, ..] = data[.., idx[.., i, ..], ..] along `axis`, both of one
         rank and the same dims elsewhere: a compare against arange over a new
@@ -1108,6 +1137,9 @@ class _Importer:
             data = self.g.slice(data, starts=[0] * rank,
                                 ends=[d if j == axis else i for j, (i, d) in
                                       enumerate(zip(ishape, dshape))], steps=[1] * rank)
+        n = dshape[axis]
+        self._index_check(node, [(idx, n, self.const(node.input[1]))],
+                          f"[{-n}, {n}), the range of axis {axis} of its data")
         return self._onehot_gather(node, data, idx, axis)
 
     def op_CumSum(self, node, a):
@@ -1368,6 +1400,8 @@ class _Importer:
         if _elt(data) == "i1":
             raise UnsupportedError(node, "bool data")
         n = dshape[axis]
+        self._index_check(node, [(idx, n, self.const(node.input[1]))],
+                          f"[{-n}, {n}), the range of axis {axis} of its data")
         idx = self._nonneg(idx, n)
         ie = self._reshape_to(node, idx, list(ishape[:axis + 1]) + [1] + list(ishape[axis + 1:]))
         ue = self._reshape_to(node, upd, list(ishape[:axis + 1]) + [1] + list(ishape[axis + 1:]))
@@ -1394,14 +1428,21 @@ class _Importer:
         dims = dshape[b:b + k]
         lin = None
         stride = 1
+        parts = []
         for j in reversed(range(k)):
             r = len(ishape)
             c = self.g.slice(idx, starts=[0] * (r - 1) + [j], ends=[_END] * (r - 1) + [j + 1],
                              steps=[1] * r)
             c = self._reshape_to(node, c, list(ishape[:-1]))
+            known = self.const(node.input[1])
+            parts.append((c, dims[j], None if known is None else np.asarray(known)[..., j]))
             c = self.g.mul(self._nonneg(c, dims[j]), self._k(c, stride))
             lin = c if lin is None else self.g.add(lin, c)
             stride *= dims[j]
+        # each component in its own dim: (0, 5) into [3, 4] would otherwise
+        # read the element (1, 1)
+        self._index_check(node, parts, f"the data's dims {list(dims)} (index component j "
+                                       f"in [-dims[j], dims[j]))")
         flat = int(np.prod(dims)) if k else 1
         if lin is None:
             lin = self.g.constant(np.zeros(ishape[:-1], _elt_np(idx)))

@@ -23,18 +23,21 @@
 // CHECK-NEXT: %[[ZERO:.*]] = dlg.constant dense<0> : tensor<i32>
 // CHECK-NEXT: %[[C1:.*]] = dlg.where %[[BELOW]], %[[ONE]], %[[ZERO]]
 // CHECK-NEXT: %[[C2:.*]] = dlg.where %[[ABOVE]], %[[ONE]], %[[C1]]
-// CHECK-NEXT: %[[S1:.*]] = dlg.reduce_max %[[C2]] : tensor<2x3xi32> -> tensor<i32>
+// CHECK-NEXT: %[[R1:.*]] = dlg.reduce_max %[[C2]] : tensor<2x3xi32> -> tensor<i32>
+// No indices at all would give the lowest i32: 0 instead.
+// CHECK-NEXT: %[[S1:.*]] = dlg.max %[[R1]], %[[ZERO]]
 // CHECK-NEXT: %[[G1:.*]] = dlg.gather %arg0[%arg1]
 // The second: i32 indices along axis 1 (4 columns), code 2.
 // CHECK:      dlg.constant dense<-4> : tensor<i32>
 // CHECK:      dlg.constant dense<2> : tensor<i32>
-// CHECK:      %[[S2:.*]] = dlg.reduce_max %{{.*}} : tensor<3xi32> -> tensor<i32>
+// CHECK:      dlg.reduce_max %{{.*}} : tensor<3xi32> -> tensor<i32>
+// CHECK-NEXT: %[[S2:.*]] = dlg.max
 // CHECK-NEXT: %[[G2:.*]] = dlg.gather %arg0[%arg2] {axis = 1 : i64}
-// The status: the largest code, 0 when every check passes.
+// The status: the first code that is not 0 (program order), else 0.
 // CHECK-NEXT: %[[Z:.*]] = dlg.constant dense<0> : tensor<i32>
-// CHECK-NEXT: %[[M1:.*]] = dlg.max %[[Z]], %[[S1]]
-// CHECK-NEXT: %[[M2:.*]] = dlg.max %[[M1]], %[[S2]]
-// CHECK-NEXT: return %[[G1]], %[[G2]], %[[M2]]
+// CHECK-NEXT: %[[SET:.*]] = dlg.not_equal %[[S1]], %[[Z]]
+// CHECK-NEXT: %[[M:.*]] = dlg.where %[[SET]], %[[S1]], %[[S2]]
+// CHECK-NEXT: return %[[G1]], %[[G2]], %[[M]]
 // Only the entry named by entry= is checked (the file as one module).
 // OTHER-LABEL: func.func @main
 // OTHER-SAME: -> (tensor<2x3x4xf32> {test.kept}, tensor<5x3xf32>) {
@@ -53,6 +56,8 @@ func.func @main(%t: tensor<5x4xf32>, %i: tensor<2x3xi64>, %j: tensor<3xi32>) -> 
 // CHECK-LABEL: func.func @dynamic_ids
 // CHECK-SAME: -> (tensor<?x6xf32>, tensor<i32> {dlc.status})
 // CHECK: dlg.reduce_max %{{.*}} : tensor<?xi32> -> tensor<i32>
+// CHECK-NEXT: %[[ONLY:.*]] = dlg.max
+// CHECK: return %{{.*}}, %[[ONLY]]
 // CHECK-LABEL: func.func @no_gather
 // CHECK-SAME: -> tensor<4xf32> {
 // CHECK-LABEL: func.func private @helper
@@ -72,3 +77,25 @@ func.func private @helper(%t: tensor<4x6xf32>, %i: tensor<2xi64>) -> tensor<2x6x
 }
 // OTHER-LABEL: func.func @dynamic_ids
 // OTHER-SAME: -> tensor<?x6xf32> {
+
+// -----
+
+// A verdict the ONNX importer built (GatherElements, GatherND, ...): a 0-d
+// i32 whose op carries the message as dlc.check, nonzero when an index is
+// out, dead code until this pass returns it as code 1 (where(v > 0, 1, 0)).
+// CHECK-LABEL: func.func @imported
+// CHECK-SAME: -> (tensor<3x2xf32>, tensor<i32> {dlc.status})
+// CHECK-SAME: dlc.runtime_checks = ["GatherElements 'ge': an index given at run time is outside [-4, 4), the range of axis 1 of its data"]
+// CHECK:      %[[V:.*]] = dlg.max %{{.*}}, %{{.*}} {dlc.check = "GatherElements 'ge'
+// CHECK-NEXT: %[[Z:.*]] = dlg.constant dense<0> : tensor<i32>
+// CHECK-NEXT: %[[OUT:.*]] = dlg.greater %[[V]], %[[Z]]
+// CHECK-NEXT: %[[K:.*]] = dlg.constant dense<1> : tensor<i32>
+// CHECK-NEXT: %[[Z2:.*]] = dlg.constant dense<0> : tensor<i32>
+// CHECK-NEXT: %[[CODE:.*]] = dlg.where %[[OUT]], %[[K]], %[[Z2]]
+// CHECK: return %{{.*}}, %[[CODE]]
+func.func @imported(%x: tensor<3x2xf32>, %v: tensor<i32>) -> tensor<3x2xf32> {
+  %z = dlg.constant dense<0> : tensor<i32>
+  %c = dlg.max %v, %z {dlc.check = "GatherElements 'ge': an index given at run time is outside [-4, 4), the range of axis 1 of its data"} : tensor<i32>, tensor<i32> -> tensor<i32>
+  %y = dlg.relu %x : tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

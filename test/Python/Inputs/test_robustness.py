@@ -630,6 +630,90 @@ def test_gather_runtime_index_onnx_node_named():
         m(good, np.array([0, 1, 2, 4], np.int64))
 
 
+def _index_model(op, inputs, attrs=None, inits=()):
+    node = helper.make_node(op, [i[0] for i in inputs], ["y"], name="n1", **(attrs or {}))
+    g = helper.make_graph([node], "g",
+                          [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs
+                           if n not in {i.name for i in inits}],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          initializer=list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+_F, _I = TensorProto.FLOAT, TensorProto.INT64
+
+
+def test_gather_elements_and_nd_runtime_index_out_of_range():
+    """GatherElements, ScatterElements, GatherND and ScatterND are built
+    from compares against each position: an index outside the axis matched
+    none (zeros, or no update), and GatherND's (0, 5) into a [3, 4] table
+    read the element (1, 1). Each is now an error of the run naming the
+    node; in-range indices, negative ones included, are unaffected."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    m = dlc.compile(dlc.onnx.import_model(_index_model(
+        "GatherElements", [("x", _F, [3, 4]), ("i", _I, [3, 2])], {"axis": 1})))
+    i = np.array([[0, 3], [-1, 2], [1, -4]], np.int64)
+    np.testing.assert_array_equal(m(x, i), np.take_along_axis(x, i % 4, 1))
+    for bad in (4, -5):
+        j = i.copy()
+        j[2, 1] = bad
+        with pytest.raises(ValueError, match=r"^GatherElements 'n1': an index given at run time "
+                           r"is outside \[-4, 4\), the range of axis 1 of its data$"):
+            m(x, j)
+    m = dlc.compile(dlc.onnx.import_model(_index_model(
+        "ScatterElements", [("x", _F, [3, 4]), ("i", _I, [1, 4]), ("u", _F, [1, 4])],
+        {"axis": 0})))
+    want = x.copy()
+    want[[2, 0, 1, 2], range(4)] = -1
+    np.testing.assert_array_equal(m(x, np.array([[2, 0, -2, -1]], np.int64),
+                                    -np.ones((1, 4), np.float32)), want)
+    with pytest.raises(ValueError, match=r"^ScatterElements 'n1': .* outside \[-3, 3\)"):
+        m(x, np.array([[2, 0, 3, 1]], np.int64), -np.ones((1, 4), np.float32))
+    m = dlc.compile(dlc.onnx.import_model(_index_model(
+        "GatherND", [("x", _F, [3, 4]), ("i", _I, [2, 2])])))
+    np.testing.assert_array_equal(m(x, np.array([[0, 3], [2, -1]], np.int64)), [3, 11])
+    for bad in ([0, 5], [3, 0], [-4, 0], [0, -5]):
+        with pytest.raises(ValueError, match=r"^GatherND 'n1': an index given at run time is "
+                           r"outside the data's dims \[3, 4\]"):
+            m(x, np.array([bad, [1, 1]], np.int64))
+    m = dlc.compile(dlc.onnx.import_model(_index_model(
+        "ScatterND", [("x", _F, [3, 4]), ("i", _I, [1, 2]), ("u", _F, [1])])))
+    want = x.copy()
+    want[1, 3] = 100
+    np.testing.assert_array_equal(m(x, np.array([[1, -1]], np.int64),
+                                    np.array([100], np.float32)), want)
+    with pytest.raises(ValueError, match=r"^ScatterND 'n1': .* dims \[3, 4\]"):
+        m(x, np.array([[1, 4]], np.int64), np.array([100], np.float32))
+
+
+def test_gather_elements_constant_index_out_of_range():
+    """Constant indices out of range are an import error naming the node,
+    as Gather's are."""
+    i = helper.make_tensor("i", _I, [3, 1], [0, 4, 1])
+    _raises(_index_model("GatherElements", [("x", _F, [3, 4]), ("i", _I, [3, 1])], {"axis": 1},
+                         inits=[i]),
+            "ONNX node 'n1' (GatherElements, opset 13): index 4 is outside [-4, 4), the range "
+            "of axis 1 of its data")
+    i = helper.make_tensor("i", _I, [1, 2], [0, 5])
+    _raises(_index_model("GatherND", [("x", _F, [3, 4]), ("i", _I, [1, 2])], inits=[i]),
+            "index 5 is outside the data's dims [3, 4]")
+
+
+def test_gather_runtime_no_indices():
+    """An empty index tensor (a dynamic dim of 0) is no error: the empty
+    max is not a failing verdict."""
+    src = """func.func @main(%x: tensor<4x6xf32>, %i: tensor<?xi64>) -> tensor<?x6xf32> {
+  %0 = dlg.gather %x[%i] : (tensor<4x6xf32>, tensor<?xi64>) -> tensor<?x6xf32>
+  return %0 : tensor<?x6xf32>
+}"""
+    m = dlc.compile(src)
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    assert m(x, np.zeros(0, np.int64)).shape == (0, 6)
+    np.testing.assert_array_equal(m(x, np.array([3, -4], np.int64)), x[[3, 0]])
+    with pytest.raises(ValueError, match=r"outside \[-4, 4\)"):
+        m(x, np.array([4], np.int64))
+
+
 def test_wrapped_errors_said_plainly():
     """Three errors the campaign left clean but cryptic ('cannot import:
     ValueError: Enum DataType has no name defined for value 99', a
