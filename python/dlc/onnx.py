@@ -341,6 +341,7 @@ class _Importer:
                 raise ValueDependentError(node, "its inputs are runtime values", missing)
             raise UnsupportedError(node, "supported only on constant inputs (shape computations)")
         if foldable:
+            _check_fold_size(node, consts)
             if node.op_type not in _RUNTIME_IF_EMPTY:
                 out = folder(self, node, [c for c in consts], _attrs(node))
             # NumPy returns scalars (np.int64) for 0-d results: keep arrays
@@ -3830,6 +3831,39 @@ def _np_slice(imp, node, c, a):
     for ax, s, e, p in zip(axes, c[1], c[2], steps):
         sl[int(ax)] = slice(int(s), int(e), int(p))
     return x[tuple(sl)]
+
+
+# The most elements a folded constant may hold: 2^27 (512 MiB of f32). A
+# mutation campaign's Range of 3e8 elements imported, slowly, into a 1.2 GB
+# constant; legitimate ones (position ids, a [1, 1, 4096, 4096] mask) are
+# far smaller.
+_FOLD_MAX_ELEMENTS = 1 << 27
+
+
+def _fold_elements(node, consts):
+    """The element count of the constant that folding `node` would build,
+    for the ops whose result is larger than their operands; None for
+    others (their results are no larger than what exists already)."""
+    try:
+        if node.op_type == "Range":
+            start, limit, delta = (float(np.asarray(c).reshape(-1)[0]) for c in consts[:3])
+            return 0 if delta == 0 else max(0, int(np.ceil((limit - start) / delta)))
+        if node.op_type == "ConstantOfShape":
+            return int(np.prod([int(d) for d in np.asarray(consts[0]).reshape(-1)], dtype=object))
+        if node.op_type == "Expand":
+            shape = np.broadcast_shapes(np.shape(consts[0]),
+                                        tuple(int(d) for d in np.asarray(consts[1]).reshape(-1)))
+            return int(np.prod(shape, dtype=object))
+    except (ValueError, TypeError, OverflowError, IndexError):
+        return None  # malformed: the folder's own error names it
+    return None
+
+
+def _check_fold_size(node, consts):
+    n = _fold_elements(node, consts)
+    if n is not None and n > _FOLD_MAX_ELEMENTS:
+        raise UnsupportedError(node, f"its constant result would hold {n} elements, more than "
+                               f"dlc folds into a model ({_FOLD_MAX_ELEMENTS})")
 
 
 _FOLD = {

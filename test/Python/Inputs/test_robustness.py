@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 onnx = pytest.importorskip("onnx")
-from onnx import TensorProto, helper  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 import dlc  # noqa: E402
 import dlc.onnx  # noqa: E402
@@ -712,6 +712,29 @@ def test_gather_runtime_no_indices():
     np.testing.assert_array_equal(m(x, np.array([3, -4], np.int64)), x[[3, 0]])
     with pytest.raises(ValueError, match=r"outside \[-4, 4\)"):
         m(x, np.array([4], np.int64))
+
+
+@pytest.mark.parametrize("op, inits, count", [
+    ("Range", [("s", np.array(0, np.int64)), ("l", np.array(300_000_000, np.int64)),
+               ("d", np.array(1, np.int64))], 300_000_000),
+    ("Range", [("s", np.array(0.0, np.float32)), ("l", np.array(1.0, np.float32)),
+               ("d", np.array(1e-9, np.float32))], None),
+    ("ConstantOfShape", [("shape", np.array([100_000, 100_000], np.int64))], 10_000_000_000),
+    ("Expand", [("v", np.ones((1, 3), np.float32)), ("shape", np.array([1 << 40, 3], np.int64))],
+     3 << 40),
+])
+def test_folded_constant_size_limit(op, inits, count):
+    """Constant operands fold into a constant of the result; one far beyond
+    any model's (a mutation campaign's 3e8-element Range took 32 s and 1.2
+    GB) is an error naming the node and the count, before NumPy allocates."""
+    node = helper.make_node(op, [n for n, _ in inits], ["y"], name="big")
+    g = helper.make_graph([node], "g", [], [helper.make_tensor_value_info("y", _F, None)],
+                          initializer=[numpy_helper.from_array(v, n) for n, v in inits])
+    msg = _raises(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
+                  f"ONNX node 'big' ({op}, opset 13): its constant result would hold ")
+    assert "more than dlc folds into a model (134217728)" in msg
+    if count is not None:
+        assert f"would hold {count} elements" in msg
 
 
 def test_wrapped_errors_said_plainly():
