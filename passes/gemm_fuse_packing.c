@@ -77,6 +77,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
 #include "support/index_ops.h"
+#include "support/memref_views.h"
 #include "support/op_list.h"
 #include "support/prefetch.h"
 #include "support/scf_loops.h"
@@ -96,13 +97,7 @@ static bool loopBounds(MlirOperation loop, int64_t b[3]) {
   return dlcForConstantBounds(loop, b) && b[0] == 0 && b[1] > 0 && b[1] % b[2] == 0;
 }
 
-/* The scf.for whose induction variable `v` is (null otherwise). */
-static MlirOperation loopOf(MlirValue v) {
-  if (!mlirValueIsABlockArgument(v) || mlirBlockArgumentGetArgNumber(v) != 0)
-    return (MlirOperation){NULL};
-  MlirOperation op = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
-  return dlcOpIs(op, "scf.for") ? op : (MlirOperation){NULL};
-}
+static MlirOperation loopOf(MlirValue v) { return dlcForOfInductionVar(v); }
 
 /* The op in `parent`'s body that holds `op` (null when none does). */
 static MlirOperation childHolding(MlirOperation parent, MlirOperation op) {
@@ -111,27 +106,6 @@ static MlirOperation childHolding(MlirOperation parent, MlirOperation op) {
        op = mlirOperationGetParentOperation(op))
     prev = op;
   return mlirOperationIsNull(op) ? op : prev;
-}
-
-/* A rank-3 memref.subview with static sizes, unit strides, and a dynamic
-   offset exactly in the dims of `dyn` (a bit mask), the others 0; writes
-   the sizes. Its dynamic offsets are then operands 1, 2, ... */
-static bool subview3(MlirOperation sv, unsigned dyn, int64_t sizes[3]) {
-  if (!dlcOpIs(sv, "memref.subview") ||
-      mlirOperationGetNumOperands(sv) != 1 + __builtin_popcount(dyn) ||
-      mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(sv, 0))) != 3)
-    return false;
-  for (intptr_t i = 0; i < 3; ++i) {
-    int64_t off = dlcI64ArrayAt(sv, "static_offsets", i);
-    bool isDyn = (dyn >> i) & 1;
-    if (isDyn != mlirShapedTypeIsDynamicStrideOrOffset(off) || (!isDyn && off != 0) ||
-        dlcI64ArrayAt(sv, "static_strides", i) != 1)
-      return false;
-    sizes[i] = dlcI64ArrayAt(sv, "static_sizes", i);
-    if (sizes[i] <= 0)
-      return false;
-  }
-  return true;
 }
 
 static bool sized(const int64_t s[3], int64_t a, int64_t b, int64_t c) {
@@ -152,10 +126,10 @@ typedef struct Match {
 static bool matchCopy(MlirOperation read, Match *m) {
   int64_t es[3], bs[3], ds[3], kb[3], ib[3], jb[3];
   MlirOperation elem = dlcDefiningOp(mlirOperationGetOperand(read, 0), "memref.subview");
-  if (mlirOperationIsNull(elem) || !subview3(elem, 3, es))
+  if (mlirOperationIsNull(elem) || !dlcSubview3(elem, 3, es))
     return false;
   MlirOperation blk = dlcDefiningOp(mlirOperationGetOperand(elem, 0), "memref.subview");
-  if (mlirOperationIsNull(blk) || !subview3(blk, 1, bs))
+  if (mlirOperationIsNull(blk) || !dlcSubview3(blk, 1, bs))
     return false;
   MlirOperation kLoop = loopOf(mlirOperationGetOperand(blk, 1));
   MlirOperation iLoop = loopOf(mlirOperationGetOperand(elem, 1));
@@ -170,7 +144,7 @@ static bool matchCopy(MlirOperation read, Match *m) {
     return false;
   /* copy: for i < Kc, for j < P: Bp[j, i, :] = blk[i, j, :], blk = B[k + Kc rows] */
   MlirOperation dst = dlcDefiningOp(mlirOperationGetOperand(write, 1), "memref.subview");
-  if (mlirOperationIsNull(dst) || !subview3(dst, 3, ds))
+  if (mlirOperationIsNull(dst) || !dlcSubview3(dst, 3, ds))
     return false;
   MlirOperation alloc = dlcDefiningOp(mlirOperationGetOperand(dst, 0), "memref.alloc");
   int64_t kc = bs[0], panels = bs[1], nr = bs[2];
@@ -251,7 +225,7 @@ static bool matchCompute(Match *m) {
     int64_t s1[3];
     if (dlcOpIsAncestor(m->copy, user) || dlcOpIs(user, "memref.dealloc"))
       continue;
-    if (!mlirValueIsNull(panel) || !subview3(user, 1, s1) || !sized(s1, 1, m->kc, m->nr))
+    if (!mlirValueIsNull(panel) || !dlcSubview3(user, 1, s1) || !sized(s1, 1, m->kc, m->nr))
       return false;
     MlirOperation p = loopOf(mlirOperationGetOperand(user, 1));
     int64_t pb[3];
@@ -286,7 +260,7 @@ static bool matchCompute(Match *m) {
        u = mlirOpOperandGetNextUse(u)) {
     MlirOperation s2 = mlirOpOperandGetOwner(u);
     int64_t s[3];
-    if (!subview3(s2, 2, s) || !sized(s, 1, 1, m->nr))
+    if (!dlcSubview3(s2, 2, s) || !sized(s, 1, 1, m->nr))
       return false;
     bool read = false;
     for (MlirOpOperand r = mlirValueGetFirstUse(mlirOperationGetResult(s2, 0));
@@ -311,12 +285,6 @@ static bool matchCompute(Match *m) {
 
 static MlirValue ult(DlcBuilder *b, MlirValue x, MlirValue y) {
   return dlcIndexCmp(b, DLC_CMPI_ULT, x, y);
-}
-
-static MlirValue selectIndex(DlcBuilder *b, MlirValue c, MlirValue t, MlirValue f) {
-  MlirType index = mlirIndexTypeGet(b->context);
-  return mlirOperationGetResult(
-      dlcBuildOpTyped(b, "arith.select", DLC_VALUES(c, t, f), 1, &index, DLC_NO_ATTRS), 0);
 }
 
 /* The scf.for directly in `loop`'s body that walks the Kc block. */
@@ -354,7 +322,7 @@ static void prefetchRead(DlcBuilder *b, MlirValue tile, MlirValue row, MlirValue
 static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
   MlirOperation rest = m->rLoop, kLoop = innerKLoop(m, rest);
   MlirOperation blk = dlcDefiningOp(mlirOperationGetOperand(m->elem, 0), "memref.subview");
-  enum { kLocality = 3, kLineFloats = DLC_LINE_FLOATS };
+  enum { kLocality = 3 };
   int64_t rb[3], kb[3];
   bool bounds = true;
   for (int i = 0; i < 3; ++i)
@@ -375,9 +343,9 @@ static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
   MlirValue p1 = dlcIndexOp(&b, "arith.addi", p, dlcIndexConst(&b, 1));
   MlirValue kNext = dlcIndexOp(&b, "arith.addi", k0, dlcIndexConst(&b, m->kc));
   MlirValue hasK = ult(&b, kNext, dlcIndexConst(&b, kTotal));
-  MlirValue kLast = selectIndex(&b, hasK, kNext, k0), pLast = selectIndex(&b, hasK, c0, p);
+  MlirValue kLast = dlcIndexSelect(&b, hasK, kNext, k0), pLast = dlcIndexSelect(&b, hasK, c0, p);
   MlirValue hasP = ult(&b, p1, dlcIndexConst(&b, m->panels));
-  MlirValue row0 = selectIndex(&b, hasP, k0, kLast), pan = selectIndex(&b, hasP, p1, pLast);
+  MlirValue row0 = dlcIndexSelect(&b, hasP, k0, kLast), pan = dlcIndexSelect(&b, hasP, p1, pLast);
   /* the slot: row block (i - lb) / MR, step kk / step */
   MlirOperation kFirst =
       mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(kLoop, 0)));
@@ -391,16 +359,8 @@ static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
   MlirValue t = dlcIndexOp(&kb2, "arith.addi", base,
                            dlcIndexOp(&kb2, "arith.muli", step, dlcIndexConst(&kb2, q)));
   for (int64_t j = 0; j < q; ++j) {
-    MlirValue line =
-        dlcIndexOp(&kb2, "arith.minui", dlcIndexOp(&kb2, "arith.addi", t, dlcIndexConst(&kb2, j)),
-                   dlcIndexConst(&kb2, lines - 1));
-    MlirValue rowIn = dlcIndexOp(&kb2, "arith.divui", line, dlcIndexConst(&kb2, lpr));
-    MlirValue col =
-        dlcIndexOp(&kb2, "arith.minui",
-                   dlcIndexOp(&kb2, "arith.muli",
-                              dlcIndexOp(&kb2, "arith.remui", line, dlcIndexConst(&kb2, lpr)),
-                              dlcIndexConst(&kb2, kLineFloats)),
-                   dlcIndexConst(&kb2, m->nr - 1));
+    MlirValue rowIn, col;
+    dlcSpreadLine(&kb2, t, j, lines, lpr, m->nr, &rowIn, &col);
     MlirValue row = dlcIndexOp(&kb2, "arith.addi", row0, rowIn);
     prefetchRead(&kb2, tile, row, pan, col, kLocality);
   }

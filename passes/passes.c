@@ -44,6 +44,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGemmFusePackingPass,
     &dlcGemmFuseUnpackPass,
     &dlcGemmPackAPass,
+    &dlcGemmPrefetchPanelsPass,
     &dlcDlgRuntimeChecksPass,
 };
 

@@ -1,5 +1,5 @@
 /* Index arithmetic for passes that rewrite loops after bufferization
-   (dlc-gemm-fuse-packing, dlc-gemm-pack-a): constants and binary arith
+   (dlc-gemm-fuse-packing, dlc-gemm-prefetch-panels, dlc-gemm-pack-a): constants and binary arith
    ops on `index` values, built at a DlcBuilder's insertion point, and the
    static indices such ops carry (a subview's offsets, a permutation). */
 
@@ -34,6 +34,13 @@ static inline MlirValue dlcIndexCmp(DlcBuilder *b, int64_t predicate, MlirValue 
                                 0);
 }
 enum { DLC_CMPI_EQ = 0, DLC_CMPI_ULT = 6 };
+
+/* arith.select c ? t : f of index values */
+static inline MlirValue dlcIndexSelect(DlcBuilder *b, MlirValue c, MlirValue t, MlirValue f) {
+  MlirType index = mlirIndexTypeGet(b->context);
+  return mlirOperationGetResult(
+      dlcBuildOpTyped(b, "arith.select", DLC_VALUES(c, t, f), 1, &index, DLC_NO_ATTRS), 0);
+}
 
 /* Element `i` of `op`'s dense i64 array attribute `name` (static_offsets,
    static_sizes, permutation ...); the op must have it. */

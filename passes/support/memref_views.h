@@ -1,13 +1,17 @@
 /* Views of a memref: ops whose result aliases their first operand's
    buffer (subviews, casts, reshapes), and the buffer a chain of them is
    of. Shared by the passes that ask what a load or store really touches
-   (dlc-streaming-stores, dlc-gpu-rows). */
+   (dlc-streaming-stores, dlc-gpu-rows), and the rank-3 subviews of the
+   packed-panel GEMM's loop nests (dlc-gemm-fuse-packing,
+   dlc-gemm-prefetch-panels). */
 
 #ifndef DLC_PASSES_SUPPORT_MEMREF_VIEWS_H
 #define DLC_PASSES_SUPPORT_MEMREF_VIEWS_H
 
 #include "dlc-c/Builder.h"
+#include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/IR.h"
+#include "support/index_ops.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,6 +34,27 @@ static inline MlirValue dlcMemrefRoot(MlirValue m) {
     m = mlirOperationGetOperand(d, 0);
   }
   return m;
+}
+
+/* A rank-3 memref.subview with static sizes, unit strides, and a dynamic
+   offset exactly in the dims of `dyn` (a bit mask), the others 0; writes
+   the sizes. Its dynamic offsets are then operands 1, 2, ... */
+static inline bool dlcSubview3(MlirOperation sv, unsigned dyn, int64_t sizes[3]) {
+  if (!dlcOpIs(sv, "memref.subview") ||
+      mlirOperationGetNumOperands(sv) != 1 + __builtin_popcount(dyn) ||
+      mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(sv, 0))) != 3)
+    return false;
+  for (intptr_t i = 0; i < 3; ++i) {
+    int64_t off = dlcI64ArrayAt(sv, "static_offsets", i);
+    bool isDyn = (dyn >> i) & 1;
+    if (isDyn != mlirShapedTypeIsDynamicStrideOrOffset(off) || (!isDyn && off != 0) ||
+        dlcI64ArrayAt(sv, "static_strides", i) != 1)
+      return false;
+    sizes[i] = dlcI64ArrayAt(sv, "static_sizes", i);
+    if (sizes[i] <= 0)
+      return false;
+  }
+  return true;
 }
 
 #endif

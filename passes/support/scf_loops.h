@@ -1,5 +1,6 @@
 /* scf.for facts for the passes that match loop nests after bufferization
-   (dlc-gemm-fuse-packing, dlc-gemm-fuse-unpack, dlc-gpu-rows): a loop's
+   (dlc-gemm-fuse-packing, dlc-gemm-fuse-unpack, dlc-gemm-prefetch-panels,
+   dlc-gpu-rows): a loop's
    induction variable, its constant bounds, and op ancestry. */
 #ifndef DLC_PASSES_SUPPORT_SCF_LOOPS_H
 #define DLC_PASSES_SUPPORT_SCF_LOOPS_H
@@ -13,6 +14,14 @@
 /* The induction variable of an scf.for (its body's first argument). */
 static inline MlirValue dlcForInductionVar(MlirOperation loop) {
   return mlirBlockGetArgument(mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), 0);
+}
+
+/* The scf.for whose induction variable `v` is (null otherwise). */
+static inline MlirOperation dlcForOfInductionVar(MlirValue v) {
+  if (!mlirValueIsABlockArgument(v) || mlirBlockArgumentGetArgNumber(v) != 0)
+    return (MlirOperation){NULL};
+  MlirOperation op = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+  return dlcOpIs(op, "scf.for") ? op : (MlirOperation){NULL};
 }
 
 /* lb, ub and step of an scf.for whose three are constants, step > 0. */
