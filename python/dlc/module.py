@@ -421,6 +421,9 @@ def _compile_library(text, source_name, directory, name, *, entry=None, isa=None
     return plan.as_dict()
 
 
+_AOT_ERROR_CHECK = 4  # NAME_ERROR_CHECK in a dlc-compile header (capi/lib/Aot.c)
+
+
 class AotModule:
     """A library written by dlc-compile, Module.save or compile(output=),
     called through its C ABI with ctypes (no MLIR needed). Runs like a
@@ -462,7 +465,10 @@ class AotModule:
             tls.c_out[i] = a.ctypes.data
         rc = self._run(tls.c_in, tls.c_out, tls.ws)
         if rc:
-            raise RuntimeError(f"{self.name}_run: {self._error(rc).decode()}")
+            # 4 and up: a run-time check of the inputs failed (an index
+            # outside its axis): bad data, a ValueError as the JIT raises
+            cls = ValueError if rc >= _AOT_ERROR_CHECK else RuntimeError
+            raise cls(f"{self.name}_run: {self._error(rc).decode()}")
         return outs
 
     def __call__(self, *arrays):

@@ -604,6 +604,23 @@ def test_gather_runtime_index_out_of_range(dtype, ids_type):
         np.testing.assert_array_equal(m(x, good), x[good])  # a failed run leaves no state
 
 
+def test_gather_runtime_index_aot(tmp_path):
+    """The same check in a library from Module.save, loaded back: the
+    library's code 4 (NAME_ERROR_CHECK) is a ValueError with the message,
+    as from the JIT."""
+    src = """func.func @main(%x: tensor<4x6xf32>, %i: tensor<3xi64>) -> tensor<3x6xf32> {
+  %0 = dlg.gather %x[%i] : (tensor<4x6xf32>, tensor<3xi64>) -> tensor<3x6xf32> loc("emb")
+  return %0 : tensor<3x6xf32>
+}"""
+    dlc.compile(src).save(str(tmp_path), "g")
+    m = dlc.load(str(tmp_path))
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    np.testing.assert_array_equal(m(x, np.array([3, -4, 1], np.int64)), x[[3, 0, 1]])
+    with pytest.raises(ValueError, match=r"^g_run: dlg.gather at 'emb': an index given at run "
+                       r"time is outside \[-4, 4\)"):
+        m(x, np.array([0, 4, 1], np.int64))
+
+
 def test_gather_runtime_index_onnx_node_named():
     """An ONNX Gather on a graph input (token ids into an embedding table):
     an id outside the table is an error naming the node; with two gathers
