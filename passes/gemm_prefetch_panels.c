@@ -30,11 +30,18 @@
    match and is left alone. Results are unchanged: a prefetch reads
    nothing.
 
+   A tile of one panel has no panel loop (canonicalization folds it: its
+   next block is the same panel's next Kc rows), and rows that make one
+   register tile have no row loop (its slots are the k steps alone).
+
    Measured interleaved in one process, each build first in half of the
-   runs (1 thread, Sapphire Rapids-class Xeon, 48 KiB L1, 2 MiB L2): the
-   BERT-base layer with constant weights 12.90 -> 11.25 and 13.07 -> 11.16
-   ms median (ahead in 20 of 20 rounds both ways); its 128x768x3072 GEMM
-   alone, weights in cache, 177.5 -> 181.3 GFLOP/s (17 of 20). */
+   rounds (Sapphire Rapids-class Xeon, 48 KiB L1, 2 MiB L2), median: the
+   BERT-base layer with constant weights 12.96 -> 10.91 and 13.04 -> 10.67
+   ms at 1 thread (ahead in 16 of 16 rounds), 6.28 -> 5.72 and 6.14 ->
+   5.63 at 2; ResNet-50 70.85 -> 68.35 ms (10 of 10); the MLP at b = 32
+   0.269 -> 0.242 and 0.252 -> 0.233 ms; MobileNetV2 even; BERT's
+   128x768x3072 alone, weights in cache, 177.5 -> 181.3 GFLOP/s (17 of
+   20). Outputs bit-identical. */
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
