@@ -46,6 +46,7 @@
 #include "mlir-c/Diagnostics.h"
 #include "shape/Checked.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +100,8 @@ static char *describeLoc(MlirLocation loc) {
 }
 
 /* The check of gather `g` as code `k` (a tensor<i32>: k or 0), or a null
-   value when it does not apply (a dynamic axis); its message in `msg`. */
+   value when it does not apply (a dynamic axis, which the lowering
+   refuses, or an axis no i32 index can leave); its message in `msg`. */
 static MlirValue checkGather(MlirOperation g, int64_t k, char **msg) {
   MlirValue data = mlirOperationGetOperand(g, 0), idx = mlirOperationGetOperand(g, 1);
   MlirType dt = mlirValueGetType(data), it = mlirValueGetType(idx);
@@ -113,6 +115,10 @@ static MlirValue checkGather(MlirOperation g, int64_t k, char **msg) {
     return (MlirValue){NULL};
   int64_t n = mlirShapedTypeGetDimSize(dt, axis);
   MlirType ielt = mlirShapedTypeGetElementType(it);
+  /* an axis longer than INT32_MAX: every i32 index lies in [-n, n), and
+     the bounds would not fit the index type */
+  if (mlirIntegerTypeGetWidth(ielt) == 32 && n > INT32_MAX)
+    return (MlirValue){NULL};
   MlirContext ctx = mlirOperationGetContext(g);
   MlirType i32 = mlirIntegerTypeGet(ctx, 32);
   DlcBuilder b = dlcBuilderBefore(g, mlirOperationGetLocation(g));

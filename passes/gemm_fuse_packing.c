@@ -283,10 +283,6 @@ static bool matchCompute(Match *m) {
          seen == (kb[2] == 64 ? ~0ull : (1ull << kb[2]) - 1);
 }
 
-static MlirValue ult(DlcBuilder *b, MlirValue x, MlirValue y) {
-  return dlcIndexCmp(b, DLC_CMPI_ULT, x, y);
-}
-
 /* The scf.for directly in `loop`'s body that walks the Kc block. */
 static MlirOperation innerKLoop(const Match *m, MlirOperation loop) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
@@ -339,25 +335,13 @@ static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
     return;
   /* where: the next panel of this Kc block, else the next block's first */
   DlcBuilder b = dlcBuilderBefore(pLoopFirst, mlirOperationGetLocation(pLoopFirst));
-  MlirValue p = dlcForInductionVar(m->pLoop), c0 = dlcIndexConst(&b, 0);
-  MlirValue p1 = dlcIndexOp(&b, "arith.addi", p, dlcIndexConst(&b, 1));
-  MlirValue kNext = dlcIndexOp(&b, "arith.addi", k0, dlcIndexConst(&b, m->kc));
-  MlirValue hasK = ult(&b, kNext, dlcIndexConst(&b, kTotal));
-  MlirValue kLast = dlcIndexSelect(&b, hasK, kNext, k0), pLast = dlcIndexSelect(&b, hasK, c0, p);
-  MlirValue hasP = ult(&b, p1, dlcIndexConst(&b, m->panels));
-  MlirValue row0 = dlcIndexSelect(&b, hasP, k0, kLast), pan = dlcIndexSelect(&b, hasP, p1, pLast);
-  /* the slot: row block (i - lb) / MR, step kk / step */
+  MlirValue row0, pan;
+  dlcNextPanelBlock(&b, dlcForInductionVar(m->pLoop), m->panels, k0, m->kc, kTotal, &row0, &pan);
+  /* the prefetches go after the slot's ops, before the k loop's own */
   MlirOperation kFirst =
       mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(kLoop, 0)));
-  DlcBuilder r = dlcBuilderBefore(kLoop, mlirOperationGetLocation(kLoop));
-  MlirValue blkIdx = dlcIndexOp(
-      &r, "arith.divui", dlcIndexOp(&r, "arith.subi", dlcForInductionVar(rest), dlcIndexConst(&r, rb[0])),
-      dlcIndexConst(&r, rb[2]));
-  MlirValue base = dlcIndexOp(&r, "arith.muli", blkIdx, dlcIndexConst(&r, steps * q));
+  MlirValue t = dlcSpreadSlot(rest, kLoop, q);
   DlcBuilder kb2 = dlcBuilderBefore(kFirst, mlirOperationGetLocation(kFirst));
-  MlirValue step = dlcIndexOp(&kb2, "arith.divui", dlcForInductionVar(kLoop), dlcIndexConst(&kb2, kb[2]));
-  MlirValue t = dlcIndexOp(&kb2, "arith.addi", base,
-                           dlcIndexOp(&kb2, "arith.muli", step, dlcIndexConst(&kb2, q)));
   for (int64_t j = 0; j < q; ++j) {
     MlirValue rowIn, col;
     dlcSpreadLine(&kb2, t, j, lines, lpr, m->nr, &rowIn, &col);

@@ -139,34 +139,14 @@ static void prefetchNext(const Nest *n, int locality) {
   /* where: the next panel, else the next Kc block's first, else this one */
   MlirOperation outer = rows ? n->rLoop : n->kLoop;
   DlcBuilder w = dlcBuilderBefore(outer, mlirOperationGetLocation(outer));
-  MlirValue c0 = dlcIndexConst(&w, 0);
-  MlirValue kNext = dlcIndexOp(&w, "arith.addi", n->k0, dlcIndexConst(&w, n->kc));
-  MlirValue hasK = dlcIndexCmp(&w, DLC_CMPI_ULT, kNext, dlcIndexConst(&w, n->rows));
-  MlirValue row0 = dlcIndexSelect(&w, hasK, kNext, n->k0), pan = c0;
-  if (!mlirOperationIsNull(n->pLoop)) {
-    MlirValue p = dlcForInductionVar(n->pLoop);
-    MlirValue p1 = dlcIndexOp(&w, "arith.addi", p, dlcIndexConst(&w, 1));
-    MlirValue hasP = dlcIndexCmp(&w, DLC_CMPI_ULT, p1, dlcIndexConst(&w, n->panels));
-    row0 = dlcIndexSelect(&w, hasP, n->k0, row0);
-    pan = dlcIndexSelect(&w, hasP, p1, dlcIndexSelect(&w, hasK, c0, p));
-  }
-  /* the slot: row block (m - lb) / MR, step kk / s */
-  DlcBuilder r = dlcBuilderBefore(n->kLoop, mlirOperationGetLocation(n->kLoop));
-  MlirValue base = dlcIndexConst(&r, 0);
-  if (rows) {
-    MlirValue m = dlcForInductionVar(n->rLoop);
-    if (rb[0] != 0) /* a row loop after a peeled first block starts at MR */
-      m = dlcIndexOp(&r, "arith.subi", m, dlcIndexConst(&r, rb[0]));
-    MlirValue blk = dlcIndexOp(&r, "arith.divui", m, dlcIndexConst(&r, rb[2]));
-    base = dlcIndexOp(&r, "arith.muli", blk, dlcIndexConst(&r, steps * q));
-  }
+  MlirValue p = mlirOperationIsNull(n->pLoop) ? (MlirValue){NULL} : dlcForInductionVar(n->pLoop);
+  MlirValue row0, pan;
+  dlcNextPanelBlock(&w, p, n->panels, n->k0, n->kc, n->rows, &row0, &pan);
+  /* the prefetches go after the slot's ops, before the k loop's own */
   MlirOperation first =
       mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(n->kLoop, 0)));
+  MlirValue t = dlcSpreadSlot(n->rLoop, n->kLoop, q);
   DlcBuilder k = dlcBuilderBefore(first, mlirOperationGetLocation(first));
-  MlirValue step = dlcIndexOp(&k, "arith.divui", dlcForInductionVar(n->kLoop),
-                              dlcIndexConst(&k, kb[2]));
-  MlirValue t = dlcIndexOp(&k, "arith.addi", base,
-                           dlcIndexOp(&k, "arith.muli", step, dlcIndexConst(&k, q)));
   for (int64_t j = 0; j < q; ++j) {
     MlirValue rowIn, col;
     dlcSpreadLine(&k, t, j, lines, lpr, n->nr, &rowIn, &col);

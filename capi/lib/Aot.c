@@ -133,7 +133,7 @@ static char *wrapperSource(const char *name, const char *entry, const Tensor *ts
                            int no, int64_t wsBytes, int threads, const char *signature,
                            intptr_t nChecks, char *const *checks) {
   /* codes: kErrors', then 4 + k - 1 for run-time check k */
-  size_t nCodes = sizeof kErrors / sizeof *kErrors + (size_t)nChecks;
+  const size_t nk = sizeof kErrors / sizeof *kErrors, nCodes = nk + (size_t)nChecks;
   Buf b = {NULL, 0, 0};
   put(&b, "module {\n");
   if (wsBytes > 0)
@@ -144,7 +144,6 @@ static char *wrapperSource(const char *name, const char *entry, const Tensor *ts
   for (size_t i = 0; i < nCodes; ++i) {
     char sym[64];
     snprintf(sym, sizeof sym, "__%s_error%zu", name, i);
-    size_t nk = sizeof kErrors / sizeof *kErrors;
     putStringGlobal(&b, sym, i < nk ? kErrors[i] : checks[i - nk]);
   }
   char sym[64];
@@ -284,7 +283,7 @@ static char *wrapperSource(const char *name, const char *entry, const Tensor *ts
             "    %%base = llvm.mlir.constant(%zu : i32) : i32\n"
             "    %%shifted = llvm.add %%sv, %%base : i32\n"
             "    %%code = llvm.select %%failed, %%shifted, %%ok : i1, i32\n",
-        sizeof kErrors / sizeof *kErrors - 1);
+        nk - 1);
   put(&b, "    llvm.return %s : i32\n", result);
   free(result);
   put(&b, "  ^bad:\n    llvm.return %%e1 : i32\n  }\n");

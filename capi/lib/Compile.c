@@ -96,6 +96,9 @@ struct DlcProgram {
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
+/* The entry's results: the caller's outputs, then the checks' status. */
+static intptr_t numResults(const DlcProgram *p) { return p->numOutputs + (p->numChecks > 0); }
+
 size_t dlcDTypeSize(DlcDType t) {
   switch (t) {
   case DLC_F32: case DLC_I32: return 4;
@@ -491,7 +494,7 @@ static char *specialize(DlcProgram *p, const DlcTensorType *inputs, Variant *v) 
     MlirType ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(entry, str("function_type")));
     v->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 2, sizeof *v->types);
     memcpy(v->types, inputs, sizeof *inputs * (size_t)p->numInputs);
-    for (intptr_t i = 0; i < p->numOutputs + (p->numChecks > 0) && !err; ++i) {
+    for (intptr_t i = 0; i < numResults(p) && !err; ++i) {
       DlcTensorType *o = &v->types[p->numInputs + i];
       err = dlcReadTensorType(mlirFunctionTypeGetResult(ft, i), "result", i, o);
       if (!err && hasDynamicDim(o))
@@ -622,7 +625,7 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
       err = dlcReadTensorType(mlirFunctionTypeGetInput(ft, i), "input", i, &p->types[i]);
       p->dynamic |= !err && hasDynamicDim(&p->types[i]);
     }
-    for (intptr_t i = 0; i < p->numOutputs + (p->numChecks > 0) && !err; ++i) {
+    for (intptr_t i = 0; i < numResults(p) && !err; ++i) {
       err = dlcReadTensorType(mlirFunctionTypeGetResult(ft, i), "result", i,
                      &p->types[p->numInputs + i]);
       if (!err && !p->dynamic && hasDynamicDim(&p->types[p->numInputs + i]))
@@ -640,7 +643,7 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
     p->source = (MlirModule){NULL};
     v->types = dlcXcalloc((size_t)(p->numInputs + p->numOutputs) + 2, sizeof *v->types);
     memcpy(v->types, p->types,
-           sizeof *p->types * (size_t)(p->numInputs + p->numOutputs + (p->numChecks > 0)));
+           sizeof *p->types * (size_t)(p->numInputs + numResults(p)));
     if ((err = lowerAndJit(p, v, diags)))
       goto fail;
   } else if (!mlirOperationVerify(mlirModuleGetOperation(module))) {

@@ -10,6 +10,7 @@
 
 #include "dlc-c/Builder.h"
 #include "support/index_ops.h"
+#include "support/scf_loops.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
@@ -44,6 +45,57 @@ static inline void dlcSpreadLine(DlcBuilder *b, MlirValue t, int64_t j, int64_t 
                                dlcIndexOp(b, "arith.remui", line, dlcIndexConst(b, lpr)),
                                dlcIndexConst(b, DLC_LINE_FLOATS)),
                     dlcIndexConst(b, len - 1));
+}
+
+/* The slot of the spread prefetches in a register tile's k loop (step s):
+   t = (r * steps + kk / s) * q, r = (m - lb) / MR the row block of the row
+   loop `rows` (null: a single row block, r = 0), steps the k loop's trip
+   count, q the lines per slot. The row part is built before the k loop,
+   t at the top of its body. */
+static inline MlirValue dlcSpreadSlot(MlirOperation rows, MlirOperation kLoop, int64_t q) {
+  int64_t rb[3], kb[3];
+  dlcForConstantBounds(kLoop, kb);
+  int64_t steps = kb[1] / kb[2];
+  DlcBuilder r = dlcBuilderBefore(kLoop, mlirOperationGetLocation(kLoop));
+  MlirValue base = {NULL};
+  if (!mlirOperationIsNull(rows) && dlcForConstantBounds(rows, rb)) {
+    MlirValue m = dlcForInductionVar(rows);
+    if (rb[0] != 0) /* a row loop after a peeled first block starts at MR */
+      m = dlcIndexOp(&r, "arith.subi", m, dlcIndexConst(&r, rb[0]));
+    MlirValue blk = dlcIndexOp(&r, "arith.divui", m, dlcIndexConst(&r, rb[2]));
+    base = dlcIndexOp(&r, "arith.muli", blk, dlcIndexConst(&r, steps * q));
+  } else {
+    base = dlcIndexConst(&r, 0);
+  }
+  MlirOperation first =
+      mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(kLoop, 0)));
+  DlcBuilder k = dlcBuilderBefore(first, mlirOperationGetLocation(first));
+  MlirValue step = dlcIndexOp(&k, "arith.divui", dlcForInductionVar(kLoop), dlcIndexConst(&k, kb[2]));
+  return dlcIndexOp(&k, "arith.addi", base, dlcIndexOp(&k, "arith.muli", step, dlcIndexConst(&k, q)));
+}
+
+/* Where the next panel's Kc block starts, for the prefetches of a panel
+   `p` (of `panels`) at Kc block row `k0` (blocks of `kc` of `rows`): the
+   next panel of this block (rows k0..), after the last one the next
+   block's first panel (rows k0 + kc..), after the last block's last
+   panel, p itself (a no-op). A null `p` is a tile of one panel: the next
+   block is its own next Kc rows. */
+static inline void dlcNextPanelBlock(DlcBuilder *b, MlirValue p, int64_t panels, MlirValue k0,
+                                     int64_t kc, int64_t rows, MlirValue *row0, MlirValue *pan) {
+  MlirValue c0 = dlcIndexConst(b, 0), p1 = {NULL};
+  if (!mlirValueIsNull(p))
+    p1 = dlcIndexOp(b, "arith.addi", p, dlcIndexConst(b, 1));
+  MlirValue kNext = dlcIndexOp(b, "arith.addi", k0, dlcIndexConst(b, kc));
+  MlirValue hasK = dlcIndexCmp(b, DLC_CMPI_ULT, kNext, dlcIndexConst(b, rows));
+  MlirValue kLast = dlcIndexSelect(b, hasK, kNext, k0);
+  if (mlirValueIsNull(p)) {
+    *row0 = kLast, *pan = c0;
+    return;
+  }
+  MlirValue pLast = dlcIndexSelect(b, hasK, c0, p);
+  MlirValue hasP = dlcIndexCmp(b, DLC_CMPI_ULT, p1, dlcIndexConst(b, panels));
+  *row0 = dlcIndexSelect(b, hasP, k0, kLast);
+  *pan = dlcIndexSelect(b, hasP, p1, pLast);
 }
 
 /* memref.prefetch of operands[0] at indices operands[1 .. n - 1]. */

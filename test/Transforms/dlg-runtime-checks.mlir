@@ -77,6 +77,7 @@ func.func private @helper(%t: tensor<4x6xf32>, %i: tensor<2xi64>) -> tensor<2x6x
 }
 // OTHER-LABEL: func.func @dynamic_ids
 // OTHER-SAME: -> tensor<?x6xf32> {
+// OTHER-NOT: dlc.status
 
 // -----
 
@@ -98,4 +99,18 @@ func.func @imported(%x: tensor<3x2xf32>, %v: tensor<i32>) -> tensor<3x2xf32> {
   %c = dlg.max %v, %z {dlc.check = "GatherElements 'ge': an index given at run time is outside [-4, 4), the range of axis 1 of its data"} : tensor<i32>, tensor<i32> -> tensor<i32>
   %y = dlg.relu %x : tensor<3x2xf32>
   return %y : tensor<3x2xf32>
+}
+
+// -----
+
+// An axis longer than INT32_MAX: no i32 index can leave [-n, n) (and -n
+// would not fit i32), so i32 indices get no check; i64 ones still do.
+// CHECK-LABEL: func.func @huge_axis
+// CHECK-SAME: -> (tensor<2x1xf32>, tensor<2x1xf32>, tensor<i32> {dlc.status})
+// CHECK-SAME: dlc.runtime_checks = ["dlg.gather at {{.*}}: an index given at run time is outside [-3000000000, 3000000000), the range of axis 0 of its data"]
+// CHECK-NOT: dense<-3000000000> : tensor<i32>
+func.func @huge_axis(%t: tensor<3000000000x1xf32>, %i: tensor<2xi32>, %j: tensor<2xi64>) -> (tensor<2x1xf32>, tensor<2x1xf32>) {
+  %0 = dlg.gather %t[%i] : (tensor<3000000000x1xf32>, tensor<2xi32>) -> tensor<2x1xf32>
+  %1 = dlg.gather %t[%j] : (tensor<3000000000x1xf32>, tensor<2xi64>) -> tensor<2x1xf32>
+  return %0, %1 : tensor<2x1xf32>, tensor<2x1xf32>
 }

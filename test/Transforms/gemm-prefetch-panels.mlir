@@ -29,13 +29,13 @@
 // CHECK:       scf.for %[[K:.*]] = %c0 to %c8 step %c4 {
 // CHECK:         scf.for %[[P:.*]] = %c0 to %c4 step %c1 {
 // The next panel, else the next Kc block's first, else this one:
-// CHECK:           %[[KN:.*]] = arith.addi %[[K]], %c4
+// CHECK:           %[[P1:.*]] = arith.addi %[[P]], %c1
+// CHECK-NEXT:      %[[KN:.*]] = arith.addi %[[K]], %c4
 // CHECK-NEXT:      %[[HASK:.*]] = arith.cmpi ult, %[[KN]], %c8
 // CHECK-NEXT:      %[[KSEL:.*]] = arith.select %[[HASK]], %[[KN]], %[[K]]
-// CHECK-NEXT:      %[[P1:.*]] = arith.addi %[[P]], %c1
+// CHECK-NEXT:      %[[PSEL:.*]] = arith.select %[[HASK]], %c0, %[[P]]
 // CHECK-NEXT:      %[[HASP:.*]] = arith.cmpi ult, %[[P1]], %c4
 // CHECK-NEXT:      %[[ROW0:.*]] = arith.select %[[HASP]], %[[K]], %[[KSEL]]
-// CHECK-NEXT:      %[[PSEL:.*]] = arith.select %[[HASK]], %c0, %[[P]]
 // CHECK-NEXT:      %[[PAN:.*]] = arith.select %[[HASP]], %[[P1]], %[[PSEL]]
 // The slot of row block m / 2 and step kk / 2:
 // CHECK:           scf.for %[[M:.*]] = %c0 to %c4 step %c2 {
