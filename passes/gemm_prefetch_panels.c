@@ -155,24 +155,12 @@ static void prefetchNext(const Nest *n, int locality) {
   }
 }
 
-static MlirWalkResult collectReads(MlirOperation op, void *user) {
-  if (dlcOpIs(op, "vector.transfer_read"))
-    dlcOpListPush(user, op);
-  return MlirWalkResultAdvance;
-}
-
 static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
   (void)state;
-  int64_t locality = dlcOptionsGetInt(dlcPassGetOptions(pass), "locality");
-  if (locality < 0 || locality > 3) {
-    char msg[96];
-    snprintf(msg, sizeof msg, "dlc-gemm-prefetch-panels: locality must be 0 to 3, got %lld",
-             (long long)locality);
-    mlirEmitError(mlirOperationGetLocation(func), msg);
+  int locality;
+  if (!dlcPrefetchLocality(pass, func, "dlc-gemm-prefetch-panels", &locality))
     return (MlirLogicalResult){0};
-  }
-  DlcOpList reads = {0}, done = {0};
-  mlirOperationWalk(func, collectReads, &reads, MlirWalkPreOrder);
+  DlcOpList reads = dlcOpListOfWalk(func, "vector.transfer_read"), done = {0};
   /* matched first, rewritten after; each k loop once */
   Nest *nests = NULL;
   intptr_t count = 0;
@@ -190,7 +178,7 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
     nests[count++] = n;
   }
   for (intptr_t i = 0; i < count; ++i)
-    prefetchNext(&nests[i], (int)locality);
+    prefetchNext(&nests[i], locality);
   if (count > 0)
     dlcPassAddStatistic(pass, "loops", (uint64_t)count);
   free(nests);

@@ -169,12 +169,15 @@ static void addScheduleStage(DlcPipeline *p, MlirStringRef target, int64_t vecto
    blocks (off by default: gemm_fuse_unpack.c measured it neutral here);
    last, GEMMs on weights packed at compile time prefetch each next panel
    (gemm_prefetch_panels.c: the BERT layer 1.2x faster with constant
-   weights, ResNet-50 1.04x). */
-static void addMemoryPlanStage(DlcPipeline *p, long long maxRunBytes, bool fuseUnpack) {
+   weights, ResNet-50 1.04x), and direct convs on such weights the next
+   channel panel into L2 (conv_prefetch_weights.c), panels of up to 3/8
+   of L2, so that two of them and the input rows stay. */
+static void addMemoryPlanStage(DlcPipeline *p, long long maxRunBytes, bool fuseUnpack,
+                               long long l2Bytes) {
   dlcPipelineAdd(p, "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg{cpu=true},"
                     "func.func(convert-linalg-to-loops,dlc-gemm-fuse-packing{max-run-bytes=%lld}%s,"
-                    "dlc-gemm-prefetch-panels)",
-                 maxRunBytes, fuseUnpack ? ",dlc-gemm-fuse-unpack" : "");
+                    "dlc-gemm-prefetch-panels,dlc-conv-prefetch-weights{max-panel-bytes=%lld})",
+                 maxRunBytes, fuseUnpack ? ",dlc-gemm-fuse-unpack" : "", l2Bytes / 8 * 3);
 }
 
 /* The schedule's parallel foralls as OpenMP loops (or serial loops). */
@@ -240,7 +243,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
     addScheduleStage(&p, target, given);
   dlcAddBufferizeStage(&p, schedule);
   addMemoryPlanStage(&p, (long long)dlcGemmFusePackingMaxRunBytes(&cpu),
-                     dlcOptionsGetBool(o, "fuse-unpack"));
+                     dlcOptionsGetBool(o, "fuse-unpack"), (long long)cpu.l2Bytes);
   /* GEMMs whose A is at least twice L2 read it from packed Mc x Kc blocks
      (gemm_pack_a.c); the cost model sized their tiles for it. */
   if (packABytes > 0)

@@ -45,6 +45,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGemmFuseUnpackPass,
     &dlcGemmPackAPass,
     &dlcGemmPrefetchPanelsPass,
+    &dlcConvPrefetchWeightsPass,
     &dlcDlgRuntimeChecksPass,
 };
 

@@ -1,9 +1,10 @@
 /* Views of a memref: ops whose result aliases their first operand's
    buffer (subviews, casts, reshapes), and the buffer a chain of them is
    of. Shared by the passes that ask what a load or store really touches
-   (dlc-streaming-stores, dlc-gpu-rows), and the rank-3 subviews of the
-   packed-panel GEMM's loop nests (dlc-gemm-fuse-packing,
-   dlc-gemm-prefetch-panels). */
+   (dlc-streaming-stores, dlc-gpu-rows), and the subviews of the loop
+   nests that packed-panel GEMMs and direct convs become
+   (dlc-gemm-fuse-packing, dlc-gemm-prefetch-panels,
+   dlc-conv-prefetch-weights). */
 
 #ifndef DLC_PASSES_SUPPORT_MEMREF_VIEWS_H
 #define DLC_PASSES_SUPPORT_MEMREF_VIEWS_H
@@ -36,15 +37,16 @@ static inline MlirValue dlcMemrefRoot(MlirValue m) {
   return m;
 }
 
-/* A rank-3 memref.subview with static sizes, unit strides, and a dynamic
-   offset exactly in the dims of `dyn` (a bit mask), the others 0; writes
-   the sizes. Its dynamic offsets are then operands 1, 2, ... */
-static inline bool dlcSubview3(MlirOperation sv, unsigned dyn, int64_t sizes[3]) {
+/* A memref.subview of rank `rank` (at most 8) with unit strides and a
+   dynamic offset exactly in the dims of `dyn` (a bit mask), the others 0;
+   writes its static sizes (false if any is not positive). Its dynamic
+   offsets are then operands 1, 2, ... */
+static inline bool dlcSubviewN(MlirOperation sv, intptr_t rank, unsigned dyn, int64_t *sizes) {
   if (!dlcOpIs(sv, "memref.subview") ||
       mlirOperationGetNumOperands(sv) != 1 + __builtin_popcount(dyn) ||
-      mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(sv, 0))) != 3)
+      mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(sv, 0))) != rank)
     return false;
-  for (intptr_t i = 0; i < 3; ++i) {
+  for (intptr_t i = 0; i < rank; ++i) {
     int64_t off = dlcI64ArrayAt(sv, "static_offsets", i);
     bool isDyn = (dyn >> i) & 1;
     if (isDyn != mlirShapedTypeIsDynamicStrideOrOffset(off) || (!isDyn && off != 0) ||
@@ -55,6 +57,11 @@ static inline bool dlcSubview3(MlirOperation sv, unsigned dyn, int64_t sizes[3])
       return false;
   }
   return true;
+}
+
+/* The rank-3 ones of the packed-panel GEMM's loop nests. */
+static inline bool dlcSubview3(MlirOperation sv, unsigned dyn, int64_t sizes[3]) {
+  return dlcSubviewN(sv, 3, dyn, sizes);
 }
 
 #endif

@@ -41,4 +41,24 @@ static inline DlcOpList dlcOpListOfModule(MlirOperation module, const char *name
   return l;
 }
 
+typedef struct DlcOpNameWalk {
+  DlcOpList *list;
+  const char *name;
+} DlcOpNameWalk;
+
+static inline MlirWalkResult dlcOpListCollectNamed(MlirOperation op, void *user) {
+  DlcOpNameWalk *w = user;
+  if (dlcOpIs(op, w->name))
+    dlcOpListPush(w->list, op);
+  return MlirWalkResultAdvance;
+}
+
+/* The ops named `name` in `root` (itself included), in pre-order. */
+static inline DlcOpList dlcOpListOfWalk(MlirOperation root, const char *name) {
+  DlcOpList l = {0};
+  DlcOpNameWalk w = {&l, name};
+  mlirOperationWalk(root, dlcOpListCollectNamed, &w, MlirWalkPreOrder);
+  return l;
+}
+
 #endif

@@ -12,10 +12,13 @@
 #include "support/index_ops.h"
 #include "support/scf_loops.h"
 #include "mlir-c/BuiltinAttributes.h"
+#include "dlc-c/Pass.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum { DLC_LINE_FLOATS = 16 };
 
@@ -96,6 +99,21 @@ static inline void dlcNextPanelBlock(DlcBuilder *b, MlirValue p, int64_t panels,
   MlirValue hasP = dlcIndexCmp(b, DLC_CMPI_ULT, p1, dlcIndexConst(b, panels));
   *row0 = dlcIndexSelect(b, hasP, k0, kLast);
   *pan = dlcIndexSelect(b, hasP, p1, pLast);
+}
+
+/* A prefetch pass's `locality` option, 0 to 3 (an error at `func`
+   naming the pass otherwise). */
+static inline bool dlcPrefetchLocality(const DlcPass *pass, MlirOperation func, const char *name,
+                                       int *out) {
+  int64_t locality = dlcOptionsGetInt(dlcPassGetOptions(pass), "locality");
+  if (locality >= 0 && locality <= 3) {
+    *out = (int)locality;
+    return true;
+  }
+  char msg[128];
+  snprintf(msg, sizeof msg, "%s: locality must be 0 to 3, got %lld", name, (long long)locality);
+  mlirEmitError(mlirOperationGetLocation(func), msg);
+  return false;
 }
 
 /* memref.prefetch of operands[0] at indices operands[1 .. n - 1]. */
