@@ -300,13 +300,19 @@ static int emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int 
    NR-channel panel, the taps (kh, kw) outside and the channels inside in
    steps of up to 4 (unrolled further by the k-loop unroll); the unit
    loops fold away, so the tile vectorises to MR x NR outer products whose
-   accumulators hoisting keeps in registers across c, kh and kw. */
-static void emitDirectConvGroup(DlcScript *s, Group *g, int conv, int vw) {
+   accumulators hoisting keeps in registers across c, kh and kw.
+   `padSid`: the conv input's tensor.pad (inputPad) where padPerTile says
+   each tile should pad its own rows, fused into the forall. */
+static void emitDirectConvGroup(DlcScript *s, Group *g, int conv, int vw, int64_t padSid) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   const OpInfo *root = &g->ops[conv];
   const DlcSchedule *sc = &g->sched;
   int n = root->loops.numLoops;
-  emitConvForall(s, g, conv, DLC_CONV_C, vw, handles);
+  int forall = emitConvForall(s, g, conv, DLC_CONV_C, vw, handles);
+  if (padSid >= 0 && forall >= 0) {
+    int pad = dlcScriptMatch(s, padSid);
+    dlcScriptFuseInto(s, &pad, forall);
+  }
   int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
   for (int d = 0; d < DLC_CONV_OW; ++d)
     sizes[d] = 1;
@@ -511,6 +517,21 @@ static int64_t inputPad(DlcScheduleState *st, MlirOperation conv) {
   return sid;
 }
 
+/* Whether a direct conv's input pad goes into its forall (emitDirectConvGroup):
+   only when no two tiles read the same input rows, i.e. the forall does
+   not split the channel panels (the 7x7 convs' tiles are panels of all
+   rows: each would pad the whole input again). Fused, each tile pads its
+   rows (and their halo) into a buffer of its own, on its own thread and
+   while they are in cache; left outside, the pad is a parallel loop of
+   its own before the conv's, and its border fill a serial one. */
+static bool padPerTile(const DlcSchedule *sc, const DlcLoopNest *conv) {
+  for (intptr_t i = 0; i < sc->numParallel; ++i)
+    if (sc->parallel[i] == DLC_CONV_PANEL && sc->tiles[DLC_CONV_PANEL] > 0 &&
+        sc->tiles[DLC_CONV_PANEL] < conv->extent[DLC_CONV_PANEL])
+      return false;
+  return true;
+}
+
 /* Whether `op`'s operand 0 is a tensor.pad of a rank-4 tensor that pads
    only dims 2 and 3 (an NCHW window op's input). */
 static bool spatialPad(MlirOperation op) {
@@ -607,6 +628,8 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   if (depthwise >= 0) {
     padSid = inputPad(st, infos[depthwise].op);
     ownInits(ops, n);
+  } else if (conv >= 0 && padPerTile(&g.sched, &infos[conv].loops)) {
+    padSid = inputPad(st, infos[conv].op);
   } else if (g.root < 0 && conv < 0) { /* a conv (or pool) as plain loops: a window op's pad */
     for (int i = 0; i < n && padSid < 0; ++i)
       if (infos[i].loops.numLoops > 4 && spatialPad(infos[i].op))
@@ -622,7 +645,7 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
   if (g.root >= 0)
     emitGemmGroup(&st->script, &g, cpu->vw);
   else if (conv >= 0)
-    emitDirectConvGroup(&st->script, &g, conv, cpu->vw);
+    emitDirectConvGroup(&st->script, &g, conv, cpu->vw, padSid);
   else if (depthwise >= 0)
     emitDepthwiseGroup(&st->script, &g, depthwise, cpu->vw, padSid);
   else

@@ -17,11 +17,16 @@
 // unpack/shuffle steps (no vector.transpose left for LLVM's one wide
 // shuffle) and written as full 16-float rows, the last 8 in one 8 x 16
 // block split off (not 14 x 16 blocks, whose 14-float rows were written
-// and read in three pieces each).
+// and read in three pieces each). As the tiles split rows, not panels,
+// each pads its own 7 + 2 rows of the input inside the forall (padPerTile),
+// not a pad of the whole input before it.
 // CHECK-LABEL: func.func private @resnet_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [1, 2, 7, 0, 0, 8, 0, 0], vector = 16, register = [8, 32], parallel = [0, 1, 2]>
 // CHECK-NOT: tensor<1x64x3x3x56x56xf32>
+// CHECK-NOT: tensor.pad
 // CHECK: scf.forall (%{{.*}}) in (8)
+// CHECK: tensor.pad %{{.*}} low[0, 0, %{{.*}}, 1] high[0, 0, %{{.*}}, 1]
+// CHECK: tensor<1x64x9x58xf32>
 // CHECK: scf.for {{.*}} -> (vector<8x32xf32>)
 // CHECK: scf.for {{.*}} -> (vector<8x32xf32>)
 // CHECK: scf.for {{.*}} -> (vector<8x32xf32>)
@@ -105,9 +110,14 @@ func.func @few(%x: tensor<1x144x56x56xf32>, %w: tensor<24x144x1x1xf32>) -> tenso
 
 // Large weights (3x3, 512 channels at 7x7: 9 MiB) keep whole rows, since
 // every row block reads all the weights again: 8 tiles of 2 panels by all
-// 7 rows; channel blocks of 16 (18 KiB of Wp).
+// 7 rows; channel blocks of 16 (18 KiB of Wp). Every tile reads the whole
+// input, so it is padded once, before the forall.
 // CHECK-LABEL: func.func private @big_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [1, 2, 7, 0, 0, 16, 0, 0], vector = 16, register = [7, 32], parallel = [0, 1, 2]>
+// CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: scf.forall (%{{.*}}) in (8)
+// CHECK-NOT: tensor.pad
+// CHECK: scf.forall.in_parallel
 func.func @big(%x: tensor<1x512x7x7xf32>, %w: tensor<512x512x3x3xf32>) -> tensor<1x512x7x7xf32> {
   %0 = dlg.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>) -> tensor<1x512x7x7xf32>
   return %0 : tensor<1x512x7x7xf32>
