@@ -183,3 +183,17 @@ func.func @tall(%x: tensor<1x6x112x115xf32>, %w: tensor<64x6x7x4xf32>) -> tensor
   %0 = dlg.conv2d %x, %w {padding = array<i64: 3, 0, 3, 0>} : (tensor<1x6x112x115xf32>, tensor<64x6x7x4xf32>) -> tensor<1x64x112x112xf32>
   return %0 : tensor<1x64x112x112xf32>
 }
+
+// ResNet-50's 3x3 stride-2 conv on 128 channels at 56x56 runs as a GEMM
+// on im2col's 784 pixels, 49 panels of 16 (32 does not divide 784). 49
+// cannot be halved, and M (128 output channels) stays whole: tiles of 7
+// panels, the next smaller divisor, so both cores get work (one tile of
+// all 49 ran the GEMM on one core).
+// CHECK-LABEL: func.func private @odd_panels_kernel0
+// CHECK-SAME: tile = [1, 7, 0, 0,
+// CHECK-SAME: register = [16, 16], parallel = [0, 1]>
+// CHECK: scf.forall (%{{.*}}) in (7)
+func.func @odd_panels(%x: tensor<1x128x56x56xf32>, %w: tensor<128x128x3x3xf32>) -> tensor<1x128x28x28xf32> {
+  %0 = dlg.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x128x56x56xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x28x28xf32>
+  return %0 : tensor<1x128x28x28xf32>
+}
