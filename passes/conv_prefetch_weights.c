@@ -182,7 +182,7 @@ static MlirValue flatWeights(MlirValue global, DlcOpList *made) {
 static int64_t trips(MlirOperation loop) {
   int64_t b[3];
   dlcForConstantBounds(loop, b);
-  return (b[1] - b[0] + b[2] - 1) / b[2];
+  return dlcTripCount(b);
 }
 
 /* The prefetches of the header. A slot of more than 4 lines (a burst that

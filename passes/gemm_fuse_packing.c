@@ -388,12 +388,6 @@ static MlirOperation insertClone(MlirOperation like, MlirOperation before) {
   return c;
 }
 
-static MlirWalkResult collectReads(MlirOperation op, void *user) {
-  if (dlcOpIs(op, "vector.transfer_read"))
-    dlcOpListPush(user, op);
-  return MlirWalkResultAdvance;
-}
-
 /* The first row block peeled off the row loop; in it each read of
    Bp[%p, kk] becomes a read of B's blk[kk, %p] that also stores the vector
    to Bp[%p, kk]; the copy loop goes. */
@@ -410,8 +404,7 @@ static void fuse(const Match *m, bool prefetch, int64_t ahead) {
   }
   if (prefetch && !mlirOperationEqual(first, m->rLoop))
     prefetchNext(m, first);
-  DlcOpList reads = {0};
-  mlirOperationWalk(first, collectReads, &reads, MlirWalkPreOrder);
+  DlcOpList reads = dlcOpListOfWalk(first, "vector.transfer_read");
   MlirValue p = dlcForInductionVar(m->pLoop);
   for (intptr_t i = 0; i < reads.n; ++i) {
     MlirOperation rd = reads.ops[i];
@@ -465,8 +458,7 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
     return (MlirLogicalResult){0};
   }
   int64_t maxRun = dlcOptionsGetInt(dlcPassGetOptions(pass), "max-run-bytes");
-  DlcOpList reads = {0};
-  mlirOperationWalk(func, collectReads, &reads, MlirWalkPreOrder);
+  DlcOpList reads = dlcOpListOfWalk(func, "vector.transfer_read");
   /* matched first, rewritten after: a rewrite destroys reads of the list */
   Match *matches = NULL;
   intptr_t n = 0;

@@ -85,7 +85,6 @@ static bool loopBounds(MlirOperation loop, int64_t b[3]) {
   return dlcForConstantBounds(loop, b) && b[1] > b[0];
 }
 
-static int64_t tripCount(const int64_t b[3]) { return (b[1] - b[0] + b[2] - 1) / b[2]; }
 
 /* The ancestor of `op` (or `op`) directly in `block` (null when none). */
 static MlirOperation topIn(MlirBlock block, MlirOperation op) {
@@ -396,7 +395,7 @@ static int64_t rowsCovered(const Tile *t, MlirOperation outer) {
     int64_t b[3];
     if (!loopBounds(p, b))
       return 0;
-    rows = dlcMulSaturate(rows, tripCount(b));
+    rows = dlcMulSaturate(rows, dlcTripCount(b));
   }
   return rows;
 }
@@ -548,7 +547,7 @@ static bool matchAlloc(MlirOperation alloc, Match *m) {
   bool loop = loopBounds(m->compute, kb);
   if (loop && perPass == cover) {
     m->kLoop = true;
-  } else if (loop && dlcMulSaturate(perPass, tripCount(kb)) == cover) {
+  } else if (loop && dlcMulSaturate(perPass, dlcTripCount(kb)) == cover) {
     /* the compute loop walks tiles (panels, Mc blocks), not Kc blocks:
        each tile must move with it, else it revisits the same tiles */
     for (intptr_t i = 0; i < m->nTiles; ++i)
@@ -588,7 +587,7 @@ static MlirOperation buildIf(DlcBuilder *b, MlirValue cond, intptr_t nResults,
 static MlirValue kBlockIs(DlcBuilder *b, MlirOperation kLoop, int which) {
   int64_t kb[3];
   loopBounds(kLoop, kb);
-  int64_t at = which == 0 ? kb[0] : kb[0] + (tripCount(kb) - 1) * kb[2];
+  int64_t at = which == 0 ? kb[0] : kb[0] + (dlcTripCount(kb) - 1) * kb[2];
   return dlcIndexCmp(b, DLC_CMPI_EQ, dlcForInductionVar(kLoop), dlcIndexConst(b, at));
 }
 

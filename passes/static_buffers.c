@@ -133,18 +133,6 @@ static bool elideIntoOutParam(MlirOperation copy) {
 
 /*--- The pass ----------------------------------------------------------------------*/
 
-typedef struct {
-  const char *name;
-  DlcOpList ops;
-} Collected;
-
-static MlirWalkResult collect(MlirOperation op, void *user) {
-  Collected *c = user;
-  if (dlcOpIs(op, c->name))
-    dlcOpListPush(&c->ops, op);
-  return MlirWalkResultAdvance;
-}
-
 static bool atFunctionTop(MlirOperation op) {
   MlirOperation parent = mlirOperationGetParentOperation(op);
   return !mlirOperationIsNull(parent) && dlcOpIs(parent, "func.func");
@@ -153,11 +141,10 @@ static bool atFunctionTop(MlirOperation op) {
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
   uint64_t elided = 0;
-  Collected copies = {"memref.copy", {NULL, 0, 0}};
-  mlirOperationWalk(module, collect, &copies, MlirWalkPreOrder);
-  for (intptr_t i = 0; i < copies.ops.n; ++i)
-    elided += atFunctionTop(copies.ops.ops[i]) && elideIntoOutParam(copies.ops.ops[i]);
-  dlcOpListFree(&copies.ops);
+  DlcOpList copies = dlcOpListOfWalk(module, "memref.copy");
+  for (intptr_t i = 0; i < copies.n; ++i)
+    elided += atFunctionTop(copies.ops[i]) && elideIntoOutParam(copies.ops[i]);
+  dlcOpListFree(&copies);
   dlcPassAddStatistic(pass, "elided-copies", elided);
   return (MlirLogicalResult){1};
 }

@@ -37,7 +37,7 @@ static inline MlirValue dlcMemrefRoot(MlirValue m) {
   return m;
 }
 
-/* A memref.subview of rank `rank` (at most 8) with unit strides and a
+/* A memref.subview of rank `rank` with unit strides and a
    dynamic offset exactly in the dims of `dyn` (a bit mask), the others 0;
    writes its static sizes (false if any is not positive). Its dynamic
    offsets are then operands 1, 2, ... */

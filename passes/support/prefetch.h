@@ -11,8 +11,8 @@
 #include "dlc-c/Builder.h"
 #include "support/index_ops.h"
 #include "support/scf_loops.h"
-#include "mlir-c/BuiltinAttributes.h"
 #include "dlc-c/Pass.h"
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
 

@@ -34,6 +34,10 @@ static inline bool dlcForConstantBounds(MlirOperation loop, int64_t b[3]) {
   return b[2] > 0;
 }
 
+/* The iterations of a loop with bounds `b` (lb, ub, step > 0, from
+   dlcForConstantBounds). */
+static inline int64_t dlcTripCount(const int64_t b[3]) { return (b[1] - b[0] + b[2] - 1) / b[2]; }
+
 /* Whether `a` is `op` or holds it. */
 static inline bool dlcOpIsAncestor(MlirOperation a, MlirOperation op) {
   for (; !mlirOperationIsNull(op); op = mlirOperationGetParentOperation(op))
