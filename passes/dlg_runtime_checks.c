@@ -31,10 +31,18 @@
    wires each such verdict into the status like a gather's (unused, the
    verdict is dead code to every other pipeline).
 
-   Scope: gathers and verdicts in the entry's own body. One inside a dlg.if or dlg.while
-   region (an ONNX Loop body) keeps the marker alone: its indices live in
-   the region, and a status would have to flow out through the region's
-   results. A gather along a dynamic dimension is refused by its lowering.
+   Regions: a gather or verdict inside a dlg.if or dlg.while (an ONNX If
+   branch, a Loop body) is checked where it runs, and its status leaves
+   the region as a value of the region's own: each branch of an if yields
+   its status (0 for a branch without checks) as one more result; a while
+   carries one more value, 0 at first, that each of its regions passes on
+   while it is not 0 and replaces by its own status otherwise, so the
+   loop's last result is the first failure in time (an iteration its exit
+   skips checks nothing). Checks are numbered in program order, a region's
+   before the ops after it; nested regions compose. Regions without
+   checks, and the ops holding them, are left as they were.
+   A gather along a dynamic dimension is refused by its lowering; GPU
+   programs keep the marker alone (the pass runs on the CPU paths).
    An entry without gathers is left as it was (no status result). */
 
 #include "dlc-c/Builder.h"
@@ -233,6 +241,178 @@ static bool isEntry(MlirOperation fn, MlirStringRef entry) {
   return mlirAttributeIsNull(vis);
 }
 
+/* The checks found so far, numbered in program order (a region's before
+   the ops after its parent), with their messages. */
+typedef struct Checks {
+  char **msgs;
+  intptr_t n;
+} Checks;
+
+static MlirType statusType(MlirContext ctx) {
+  return mlirRankedTensorTypeGet(0, NULL, mlirIntegerTypeGet(ctx, 32), mlirAttributeGetNull());
+}
+
+/* The first of `codes` (0-d i32) that is not 0, in order, else 0: the
+   check a step-by-step run would have stopped at (GatherND's component
+   test, not the flattened gather after it). */
+static MlirValue firstFailed(DlcBuilder *b, intptr_t n, const MlirValue *codes) {
+  MlirValue status = codes[0];
+  MlirValue zero = n > 1 ? scalar(b, mlirIntegerTypeGet(b->context, 32), 0) : (MlirValue){NULL};
+  for (intptr_t i = 1; i < n; ++i) {
+    MlirValue set = dlcBuildValue(b, "dlg.not_equal", DLC_VALUES(status, zero), DLC_NO_ATTRS);
+    status = dlcBuildValue(b, "dlg.where", DLC_VALUES(set, status, codes[i]), DLC_NO_ATTRS);
+  }
+  return status;
+}
+
+/* Appends `v` to the operands of `block`'s terminator. */
+static void appendToTerminator(MlirBlock block, MlirValue v) {
+  MlirOperation term = mlirBlockGetTerminator(block);
+  intptr_t n = mlirOperationGetNumOperands(term);
+  MlirValue *vals = dlcXmalloc(sizeof *vals * (size_t)(n + 1));
+  for (intptr_t i = 0; i < n; ++i)
+    vals[i] = mlirOperationGetOperand(term, i);
+  vals[n] = v;
+  mlirOperationSetOperands(term, n + 1, vals);
+  free(vals);
+}
+
+/* `op` (dlg.if or dlg.while) again with `extra` appended to its operands
+   and one more result, a status, taking op's regions and attributes; op's
+   results' uses move to the new op's and op is erased. */
+static MlirOperation withStatusResult(MlirOperation op, MlirValue extra) {
+  intptr_t nRes = mlirOperationGetNumResults(op), nOps = mlirOperationGetNumOperands(op);
+  intptr_t nAttrs = mlirOperationGetNumAttributes(op);
+  MlirType *types = dlcXmalloc(sizeof *types * (size_t)(nRes + 1));
+  MlirValue *ops = dlcXmalloc(sizeof *ops * (size_t)(nOps + 1));
+  MlirNamedAttribute *attrs = dlcXmalloc(sizeof *attrs * (size_t)(nAttrs + 1));
+  for (intptr_t i = 0; i < nRes; ++i)
+    types[i] = mlirValueGetType(mlirOperationGetResult(op, i));
+  types[nRes] = statusType(mlirOperationGetContext(op));
+  for (intptr_t i = 0; i < nOps; ++i)
+    ops[i] = mlirOperationGetOperand(op, i);
+  if (!mlirValueIsNull(extra))
+    ops[nOps++] = extra;
+  for (intptr_t i = 0; i < nAttrs; ++i)
+    attrs[i] = mlirOperationGetAttribute(op, i);
+  MlirRegion regions[2];
+  for (intptr_t r = 0; r < 2; ++r) {
+    regions[r] = mlirRegionCreate();
+    mlirRegionTakeBody(regions[r], mlirOperationGetRegion(op, r));
+  }
+  MlirOperationState st = mlirOperationStateGet(mlirIdentifierStr(mlirOperationGetName(op)),
+                                                mlirOperationGetLocation(op));
+  mlirOperationStateAddOperands(&st, nOps, ops);
+  mlirOperationStateAddResults(&st, nRes + 1, types);
+  mlirOperationStateAddAttributes(&st, nAttrs, attrs);
+  mlirOperationStateAddOwnedRegions(&st, 2, regions);
+  MlirOperation out = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, out);
+  for (intptr_t i = 0; i < nRes; ++i)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i), mlirOperationGetResult(out, i));
+  mlirOperationDestroy(op);
+  free(types), free(ops), free(attrs);
+  return out;
+}
+
+static MlirValue checkBlock(MlirBlock block, Checks *all);
+
+/* The checks of `op`'s two regions (their blocks and statuses); whether
+   either has any. */
+static bool checkRegions(MlirOperation op, MlirBlock blocks[2], MlirValue s[2], Checks *all) {
+  for (intptr_t r = 0; r < 2; ++r) {
+    blocks[r] = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+    s[r] = checkBlock(blocks[r], all);
+  }
+  return !mlirValueIsNull(s[0]) || !mlirValueIsNull(s[1]);
+}
+
+/* dlg.if: each region yields its status (0 where it has no checks) as a
+   result of its own, the if's status. */
+static MlirValue checkIf(MlirOperation *op, Checks *all) {
+  MlirBlock blocks[2];
+  MlirValue s[2];
+  if (!checkRegions(*op, blocks, s, all))
+    return (MlirValue){NULL};
+  for (intptr_t r = 0; r < 2; ++r) {
+    if (mlirValueIsNull(s[r])) {
+      MlirOperation term = mlirBlockGetTerminator(blocks[r]);
+      DlcBuilder b = dlcBuilderBefore(term, mlirOperationGetLocation(term));
+      s[r] = scalar(&b, mlirIntegerTypeGet(b.context, 32), 0);
+    }
+    appendToTerminator(blocks[r], s[r]);
+  }
+  *op = withStatusResult(*op, (MlirValue){NULL});
+  return mlirOperationGetResult(*op, mlirOperationGetNumResults(*op) - 1);
+}
+
+/* dlg.while: the status is one more carried value, 0 at first; each
+   region passes on the carried one while it is not 0 (the first failure
+   in time), else its own. The loop's last result is the status. */
+static MlirValue checkWhile(MlirOperation *op, Checks *all) {
+  MlirBlock blocks[2];
+  MlirValue s[2];
+  if (!checkRegions(*op, blocks, s, all))
+    return (MlirValue){NULL};
+  MlirContext ctx = mlirOperationGetContext(*op);
+  MlirLocation loc = mlirOperationGetLocation(*op);
+  for (intptr_t r = 0; r < 2; ++r) {
+    MlirValue carried = mlirBlockAddArgument(blocks[r], statusType(ctx), loc);
+    MlirValue pass = carried;
+    if (!mlirValueIsNull(s[r])) {
+      MlirOperation term = mlirBlockGetTerminator(blocks[r]);
+      DlcBuilder b = dlcBuilderBefore(term, mlirOperationGetLocation(term));
+      pass = firstFailed(&b, DLC_VALUES(carried, s[r]));
+    }
+    appendToTerminator(blocks[r], pass);
+  }
+  DlcBuilder b = dlcBuilderBefore(*op, loc);
+  MlirValue zero = scalar(&b, mlirIntegerTypeGet(ctx, 32), 0);
+  *op = withStatusResult(*op, zero);
+  return mlirOperationGetResult(*op, mlirOperationGetNumResults(*op) - 1);
+}
+
+/* Adds the checks of `block`'s ops, those in the regions of its dlg.if and
+   dlg.while ops included, and returns the block's status (firstFailed,
+   built before its terminator), null when it has no checks. */
+static MlirValue checkBlock(MlirBlock block, Checks *all) {
+  MlirValue *codes = NULL;
+  intptr_t n = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    MlirValue c = {NULL};
+    if (dlcOpIs(op, "dlg.if")) {
+      c = checkIf(&op, all);
+    } else if (dlcOpIs(op, "dlg.while")) {
+      c = checkWhile(&op, all);
+    } else {
+      bool gather = dlcOpIs(op, "dlg.gather");
+      if (!gather && mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("dlc.check"))))
+        continue;
+      char *msg = NULL;
+      c = gather ? checkGather(op, all->n + 1, &msg) : checkImported(op, all->n + 1, &msg);
+      if (mlirValueIsNull(c)) {
+        free(msg);
+        continue;
+      }
+      all->msgs = dlcXrealloc(all->msgs, sizeof *all->msgs * (size_t)(all->n + 1));
+      all->msgs[all->n++] = msg;
+    }
+    if (mlirValueIsNull(c))
+      continue;
+    codes = dlcXrealloc(codes, sizeof *codes * (size_t)(n + 1));
+    codes[n++] = c;
+  }
+  MlirValue status = {NULL};
+  if (n > 0) {
+    MlirOperation term = mlirBlockGetTerminator(block);
+    DlcBuilder b = dlcBuilderBefore(term, mlirOperationGetLocation(term));
+    status = firstFailed(&b, n, codes);
+  }
+  free(codes);
+  return status;
+}
+
 static void checkFunction(MlirOperation fn, DlcPass *pass) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
   if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(fn, str("dlc.runtime_checks"))))
@@ -240,44 +420,15 @@ static void checkFunction(MlirOperation fn, DlcPass *pass) {
   MlirOperation ret = mlirBlockGetTerminator(body);
   if (!dlcOpIs(ret, "func.return"))
     return;
-  MlirValue *codes = NULL;
-  char **msgs = NULL;
-  intptr_t n = 0;
-  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op)) {
-    bool gather = dlcOpIs(op, "dlg.gather");
-    if (!gather && mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("dlc.check"))))
-      continue;
-    char *msg = NULL;
-    MlirValue c = gather ? checkGather(op, n + 1, &msg) : checkImported(op, n + 1, &msg);
-    if (mlirValueIsNull(c)) {
-      free(msg);
-      continue;
-    }
-    codes = dlcXrealloc(codes, sizeof *codes * (size_t)(n + 1));
-    msgs = dlcXrealloc(msgs, sizeof *msgs * (size_t)(n + 1));
-    codes[n] = c;
-    msgs[n++] = msg;
+  Checks all = {0};
+  MlirValue status = checkBlock(body, &all);
+  if (!mlirValueIsNull(status)) {
+    addStatusResult(fn, mlirBlockGetTerminator(body), status, all.msgs, all.n);
+    dlcPassAddStatistic(pass, "checks", (uint64_t)all.n);
   }
-  if (n > 0) {
-    DlcBuilder b = dlcBuilderBefore(ret, mlirOperationGetLocation(ret));
-    /* the first check that failed, in program order: the one a step-by-step
-       run would have stopped at (GatherND's component test, not the
-       flattened gather after it) */
-    MlirValue status = codes[0];
-    MlirValue zero = n > 1 ? scalar(&b, mlirIntegerTypeGet(mlirOperationGetContext(fn), 32), 0)
-                           : (MlirValue){NULL};
-    for (intptr_t i = 1; i < n; ++i) {
-      MlirValue set = dlcBuildValue(&b, "dlg.not_equal", DLC_VALUES(status, zero), DLC_NO_ATTRS);
-      status = dlcBuildValue(&b, "dlg.where", DLC_VALUES(set, status, codes[i]), DLC_NO_ATTRS);
-    }
-    addStatusResult(fn, ret, status, msgs, n);
-    dlcPassAddStatistic(pass, "checks", (uint64_t)n);
-  }
-  for (intptr_t i = 0; i < n; ++i)
-    free(msgs[i]);
-  free(msgs);
-  free(codes);
+  for (intptr_t i = 0; i < all.n; ++i)
+    free(all.msgs[i]);
+  free(all.msgs);
 }
 
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {

@@ -114,3 +114,133 @@ func.func @huge_axis(%t: tensor<3000000000x1xf32>, %i: tensor<2xi32>, %j: tensor
   %1 = dlg.gather %t[%j] : (tensor<3000000000x1xf32>, tensor<2xi64>) -> tensor<2x1xf32>
   return %0, %1 : tensor<2x1xf32>, tensor<2x1xf32>
 }
+
+// -----
+
+// A gather in a dlg.if region: each region yields its status (0 where it
+// has no checks) as one more result, the if's status.
+// CHECK-LABEL: func.func @branch
+// CHECK-SAME: -> (tensor<2x4xf32>, tensor<i32> {dlc.status})
+// CHECK-SAME: dlc.runtime_checks = ["dlg.gather at 'then_lookup': {{.*}}[-5, 5), the range of axis 0 of its data"]
+// CHECK:      %[[IF:.*]]:2 = dlg.if %arg2 : tensor<i1> -> tensor<2x4xf32>, tensor<i32> {
+// CHECK:        %[[S:.*]] = dlg.max
+// CHECK-NEXT:   %[[G:.*]] = dlg.gather %arg0[%arg1]
+// CHECK-NEXT:   dlg.yield %[[G]], %[[S]] : tensor<2x4xf32>, tensor<i32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT:   %[[E:.*]] = dlg.constant dense<0.000000e+00> : tensor<2x4xf32>
+// CHECK-NEXT:   %[[NONE:.*]] = dlg.constant dense<0> : tensor<i32>
+// CHECK-NEXT:   dlg.yield %[[E]], %[[NONE]] : tensor<2x4xf32>, tensor<i32>
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[IF]]#0, %[[IF]]#1
+func.func @branch(%t: tensor<5x4xf32>, %i: tensor<2xi64>, %c: tensor<i1>) -> tensor<2x4xf32> {
+  %r = dlg.if %c : tensor<i1> -> tensor<2x4xf32> {
+    %g = dlg.gather %t[%i] : (tensor<5x4xf32>, tensor<2xi64>) -> tensor<2x4xf32> loc("then_lookup")
+    dlg.yield %g : tensor<2x4xf32>
+  } else {
+    %z = dlg.constant dense<0.0> : tensor<2x4xf32>
+    dlg.yield %z : tensor<2x4xf32>
+  }
+  return %r : tensor<2x4xf32>
+}
+
+// -----
+
+// Gathers in both regions of a dlg.while (an ONNX Loop body), numbered in
+// program order after the one before the loop: the status is one more
+// carried value, 0 at first, that each region passes on while it is not
+// 0 (the first failure in time) and replaces by its own otherwise.
+// CHECK-LABEL: func.func @loop
+// CHECK-SAME: -> (tensor<4xf32>, tensor<2x4xf32>, tensor<i32> {dlc.status})
+// CHECK-SAME: dlc.runtime_checks = ["dlg.gather at 'before_loop': {{.*}}", "dlg.gather at 'in_condition': {{.*}}", "dlg.gather at 'in_body': {{.*}}"]
+// CHECK:      %[[S1:.*]] = dlg.max
+// CHECK-NEXT: %[[FIRST:.*]] = dlg.gather
+// CHECK-NEXT: %[[INIT:.*]] = dlg.constant dense<0> : tensor<i32>
+// CHECK-NEXT: %[[W:.*]]:3 = dlg.while(%{{.*}}, %arg2, %[[INIT]]) : (tensor<i64>, tensor<2x4xf32>, tensor<i32>) -> (tensor<i64>, tensor<2x4xf32>, tensor<i32>) {
+// CHECK-NEXT: ^bb0(%[[K:.*]]: tensor<i64>, %[[A:.*]]: tensor<2x4xf32>, %[[ST:.*]]: tensor<i32>):
+// CHECK:        %[[TWO:.*]] = dlg.constant dense<2> : tensor<i32>
+// CHECK:        %[[S2:.*]] = dlg.max
+// CHECK:        %[[Z:.*]] = dlg.constant dense<0> : tensor<i32>
+// CHECK-NEXT:   %[[SET:.*]] = dlg.not_equal %[[ST]], %[[Z]]
+// CHECK-NEXT:   %[[PASS:.*]] = dlg.where %[[SET]], %[[ST]], %[[S2]]
+// CHECK-NEXT:   dlg.condition(%{{.*}} : tensor<i1>) %[[K]], %[[A]], %[[PASS]] : tensor<i64>, tensor<2x4xf32>, tensor<i32>
+// CHECK-NEXT: } do {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<i64>, %{{.*}}: tensor<2x4xf32>, %[[ST2:.*]]: tensor<i32>):
+// CHECK:        dlg.constant dense<3> : tensor<i32>
+// CHECK:        %[[S3:.*]] = dlg.max
+// CHECK:        %[[Z2:.*]] = dlg.constant dense<0> : tensor<i32>
+// CHECK-NEXT:   %[[SET2:.*]] = dlg.not_equal %[[ST2]], %[[Z2]]
+// CHECK-NEXT:   %[[NEXT:.*]] = dlg.where %[[SET2]], %[[ST2]], %[[S3]]
+// CHECK-NEXT:   dlg.yield %{{.*}}, %{{.*}}, %[[NEXT]] : tensor<i64>, tensor<2x4xf32>, tensor<i32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[Z3:.*]] = dlg.constant dense<0> : tensor<i32>
+// CHECK-NEXT: %[[SET3:.*]] = dlg.not_equal %[[S1]], %[[Z3]]
+// CHECK-NEXT: %[[ALL:.*]] = dlg.where %[[SET3]], %[[S1]], %[[W]]#2
+// CHECK-NEXT: return %[[FIRST]], %[[W]]#1, %[[ALL]]
+func.func @loop(%t: tensor<5x4xf32>, %i: tensor<2xi64>, %x: tensor<2x4xf32>, %n: tensor<i64>) -> (tensor<4xf32>, tensor<2x4xf32>) {
+  %zero = dlg.constant dense<0> : tensor<i64>
+  %one = dlg.constant dense<1> : tensor<i64>
+  %first = dlg.gather %t[%zero] : (tensor<5x4xf32>, tensor<i64>) -> tensor<4xf32> loc("before_loop")
+  %r:2 = dlg.while (%zero, %x) : (tensor<i64>, tensor<2x4xf32>) -> (tensor<i64>, tensor<2x4xf32>) {
+  ^bb0(%k: tensor<i64>, %a: tensor<2x4xf32>):
+    %e = dlg.gather %t[%k] : (tensor<5x4xf32>, tensor<i64>) -> tensor<4xf32> loc("in_condition")
+    %s = dlg.reduce_sum %e {axes = array<i64>} : tensor<4xf32> -> tensor<f32>
+    %lim = dlg.constant dense<100.0> : tensor<f32>
+    %c0 = dlg.less %s, %lim : tensor<f32>, tensor<f32> -> tensor<i1>
+    %c1 = dlg.less %k, %n : tensor<i64>, tensor<i64> -> tensor<i1>
+    %c = dlg.where %c0, %c1, %c0 : tensor<i1>, tensor<i1>, tensor<i1> -> tensor<i1>
+    dlg.condition(%c : tensor<i1>) %k, %a : tensor<i64>, tensor<2x4xf32>
+  } do {
+  ^bb0(%k: tensor<i64>, %a: tensor<2x4xf32>):
+    %j = dlg.add %i, %k : tensor<2xi64>, tensor<i64> -> tensor<2xi64>
+    %g = dlg.gather %t[%j] : (tensor<5x4xf32>, tensor<2xi64>) -> tensor<2x4xf32> loc("in_body")
+    %s = dlg.add %a, %g : tensor<2x4xf32>, tensor<2x4xf32> -> tensor<2x4xf32>
+    %k1 = dlg.add %k, %one : tensor<i64>, tensor<i64> -> tensor<i64>
+    dlg.yield %k1, %s : tensor<i64>, tensor<2x4xf32>
+  }
+  return %first, %r#1 : tensor<4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// Nested: a loop inside an if branch, its status through both; a region
+// without checks, and a loop without them, are left as they were.
+// CHECK-LABEL: func.func @nested
+// CHECK-SAME: -> (tensor<4xf32>, tensor<4xf32>, tensor<i32> {dlc.status})
+// CHECK:      %[[IF:.*]]:2 = dlg.if %arg2 : tensor<i1> -> tensor<4xf32>, tensor<i32> {
+// CHECK:        %[[W:.*]]:3 = dlg.while
+// CHECK:        dlg.yield %[[W]]#1, %[[W]]#2 : tensor<4xf32>, tensor<i32>
+// CHECK:      } else {
+// CHECK:        dlg.yield %{{.*}}, %{{.*}} : tensor<4xf32>, tensor<i32>
+// CHECK:      %[[PLAIN:.*]]:2 = dlg.while(%{{.*}}, %arg3) : (tensor<i64>, tensor<4xf32>) -> (tensor<i64>, tensor<4xf32>)
+// CHECK:      return %[[IF]]#0, %[[PLAIN]]#1, %[[IF]]#1
+func.func @nested(%t: tensor<5x4xf32>, %n: tensor<i64>, %c: tensor<i1>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %zero = dlg.constant dense<0> : tensor<i64>
+  %one = dlg.constant dense<1> : tensor<i64>
+  %r = dlg.if %c : tensor<i1> -> tensor<4xf32> {
+    %w:2 = dlg.while (%zero, %x) : (tensor<i64>, tensor<4xf32>) -> (tensor<i64>, tensor<4xf32>) {
+    ^bb0(%k: tensor<i64>, %a: tensor<4xf32>):
+      %go = dlg.less %k, %n : tensor<i64>, tensor<i64> -> tensor<i1>
+      dlg.condition(%go : tensor<i1>) %k, %a : tensor<i64>, tensor<4xf32>
+    } do {
+    ^bb0(%k: tensor<i64>, %a: tensor<4xf32>):
+      %g = dlg.gather %t[%k] : (tensor<5x4xf32>, tensor<i64>) -> tensor<4xf32>
+      %s = dlg.add %a, %g : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+      %k1 = dlg.add %k, %one : tensor<i64>, tensor<i64> -> tensor<i64>
+      dlg.yield %k1, %s : tensor<i64>, tensor<4xf32>
+    }
+    dlg.yield %w#1 : tensor<4xf32>
+  } else {
+    dlg.yield %x : tensor<4xf32>
+  }
+  %p:2 = dlg.while (%zero, %x) : (tensor<i64>, tensor<4xf32>) -> (tensor<i64>, tensor<4xf32>) {
+  ^bb0(%k: tensor<i64>, %a: tensor<4xf32>):
+    %go = dlg.less %k, %n : tensor<i64>, tensor<i64> -> tensor<i1>
+    dlg.condition(%go : tensor<i1>) %k, %a : tensor<i64>, tensor<4xf32>
+  } do {
+  ^bb0(%k: tensor<i64>, %a: tensor<4xf32>):
+    %s = dlg.add %a, %a : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    %k1 = dlg.add %k, %one : tensor<i64>, tensor<i64> -> tensor<i64>
+    dlg.yield %k1, %s : tensor<i64>, tensor<4xf32>
+  }
+  return %r, %p#1 : tensor<4xf32>, tensor<4xf32>
+}

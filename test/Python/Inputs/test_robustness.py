@@ -647,6 +647,85 @@ def test_gather_runtime_index_onnx_node_named():
         m(good, np.array([0, 1, 2, 4], np.int64))
 
 
+def test_gather_runtime_index_in_loop_body_and_if_branch():
+    """A Gather inside an ONNX Loop body (a dlg.while: its exit depends on
+    the data) or an If branch (a dlg.if: its condition is computed) is
+    checked too: its status leaves the region as one more carried value or
+    result. An index outside the table in an iteration that runs, or in the
+    branch taken, is an error naming the node; one in an iteration the exit
+    skips, or in the branch not taken, is not."""
+    vi = helper.make_tensor_value_info
+    table = helper.make_tensor("table", TensorProto.FLOAT, [5, 3], np.arange(15.0))
+    limit = helper.make_tensor("limit", TensorProto.FLOAT, [], [1000.0])
+    trips = helper.make_tensor("M", TensorProto.INT64, [], [4])
+    body = helper.make_graph(
+        [helper.make_node("Add", ["ids", "i"], ["j"], name="shift"),
+         helper.make_node("Gather", ["table", "j"], ["row"], name="lookup"),
+         helper.make_node("Add", ["acc", "row"], ["acc_out"], name="accumulate"),
+         helper.make_node("ReduceSum", ["acc_out"], ["total"], keepdims=0, name="total"),
+         helper.make_node("Less", ["total", "limit"], ["c_out"], name="go_on")],
+        "body", [vi("i", TensorProto.INT64, []), vi("c", TensorProto.BOOL, []),
+                 vi("acc", TensorProto.FLOAT, [2, 3])],
+        [vi("c_out", TensorProto.BOOL, []), vi("acc_out", TensorProto.FLOAT, [2, 3])])
+    g = helper.make_graph([helper.make_node("Loop", ["M", "", "acc0"], ["y"], body=body,
+                                            name="walk")],
+                          "g", [vi("ids", TensorProto.INT64, [2]),
+                                vi("acc0", TensorProto.FLOAT, [2, 3])],
+                          [vi("y", TensorProto.FLOAT, [2, 3])], initializer=[table, limit, trips])
+    onnx_model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    assert "dlg.while" in dlc.onnx.import_graph(onnx_model).mlir()
+    m = dlc.compile(onnx_model)
+    t = np.arange(15.0, dtype=np.float32).reshape(5, 3)
+
+    def reference(ids, acc, lim=1000.0):
+        for i in range(4):
+            acc = acc + t[ids + i]
+            if not acc.sum() < lim:
+                break
+        return acc
+
+    zero = np.zeros((2, 3), np.float32)
+    for ids in ([0, 1], [-5, -3], [1, 0]):
+        ids = np.array(ids, np.int64)
+        np.testing.assert_array_equal(m(ids, zero), reference(ids, zero))
+    # iteration 3 reads row 2 + 3 = 5 of 5
+    with pytest.raises(ValueError, match=r"dlg.gather at 'lookup': .* outside \[-5, 5\)"):
+        m(np.array([0, 2], np.int64), zero)
+    # the loop exits after its first iteration (the sum passes the limit):
+    # the index the later ones would read is never used
+    big = np.full((2, 3), 400.0, np.float32)
+    np.testing.assert_array_equal(m(np.array([0, 2], np.int64), big),
+                                  reference(np.array([0, 2]), big))
+
+    then_g = helper.make_graph([helper.make_node("Gather", ["table", "ids"], ["t"],
+                                                 name="then_lookup")],
+                               "then", [], [vi("t", TensorProto.FLOAT, [2, 3])])
+    else_g = helper.make_graph([helper.make_node("Gather", ["table", "other"], ["e0"],
+                                                 name="else_lookup"),
+                                helper.make_node("Neg", ["e0"], ["e"], name="negate")],
+                               "else", [], [vi("e", TensorProto.FLOAT, [2, 3])])
+    zero_f = helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])
+    g = helper.make_graph(
+        [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0, name="sum"),
+         helper.make_node("Greater", ["s", "zero"], ["c"], name="positive"),
+         helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g,
+                          name="pick")],
+        "g", [vi("x", TensorProto.FLOAT, [4]), vi("ids", TensorProto.INT64, [2]),
+              vi("other", TensorProto.INT64, [2])],
+        [vi("y", TensorProto.FLOAT, [2, 3])], initializer=[table, zero_f])
+    onnx_model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    assert "dlg.if" in dlc.onnx.import_graph(onnx_model).mlir()
+    m = dlc.compile(onnx_model)
+    pos, neg = np.ones(4, np.float32), -np.ones(4, np.float32)
+    good, bad = np.array([1, -2], np.int64), np.array([1, 7], np.int64)
+    np.testing.assert_array_equal(m(pos, good, bad), t[good])
+    np.testing.assert_array_equal(m(neg, bad, good), -t[good])
+    with pytest.raises(ValueError, match=r"dlg.gather at 'then_lookup': .* outside \[-5, 5\)"):
+        m(pos, bad, good)
+    with pytest.raises(ValueError, match=r"dlg.gather at 'else_lookup': .* outside \[-5, 5\)"):
+        m(neg, good, bad)
+
+
 def _index_model(op, inputs, attrs=None, inits=()):
     node = helper.make_node(op, [i[0] for i in inputs], ["y"], name="n1", **(attrs or {}))
     g = helper.make_graph([node], "g",
