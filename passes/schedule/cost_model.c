@@ -93,7 +93,18 @@ static int64_t panelsNc(const DlcCpuTarget *t, int64_t kc, int64_t mc) {
 /* Cycles per k step of an MR x NR register tile, in half cycles, on a
    core with two FMA and two load pipes and an FMA latency of kFmaLatency:
    the FMAs (one per accumulator), the loads (MR broadcasts of A and NR/vw
-   vectors of B), or the latency of each accumulator's dependency chain. */
+   vectors of B), or the latency of each accumulator's dependency chain.
+
+   The loads cost more than this counts. Measured in C on a Sapphire
+   Rapids-class Xeon (AVX-512, everything in L1, FMA peak 249 GFLOP/s):
+   8 x 32 ran 200-206 GFLOP/s, and 235-240 with its A broadcasts taken
+   from registers; tiles with fewer loads per FMA ran faster: 12 x 32 210,
+   14 x 32 221, 6 x 64 228, 9 x 48 231. This model ranks them all equal.
+   Acting on it needs more than the ranking: 48-lane accumulators
+   (vector<8x48xf32>) reach LLVM as v48f32, which it legalises with
+   hundreds of shuffles and stack round trips per kernel; 6 x 64 in the
+   fused-packing GEMM ran out of registers next to the prefetch index
+   arithmetic and measured no faster than 8 x 32 (128x768x768). */
 enum { kFmaLatency = 5 };
 
 static int64_t halfCyclesPerStep(int64_t acc, int64_t loads) {
