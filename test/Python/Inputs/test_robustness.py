@@ -726,6 +726,38 @@ def test_gather_runtime_index_in_loop_body_and_if_branch():
         m(neg, good, bad)
 
 
+def test_gather_nd_runtime_index_in_if_branch():
+    """The verdict the importer builds for GatherND (an op marked dlc.check)
+    inside an If branch leaves the branch as a gather's check does."""
+    vi = helper.make_tensor_value_info
+    table = helper.make_tensor("table", TensorProto.FLOAT, [3, 4], np.arange(12.0))
+    then_g = helper.make_graph([helper.make_node("GatherND", ["table", "idx"], ["t"],
+                                                 name="nd_then")],
+                               "then", [], [vi("t", TensorProto.FLOAT, [2])])
+    else_g = helper.make_graph([helper.make_node("Identity", ["z"], ["e"], name="keep")],
+                               "else", [], [vi("e", TensorProto.FLOAT, [2])])
+    g = helper.make_graph(
+        [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0, name="sum"),
+         helper.make_node("Greater", ["s", "zero"], ["c"], name="positive"),
+         helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g,
+                          name="pick")],
+        "g", [vi("x", TensorProto.FLOAT, [4]), vi("idx", TensorProto.INT64, [2, 2])],
+        [vi("y", TensorProto.FLOAT, [2])],
+        initializer=[table, helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]),
+                     helper.make_tensor("z", TensorProto.FLOAT, [2], [0.0, 0.0])])
+    onnx_model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    assert "dlg.if" in dlc.onnx.import_graph(onnx_model).mlir()
+    m = dlc.compile(onnx_model)
+    t = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    pos, neg = np.ones(4, np.float32), -np.ones(4, np.float32)
+    good, bad = np.array([[0, 1], [2, 3]], np.int64), np.array([[0, 1], [3, 0]], np.int64)
+    np.testing.assert_array_equal(m(pos, good), [t[0, 1], t[2, 3]])
+    np.testing.assert_array_equal(m(neg, bad), [0.0, 0.0])
+    with pytest.raises(ValueError, match=r"GatherND 'nd_then': an index given at run time is "
+                       r"outside the data's dims \[3, 4\]"):
+        m(pos, bad)
+
+
 def _index_model(op, inputs, attrs=None, inits=()):
     node = helper.make_node(op, [i[0] for i in inputs], ["y"], name="n1", **(attrs or {}))
     g = helper.make_graph([node], "g",
