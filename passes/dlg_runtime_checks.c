@@ -53,6 +53,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
 #include "shape/Checked.h"
+#include "support/rebuild.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -277,41 +278,21 @@ static void appendToTerminator(MlirBlock block, MlirValue v) {
   free(vals);
 }
 
-/* `op` (dlg.if or dlg.while) again with `extra` appended to its operands
-   and one more result, a status, taking op's regions and attributes; op's
-   results' uses move to the new op's and op is erased. */
+/* `op` (dlg.if or dlg.while) again with `extra` (if not null) appended to
+   its operands and a status result after its own, attributes kept; op is
+   erased. */
 static MlirOperation withStatusResult(MlirOperation op, MlirValue extra) {
-  intptr_t nRes = mlirOperationGetNumResults(op), nOps = mlirOperationGetNumOperands(op);
-  intptr_t nAttrs = mlirOperationGetNumAttributes(op);
-  MlirType *types = dlcXmalloc(sizeof *types * (size_t)(nRes + 1));
-  MlirValue *ops = dlcXmalloc(sizeof *ops * (size_t)(nOps + 1));
-  MlirNamedAttribute *attrs = dlcXmalloc(sizeof *attrs * (size_t)(nAttrs + 1));
-  for (intptr_t i = 0; i < nRes; ++i)
-    types[i] = mlirValueGetType(mlirOperationGetResult(op, i));
-  types[nRes] = statusType(mlirOperationGetContext(op));
-  for (intptr_t i = 0; i < nOps; ++i)
+  intptr_t n = mlirOperationGetNumOperands(op);
+  MlirValue *ops = dlcXmalloc(sizeof *ops * (size_t)(n + 1));
+  for (intptr_t i = 0; i < n; ++i)
     ops[i] = mlirOperationGetOperand(op, i);
   if (!mlirValueIsNull(extra))
-    ops[nOps++] = extra;
-  for (intptr_t i = 0; i < nAttrs; ++i)
-    attrs[i] = mlirOperationGetAttribute(op, i);
-  MlirRegion regions[2];
-  for (intptr_t r = 0; r < 2; ++r) {
-    regions[r] = mlirRegionCreate();
-    mlirRegionTakeBody(regions[r], mlirOperationGetRegion(op, r));
-  }
-  MlirOperationState st = mlirOperationStateGet(mlirIdentifierStr(mlirOperationGetName(op)),
-                                                mlirOperationGetLocation(op));
-  mlirOperationStateAddOperands(&st, nOps, ops);
-  mlirOperationStateAddResults(&st, nRes + 1, types);
-  mlirOperationStateAddAttributes(&st, nAttrs, attrs);
-  mlirOperationStateAddOwnedRegions(&st, 2, regions);
-  MlirOperation out = mlirOperationCreate(&st);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, out);
-  for (intptr_t i = 0; i < nRes; ++i)
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i), mlirOperationGetResult(out, i));
+    ops[n++] = extra;
+  MlirType status = statusType(mlirOperationGetContext(op));
+  MlirOperation out = dlcRebuildTakingRegions(op, mlirIdentifierStr(mlirOperationGetName(op)), n,
+                                              ops, 1, &status, true);
   mlirOperationDestroy(op);
-  free(types), free(ops), free(attrs);
+  free(ops);
   return out;
 }
 

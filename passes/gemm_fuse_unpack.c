@@ -85,7 +85,6 @@ static bool loopBounds(MlirOperation loop, int64_t b[3]) {
   return dlcForConstantBounds(loop, b) && b[1] > b[0];
 }
 
-
 /* The ancestor of `op` (or `op`) directly in `block` (null when none). */
 static MlirOperation topIn(MlirBlock block, MlirOperation op) {
   for (; !mlirOperationIsNull(op); op = mlirOperationGetParentOperation(op))

@@ -16,6 +16,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "shape/Checked.h"
+#include "support/rebuild.h"
 
 #include <stdlib.h>
 
@@ -55,36 +56,12 @@ static void retarget(MlirRegion region, const char *name, MlirValue lead, intptr
   free(vals);
 }
 
-/* An scf op like `op` (same results), on `operands`, taking op's regions. */
-static MlirOperation rebuild(MlirOperation op, const char *name, intptr_t nOperands,
-                             const MlirValue *operands) {
-  intptr_t nRes = mlirOperationGetNumResults(op), nReg = mlirOperationGetNumRegions(op);
-  MlirType *types = dlcXmalloc(sizeof(MlirType) * (size_t)(nRes + 1));
-  for (intptr_t i = 0; i < nRes; ++i)
-    types[i] = mlirValueGetType(mlirOperationGetResult(op, i));
-  MlirRegion regions[2];
-  for (intptr_t r = 0; r < nReg; ++r) {
-    regions[r] = mlirRegionCreate();
-    mlirRegionTakeBody(regions[r], mlirOperationGetRegion(op, r));
-  }
-  MlirOperationState st = mlirOperationStateGet(str(name), mlirOperationGetLocation(op));
-  mlirOperationStateAddOperands(&st, nOperands, operands);
-  mlirOperationStateAddResults(&st, nRes, types);
-  mlirOperationStateAddOwnedRegions(&st, nReg, regions);
-  MlirOperation out = mlirOperationCreate(&st);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op, out);
-  for (intptr_t i = 0; i < nRes; ++i)
-    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i), mlirOperationGetResult(out, i));
-  free(types);
-  return out;
-}
-
 static bool lowerIf(MlirOperation op) {
   DlcBuilder b = dlcBuilderBefore(op, mlirOperationGetLocation(op));
   MlirValue c = readCondition(&b, mlirOperationGetOperand(op, 0));
   if (mlirValueIsNull(c))
     return !mlirValueIsNull(dlcLowerFail(op, "dlk-to-linalg: a condition of rank over 16"));
-  MlirOperation s = rebuild(op, "scf.if", 1, &c);
+  MlirOperation s = dlcRebuildTakingRegions(op, str("scf.if"), 1, &c, 0, NULL, false);
   for (intptr_t r = 0; r < 2; ++r)
     retarget(mlirOperationGetRegion(s, r), "scf.yield", (MlirValue){NULL}, 0);
   return true;
@@ -98,7 +75,7 @@ static bool lowerWhile(MlirOperation op) {
   MlirValue *inits = dlcXmalloc(sizeof(MlirValue) * (size_t)(n + 1));
   for (intptr_t i = 0; i < n; ++i)
     inits[i] = mlirOperationGetOperand(op, i);
-  MlirOperation s = rebuild(op, "scf.while", n, inits);
+  MlirOperation s = dlcRebuildTakingRegions(op, str("scf.while"), n, inits, 0, NULL, false);
   MlirOperation cond = mlirBlockGetTerminator(mlirRegionGetFirstBlock(mlirOperationGetRegion(s, 0)));
   retarget(mlirOperationGetRegion(s, 0), "scf.condition", mlirOperationGetOperand(cond, 0), 1);
   retarget(mlirOperationGetRegion(s, 1), "scf.yield", (MlirValue){NULL}, 0);
