@@ -41,6 +41,10 @@
    skips checks nothing). Checks are numbered in program order, a region's
    before the ops after it; nested regions compose. Regions without
    checks, and the ops holding them, are left as they were.
+   A dlk.kernel written by hand (the pipeline fuses after this pass) has
+   its gathers checked before it, on the kernel operands their indices
+   are; indices the kernel computes, or a verdict inside a kernel, are an
+   error naming the op rather than an unchecked marker.
    A gather along a dynamic dimension is refused by its lowering; GPU
    programs keep the marker alone (the pass runs on the CPU paths).
    An entry without gathers is left as it was (no status result). */
@@ -108,11 +112,23 @@ static char *describeLoc(MlirLocation loc) {
   return s;
 }
 
-/* The check of gather `g` as code `k` (a tensor<i32>: k or 0), or a null
-   value when it does not apply (a dynamic axis, which the lowering
-   refuses, or an axis no i32 index can leave); its message in `msg`. */
-static MlirValue checkGather(MlirOperation g, int64_t k, char **msg) {
-  MlirValue data = mlirOperationGetOperand(g, 0), idx = mlirOperationGetOperand(g, 1);
+/* Where an op is, for a message: its dlc.node, else its location
+   (describeLoc). */
+static char *describeOp(MlirOperation op) {
+  MlirAttribute node = mlirOperationGetAttributeByName(op, str("dlc.node"));
+  return !mlirAttributeIsNull(node) && mlirAttributeIsAString(node)
+             ? quoted(mlirStringAttrGetValue(node))
+             : describeLoc(mlirOperationGetLocation(op));
+}
+
+/* The check of gather `g` as code `k` (a tensor<i32>: k or 0), built on
+   its indices `idx` before `before` (the gather itself, or the dlk.kernel
+   holding it, on the kernel operand its indices are), or a null value
+   when it does not apply (a dynamic axis, which the lowering refuses, or
+   an axis no i32 index can leave); its message in `msg`. */
+static MlirValue checkGather(MlirOperation g, MlirValue idx, MlirOperation before, int64_t k,
+                             char **msg) {
+  MlirValue data = mlirOperationGetOperand(g, 0);
   MlirType dt = mlirValueGetType(data), it = mlirValueGetType(idx);
   if (!mlirTypeIsARankedTensor(dt) || !mlirTypeIsARankedTensor(it))
     return (MlirValue){NULL};
@@ -130,7 +146,7 @@ static MlirValue checkGather(MlirOperation g, int64_t k, char **msg) {
     return (MlirValue){NULL};
   MlirContext ctx = mlirOperationGetContext(g);
   MlirType i32 = mlirIntegerTypeGet(ctx, 32);
-  DlcBuilder b = dlcBuilderBefore(g, mlirOperationGetLocation(g));
+  DlcBuilder b = dlcBuilderBefore(before, mlirOperationGetLocation(g));
   MlirValue below = dlcBuildValue(&b, "dlg.less", DLC_VALUES(idx, scalar(&b, ielt, -n)), DLC_NO_ATTRS);
   MlirValue above =
       dlcBuildValue(&b, "dlg.greater_equal", DLC_VALUES(idx, scalar(&b, ielt, n)), DLC_NO_ATTRS);
@@ -146,10 +162,7 @@ static MlirValue checkGather(MlirOperation g, int64_t k, char **msg) {
                                         dlcNamedBool(ctx, "keepdims", false)));
   /* no indices at all: the empty max is the lowest i32, not a failure */
   s = mlirValueIsNull(s) ? s : dlcBuildValue(&b, "dlg.max", DLC_VALUES(s, zero), DLC_NO_ATTRS);
-  MlirAttribute node = mlirOperationGetAttributeByName(g, str("dlc.node"));
-  char *where = !mlirAttributeIsNull(node) && mlirAttributeIsAString(node)
-                    ? quoted(mlirStringAttrGetValue(node))
-                    : describeLoc(mlirOperationGetLocation(g));
+  char *where = describeOp(g);
   char buf[512];
   snprintf(buf, sizeof buf,
            "dlg.gather at %s: an index given at run time is outside [%lld, %lld), the range of "
@@ -247,7 +260,32 @@ static bool isEntry(MlirOperation fn, MlirStringRef entry) {
 typedef struct Checks {
   char **msgs;
   intptr_t n;
+  bool failed; /* an error was emitted: a check that cannot be built */
 } Checks;
+
+/* The codes of one block, in program order. */
+typedef struct Codes {
+  MlirValue *v;
+  intptr_t n;
+} Codes;
+
+static void pushCode(Codes *codes, MlirValue c) {
+  if (mlirValueIsNull(c))
+    return;
+  codes->v = dlcXrealloc(codes->v, sizeof *codes->v * (size_t)(codes->n + 1));
+  codes->v[codes->n++] = c;
+}
+
+/* Adds check `c` and its message (none when `c` is null). */
+static void addCheck(Checks *all, Codes *codes, MlirValue c, char *msg) {
+  if (mlirValueIsNull(c)) {
+    free(msg);
+    return;
+  }
+  all->msgs = dlcXrealloc(all->msgs, sizeof *all->msgs * (size_t)(all->n + 1));
+  all->msgs[all->n++] = msg;
+  pushCode(codes, c);
+}
 
 static MlirType statusType(MlirContext ctx) {
   return mlirRankedTensorTypeGet(0, NULL, mlirIntegerTypeGet(ctx, 32), mlirAttributeGetNull());
@@ -353,74 +391,101 @@ static MlirValue checkWhile(MlirOperation *op, Checks *all) {
   return mlirOperationGetResult(*op, mlirOperationGetNumResults(*op) - 1);
 }
 
+/* The gathers in a dlk.kernel's body (a kernel written by hand: the
+   pipeline fuses only after this pass), checked before the kernel on the
+   kernel operands their indices are. Indices the kernel computes, and an
+   importer's verdict inside a kernel, cannot reach the status from there:
+   an error at the op, not an unchecked marker. */
+static void checkKernel(MlirOperation kernel, Checks *all, Codes *codes) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    bool gather = dlcOpIs(op, "dlg.gather");
+    if (!gather && mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("dlc.check"))))
+      continue;
+    MlirValue idx = gather ? mlirOperationGetOperand(op, 1) : (MlirValue){NULL};
+    if (gather && mlirValueIsABlockArgument(idx) &&
+        mlirBlockEqual(mlirBlockArgumentGetOwner(idx), body)) {
+      MlirValue outer = mlirOperationGetOperand(kernel, mlirBlockArgumentGetArgNumber(idx));
+      char *msg = NULL;
+      addCheck(all, codes, checkGather(op, outer, kernel, all->n + 1, &msg), msg);
+      continue;
+    }
+    char *where = describeOp(op);
+    char buf[512];
+    snprintf(buf, sizeof buf,
+             "dlg-runtime-checks: %s at %s inside a dlk.kernel checks indices the kernel "
+             "computes, which cannot be checked at run time from there; compute them outside "
+             "the kernel",
+             gather ? "dlg.gather" : "a run-time check", where);
+    free(where);
+    mlirEmitError(mlirOperationGetLocation(op), buf);
+    all->failed = true;
+  }
+}
+
 /* Adds the checks of `block`'s ops, those in the regions of its dlg.if and
-   dlg.while ops included, and returns the block's status (firstFailed,
-   built before its terminator), null when it has no checks. */
+   dlg.while ops and the bodies of its dlk.kernel ops included, and returns
+   the block's status (firstFailed, built before its terminator), null
+   when it has no checks. */
 static MlirValue checkBlock(MlirBlock block, Checks *all) {
-  MlirValue *codes = NULL;
-  intptr_t n = 0;
+  Codes codes = {0};
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
-    MlirValue c = {NULL};
     if (dlcOpIs(op, "dlg.if")) {
-      c = checkIf(&op, all);
+      pushCode(&codes, checkIf(&op, all));
     } else if (dlcOpIs(op, "dlg.while")) {
-      c = checkWhile(&op, all);
-    } else {
-      bool gather = dlcOpIs(op, "dlg.gather");
-      if (!gather && mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("dlc.check"))))
-        continue;
+      pushCode(&codes, checkWhile(&op, all));
+    } else if (dlcOpIs(op, "dlk.kernel")) {
+      checkKernel(op, all, &codes);
+    } else if (dlcOpIs(op, "dlg.gather")) {
       char *msg = NULL;
-      c = gather ? checkGather(op, all->n + 1, &msg) : checkImported(op, all->n + 1, &msg);
-      if (mlirValueIsNull(c)) {
-        free(msg);
-        continue;
-      }
-      all->msgs = dlcXrealloc(all->msgs, sizeof *all->msgs * (size_t)(all->n + 1));
-      all->msgs[all->n++] = msg;
+      addCheck(all, &codes, checkGather(op, mlirOperationGetOperand(op, 1), op, all->n + 1, &msg),
+               msg);
+    } else if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("dlc.check")))) {
+      char *msg = NULL;
+      addCheck(all, &codes, checkImported(op, all->n + 1, &msg), msg);
     }
-    if (mlirValueIsNull(c))
-      continue;
-    codes = dlcXrealloc(codes, sizeof *codes * (size_t)(n + 1));
-    codes[n++] = c;
   }
   MlirValue status = {NULL};
-  if (n > 0) {
+  if (codes.n > 0) {
     MlirOperation term = mlirBlockGetTerminator(block);
     DlcBuilder b = dlcBuilderBefore(term, mlirOperationGetLocation(term));
-    status = firstFailed(&b, n, codes);
+    status = firstFailed(&b, codes.n, codes.v);
   }
-  free(codes);
+  free(codes.v);
   return status;
 }
 
-static void checkFunction(MlirOperation fn, DlcPass *pass) {
+/* False when a check could not be built (an error was emitted). */
+static bool checkFunction(MlirOperation fn, DlcPass *pass) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
   if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(fn, str("dlc.runtime_checks"))))
-    return; /* checked already: the pass may run twice */
+    return true; /* checked already: the pass may run twice */
   MlirOperation ret = mlirBlockGetTerminator(body);
   if (!dlcOpIs(ret, "func.return"))
-    return;
+    return true;
   Checks all = {0};
   MlirValue status = checkBlock(body, &all);
-  if (!mlirValueIsNull(status)) {
+  if (!mlirValueIsNull(status) && !all.failed) {
     addStatusResult(fn, mlirBlockGetTerminator(body), status, all.msgs, all.n);
     dlcPassAddStatistic(pass, "checks", (uint64_t)all.n);
   }
   for (intptr_t i = 0; i < all.n; ++i)
     free(all.msgs[i]);
   free(all.msgs);
+  return !all.failed;
 }
 
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   (void)state;
   MlirStringRef entry = dlcOptionsGetString(dlcPassGetOptions(pass), "entry");
   MlirBlock top = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  bool found = false;
+  bool found = false, ok = true;
   for (MlirOperation op = mlirBlockGetFirstOperation(top); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     if (isEntry(op, entry)) {
-      checkFunction(op, pass);
+      ok = checkFunction(op, pass) && ok;
       found = true;
     }
   if (!found && entry.length > 0) { /* a misspelt entry would check nothing, silently */
@@ -430,7 +495,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
     mlirEmitError(mlirOperationGetLocation(module), msg);
     return (MlirLogicalResult){0};
   }
-  return (MlirLogicalResult){1};
+  return (MlirLogicalResult){ok};
 }
 
 static const DlcOptionDesc kOptions[] = {

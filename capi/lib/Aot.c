@@ -655,8 +655,12 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
     goto done;
   MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(f, str("sym_name")));
   snprintf(entry, sizeof entry, "%.*s", (int)sym.length, sym.data);
-  if ((err = dlcEntryAddChecks(module, f, &nChecks, &checks)))
+  if ((err = dlcEntryAddChecks(module, f, &nChecks, &checks))) {
+    char *why = diagnosticsOr(diags, err); /* the pass's own error, naming the op */
+    free(err);
+    err = why;
     goto done;
+  }
   MlirType ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(f, str("function_type")));
   ni = (int)mlirFunctionTypeGetNumInputs(ft);
   no = (int)mlirFunctionTypeGetNumResults(ft) - (nChecks > 0);

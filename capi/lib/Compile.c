@@ -611,8 +611,12 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
     goto fail;
   /* A GPU program keeps the gather's marker alone: its status would need
      a device buffer of its own (not built yet). */
-  if (!p->cuda && (err = dlcEntryAddChecks(module, entry, &p->numChecks, &p->checks)))
+  if (!p->cuda && (err = dlcEntryAddChecks(module, entry, &p->numChecks, &p->checks))) {
+    char *why = diagnosticsOr(diags, err); /* the pass's own error, naming the op */
+    free(err);
+    err = why;
     goto fail;
+  }
   {
     MlirStringRef sym = dlcFuncSymName(entry);
     snprintf(p->entry, sizeof p->entry, "%.*s", (int)sym.length, sym.data);

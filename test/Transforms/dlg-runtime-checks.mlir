@@ -244,3 +244,27 @@ func.func @nested(%t: tensor<5x4xf32>, %n: tensor<i64>, %c: tensor<i1>, %x: tens
   }
   return %r, %p#1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A dlk.kernel written by hand (the pipeline fuses only after this pass):
+// its gather's indices are a kernel operand, so the check is built before
+// the kernel on that operand.
+// CHECK-LABEL: func.func @kernel
+// CHECK-SAME: -> (tensor<2x4xf32>, tensor<i32> {dlc.status})
+// CHECK-SAME: dlc.runtime_checks = ["dlg.gather at 'in_kernel': an index given at run time is outside [-5, 5), the range of axis 0 of its data"]
+// CHECK:      dlg.less %arg1,
+// CHECK:      %[[S:.*]] = dlg.max
+// CHECK-NEXT: %[[K:.*]] = dlk.kernel "elementwise"(%arg0, %arg1)
+// CHECK:        dlg.gather
+// CHECK-NOT:    dlg.less
+// CHECK:        dlk.yield
+// CHECK:      return %[[K]], %[[S]]
+func.func @kernel(%t: tensor<5x4xf32>, %i: tensor<2xi64>) -> tensor<2x4xf32> {
+  %y = dlk.kernel "elementwise" (%t, %i) : (tensor<5x4xf32>, tensor<2xi64>) -> tensor<2x4xf32> {
+  ^bb0(%a: tensor<5x4xf32>, %b: tensor<2xi64>):
+    %g = dlg.gather %a[%b] : (tensor<5x4xf32>, tensor<2xi64>) -> tensor<2x4xf32> loc("in_kernel")
+    dlk.yield %g : tensor<2x4xf32>
+  }
+  return %y : tensor<2x4xf32>
+}

@@ -758,6 +758,30 @@ def test_gather_nd_runtime_index_in_if_branch():
         m(pos, bad)
 
 
+def test_gather_runtime_index_in_hand_written_kernel():
+    """A gather inside a dlk.kernel written by hand is checked on the
+    kernel operand its indices are; one on indices the kernel computes is
+    refused at compile time, not left with an unchecked marker."""
+    kernel = """func.func @main(%t: tensor<5x4xf32>, %i: tensor<2xi64>) -> tensor<2x4xf32> {
+  %y = dlk.kernel "elementwise" (%t, %i) : (tensor<5x4xf32>, tensor<2xi64>) -> tensor<2x4xf32> {
+  ^bb0(%a: tensor<5x4xf32>, %b: tensor<2xi64>):
+    BODY
+    %g = dlg.gather %a[IDX] : (tensor<5x4xf32>, tensor<2xi64>) -> tensor<2x4xf32> loc("in_kernel")
+    dlk.yield %g : tensor<2x4xf32>
+  }
+  return %y : tensor<2x4xf32>
+}"""
+    t = np.arange(20.0, dtype=np.float32).reshape(5, 4)
+    m = dlc.compile(kernel.replace("BODY", "").replace("IDX", "%b"))
+    np.testing.assert_array_equal(m(t, np.array([4, -5], np.int64)), t[[4, -5]])
+    with pytest.raises(ValueError, match=r"dlg.gather at 'in_kernel': .* outside \[-5, 5\)"):
+        m(t, np.array([0, 5], np.int64))
+    with pytest.raises(dlc.CompileError, match=r"dlg.gather at 'in_kernel' inside a dlk.kernel "
+                       r"checks indices the kernel computes"):
+        dlc.compile(kernel.replace("BODY", "%j = dlg.add %b, %b : tensor<2xi64>, tensor<2xi64> "
+                                           "-> tensor<2xi64>").replace("IDX", "%j"))
+
+
 def _index_model(op, inputs, attrs=None, inits=()):
     node = helper.make_node(op, [i[0] for i in inputs], ["y"], name="n1", **(attrs or {}))
     g = helper.make_graph([node], "g",
