@@ -606,10 +606,6 @@ static bool declares(MlirModule m, MlirStringRef sym) {
   return false;
 }
 
-static char *diagnosticsOr(DlcDiagnostics *d, const char *fallback) {
-  const char *t = dlcDiagnosticsText(d);
-  return dlcFormat("%s", t && *t ? t : fallback);
-}
 
 bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceName,
                          const char *outDir, const char *name, const DlcAotOptions *options,
@@ -647,7 +643,7 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
   MlirModule module = dlcModuleParse(ctx, (MlirStringRef){source, length},
                                      sourceName ? sourceName : "<input>");
   if (mlirModuleIsNull(module)) {
-    err = diagnosticsOr(diags, "cannot parse the module");
+    err = dlcDiagnosticsOr(diags, "cannot parse the module");
     goto done;
   }
   MlirOperation f = {NULL};
@@ -656,7 +652,7 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
   MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(f, str("sym_name")));
   snprintf(entry, sizeof entry, "%.*s", (int)sym.length, sym.data);
   if ((err = dlcEntryAddChecks(module, f, &nChecks, &checks))) {
-    char *why = diagnosticsOr(diags, err); /* the pass's own error, naming the op */
+    char *why = dlcDiagnosticsOr(diags, err); /* the pass's own error, naming the op */
     free(err);
     err = why;
     goto done;
@@ -699,7 +695,7 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
     goto done;
   if (mlirLogicalResultIsFailure(
           dlcRunPipelineThreaded(mlirModuleGetOperation(module), pipeline, compileThreads))) {
-    err = diagnosticsOr(diags, "compilation failed");
+    err = dlcDiagnosticsOr(diags, "compilation failed");
     goto done;
   }
   dlcModuleMemoryPlan(module, entry, &plan);
@@ -708,7 +704,7 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
                        checks);
   MlirModule wrapper = dlcModuleParse(ctx, str(text), "<dlc-compile wrapper>");
   if (mlirModuleIsNull(wrapper)) {
-    err = diagnosticsOr(diags, "internal error: the ABI wrapper does not parse");
+    err = dlcDiagnosticsOr(diags, "internal error: the ABI wrapper does not parse");
     goto done;
   }
   MlirBlock dst = mlirModuleGetBody(module);
@@ -723,7 +719,7 @@ bool dlcCompileToLibrary(const char *source, size_t length, const char *sourceNa
   }
   mlirModuleDestroy(wrapper);
   if (!mlirOperationVerify(mlirModuleGetOperation(module))) {
-    err = diagnosticsOr(diags, "internal error: the module with its ABI wrapper does not verify");
+    err = dlcDiagnosticsOr(diags, "internal error: the module with its ABI wrapper does not verify");
     goto done;
   }
   paths[0] = dlcFormat("%s/%s.o", outDir, name);

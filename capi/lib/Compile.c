@@ -142,10 +142,6 @@ const char *dlcTensorTypeFormat(const DlcTensorType *t, char *buf, size_t len) {
   return buf;
 }
 
-static char *diagnosticsOr(DlcDiagnostics *d, const char *fallback) {
-  const char *t = dlcDiagnosticsText(d);
-  return dlcFormat("%s", t && *t ? t : fallback);
-}
 
 /* Loaded into every JIT program (RuntimePaths.h); one not found is skipped. */
 static const char *const kRuntimeLibs[] = {DLC_MLIR_C_RUNNER_UTILS, DLC_OMP_LIBRARY};
@@ -368,7 +364,7 @@ static char *executionEngine(DlcProgram *p, Variant *v, const MlirStringRef *lib
                              const Symbols *syms, DlcDiagnostics *diags) {
   v->engine = mlirExecutionEngineCreate(v->module, p->optLevel, nLibs, libs, false, false);
   if (mlirExecutionEngineIsNull(v->engine))
-    return diagnosticsOr(diags, "JIT compilation failed");
+    return dlcDiagnosticsOr(diags, "JIT compilation failed");
   for (size_t i = 0; i < syms->n; ++i)
     mlirExecutionEngineRegisterSymbol(v->engine, str(syms->items[i].name),
                                       syms->items[i].address);
@@ -391,7 +387,7 @@ static char *lowerAndJit(DlcProgram *p, Variant *v, DlcDiagnostics *diags) {
     return err;
   if (mlirLogicalResultIsFailure(
           dlcRunPipelineThreaded(mlirModuleGetOperation(v->module), p->pipeline, threads)))
-    return diagnosticsOr(diags, "compilation failed");
+    return dlcDiagnosticsOr(diags, "compilation failed");
   dlcModuleMemoryPlan(v->module, p->entry, &v->plan);
   if (p->profile && (err = readProfile(v)))
     return err;
@@ -488,7 +484,7 @@ static char *specialize(DlcProgram *p, const DlcTensorType *inputs, Variant *v) 
                                        mlirAttributeGetNull());
   if (!(err = dlcFindEntry(v->module, p->entry, &entry)) &&
       mlirLogicalResultIsFailure(dlcSpecializeFunction(entry, p->numInputs, types)))
-    err = diagnosticsOr(diags, "cannot specialize the entry to the input shapes");
+    err = dlcDiagnosticsOr(diags, "cannot specialize the entry to the input shapes");
   free(types);
   if (!err) {
     MlirType ft = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(entry, str("function_type")));
@@ -603,7 +599,7 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
   MlirModule module = dlcModuleParse(p->ctx, (MlirStringRef){source, length},
                                      sourceName ? sourceName : "<input>");
   if (mlirModuleIsNull(module)) {
-    err = diagnosticsOr(diags, "cannot parse the module");
+    err = dlcDiagnosticsOr(diags, "cannot parse the module");
     goto fail;
   }
   p->source = module;
@@ -612,7 +608,7 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
   /* A GPU program keeps the gather's marker alone: its status would need
      a device buffer of its own (not built yet). */
   if (!p->cuda && (err = dlcEntryAddChecks(module, entry, &p->numChecks, &p->checks))) {
-    char *why = diagnosticsOr(diags, err); /* the pass's own error, naming the op */
+    char *why = dlcDiagnosticsOr(diags, err); /* the pass's own error, naming the op */
     free(err);
     err = why;
     goto fail;
@@ -651,7 +647,7 @@ DlcProgram *dlcProgramCompile(const char *source, size_t length, const char *sou
     if ((err = lowerAndJit(p, v, diags)))
       goto fail;
   } else if (!mlirOperationVerify(mlirModuleGetOperation(module))) {
-    err = diagnosticsOr(diags, "the module does not verify");
+    err = dlcDiagnosticsOr(diags, "the module does not verify");
     goto fail;
   }
   dlcDiagnosticsDetach(p->ctx, diags);

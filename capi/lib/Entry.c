@@ -30,6 +30,11 @@ char *dlcFormat(const char *fmt, ...) {
   return s;
 }
 
+char *dlcDiagnosticsOr(const DlcDiagnostics *d, const char *fallback) {
+  const char *t = dlcDiagnosticsText(d);
+  return dlcFormat("%s", t && *t ? t : fallback);
+}
+
 bool dlcElementDType(MlirType e, DlcDType *out) {
   if (mlirTypeIsAF32(e)) *out = DLC_F32;
   else if (mlirTypeIsAF16(e)) *out = DLC_F16;

@@ -10,6 +10,7 @@
 #define DLC_CAPI_LIB_ENTRY_H
 
 #include "dlc-c/Compile.h"
+#include "dlc-c/Text.h"
 #include "mlir-c/IR.h"
 
 #include <stdbool.h>
@@ -18,6 +19,9 @@
 /* printf into a malloc'd string (one line naming the size and abort when
    memory runs out, as dlcXmalloc). */
 char *dlcFormat(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The diagnostics collected so far as a message, else `fallback` (a copy). */
+char *dlcDiagnosticsOr(const DlcDiagnostics *d, const char *fallback);
 
 /* The DlcDType of an MLIR element type; false for one dlc does not run. */
 bool dlcElementDType(MlirType element, DlcDType *out);
