@@ -189,6 +189,21 @@ static void vectorTile(DlcScript *s, int h, const OpInfo *o, int vw) {
     dlcScriptVectorTile(s, h, o, o->tileExtent, vw);
 }
 
+/* The vector width of op `o`'s tile in the GEMM `root` with NR-wide
+   panels: a copy that packs one of the root's inputs into panels three
+   vectors wide moves a whole panel row per transfer (vector<48xf32> with
+   AVX-512), the form dlc-gemm-fuse-packing matches (three 16-lane
+   transfers in a loop of their own would keep B's copy loop), and that
+   dlc-split-register-tiles gives LLVM as whole vectors; anything else
+   takes the vector width. */
+static int packingVectorWidth(const OpInfo *o, const OpInfo *root, int64_t nr, int vw) {
+  int n = o->loops.numLoops;
+  if (!dlcGemmWidePanel(nr, vw) || n == 0 || o->tileExtent[n - 1] != nr ||
+      !feedsInput(o->op, root->op) || dlcTransposeCopyLoop(o, o->tileExtent, vw) >= 0)
+    return vw;
+  return (int)nr;
+}
+
 static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   const OpInfo *root = &g->ops[g->root];
@@ -220,7 +235,7 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
       kcLoop = dlcScriptFuseInto(s, &handles[i], kcLoop);
   for (int i = 0; i < g->numOps; ++i)
     if (i != g->root)
-      vectorTile(s, handles[i], &g->ops[i], vw);
+      vectorTile(s, handles[i], &g->ops[i], packingVectorWidth(&g->ops[i], root, nr, vw));
   /* Mc blocks of a tile that runs over more rows than Mc, inside the Kc
      block: the packed block of B serves them all (BLIS's ic loop). */
   if (!rootForall[M] && mc < root->loops.extent[M]) {

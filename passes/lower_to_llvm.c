@@ -248,6 +248,9 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
      (gemm_pack_a.c); the cost model sized their tiles for it. */
   if (packABytes > 0)
     dlcPipelineAdd(&p, "dlc-gemm-pack-a{min-bytes=%lld}", packABytes);
+  /* Register tiles three vectors wide as one accumulator per register,
+     after the passes above, which match them whole (split_register_tiles.c). */
+  dlcPipelineAdd(&p, "func.func(dlc-split-register-tiles{vector-width=%d})", (int)vw);
   /* Each loop nest a function, identical ones shared: the rest (and
      LLVM) compile each distinct kernel once, in a function of its own. */
   dlcPipelineAdd(&p, "dlc-kernel-dedup");

@@ -46,6 +46,7 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGemmPackAPass,
     &dlcGemmPrefetchPanelsPass,
     &dlcConvPrefetchWeightsPass,
+    &dlcSplitRegisterTilesPass,
     &dlcDlgRuntimeChecksPass,
 };
 

@@ -99,10 +99,9 @@ static int64_t panelsNc(const DlcCpuTarget *t, int64_t kc, int64_t mc) {
    Rapids-class Xeon (AVX-512, everything in L1, FMA peak 249 GFLOP/s):
    8 x 32 ran 200-206 GFLOP/s, and 235-240 with its A broadcasts taken
    from registers; tiles with fewer loads per FMA ran faster: 12 x 32 210,
-   14 x 32 221, 6 x 64 228, 9 x 48 231. This model ranks them all equal.
-   Acting on it needs more than the ranking: 48-lane accumulators
-   (vector<8x48xf32>) reach LLVM as v48f32, which it legalises with
-   hundreds of shuffles and stack round trips per kernel; 6 x 64 in the
+   14 x 32 221, 6 x 64 228, 9 x 48 231. This model ranks them all equal;
+   the three-vector panel is chosen by name instead (dlcGemmWidePanel,
+   with the figures of the GEMMs it made faster). 6 x 64 in the
    fused-packing GEMM ran out of registers next to the prefetch index
    arithmetic and measured no faster than 8 x 32 (128x768x768). */
 enum { kFmaLatency = 5 };
@@ -135,8 +134,9 @@ static void registerTile(int64_t m, int64_t n, int64_t vw, int64_t maxRows, bool
   out[0] = 1;
   out[1] = lanes;
   int64_t maxVectors = lanes == vw ? 4 : 2 * lanes >= vw ? 1 : 0;
-  for (int64_t nv = 1; nv <= maxVectors; nv *= 2) { /* <3 x 8 x f32> legalises badly */
-    if (n % (nv * lanes))
+  for (int64_t nv = 1; nv <= maxVectors; ++nv) {
+    /* three vectors only as the wide panel itself (dlcGemmWidePanel) */
+    if (n % (nv * lanes) || (nv == 3 && !(lanes == vw && dlcGemmWidePanel(n, vw))))
       continue;
     for (int64_t mr = 1; mr <= 16 && mr <= m && mr <= maxRows && mr * nv + nv + 1 <= regs; ++mr) {
       int64_t acc = mr * nv, loads = mr + nv, time = halfCyclesPerStep(acc, loads);
@@ -163,9 +163,27 @@ void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vw, int64_t maxRows, 
   registerTile(m, n, vw, maxRows, true, out);
 }
 
-/* The panel width is the widest register tile's NR, whatever M is. */
+/* Three vectors, with AVX-512's 32 registers: 8 x 48 register tiles (24
+   accumulators, 3 vectors of B, a broadcast) read 11 vectors per 24 FMAs
+   where 8 x 32 ones read 10 per 16, and the tile is bound by its loads
+   (halfCyclesPerStep). Measured interleaved in one process against 8 x 32
+   on the Sapphire Rapids-class Xeon, weights as arguments, 1 thread,
+   median of 16-20 rounds (loaded host): 128x768x768 189.7 against 185.0
+   GFLOP/s, 128x3072x768 187.5 against 180.7, 128x768x3072 169.7 against
+   164.0; the BERT-base layer (weights as arguments) 11.09 -> 10.84 and
+   11.17 -> 10.86 ms at 1 thread (ahead in 12 and 15 of 16 rounds), 5.85
+   -> 5.74 at 2 (13 of 16), outputs bit for bit the same. LLVM cannot hold a 48-lane vector in registers; the GEMM passes
+   see the tile whole and dlc-split-register-tiles hands it to LLVM as
+   one accumulator per register. 9 x 48 (27 accumulators, a 2-row
+   remainder at M = 128) ran 2-5% slower than 8 x 48. */
+bool dlcGemmWidePanel(int64_t nr, int64_t vw) { return vw >= 16 && nr == 3 * vw; }
+
+/* The panel width is the widest register tile's NR, whatever M is; three
+   vectors where they divide N (dlcGemmWidePanel). */
 int64_t dlcGemmPanelWidth(int64_t vw, int64_t n) {
   enum { kAvx2Panel = 16 };
+  if (dlcGemmWidePanel(3 * vw, vw) && n % (3 * vw) == 0 && n > 3 * vw)
+    return 3 * vw;
   int64_t reg[2];
   registerTile(128, n, vw, 128, false, reg);
   if (reg[1] >= kAvx2Panel && n > reg[1])

@@ -72,9 +72,15 @@ void dlcScheduleRowsInL1(const DlcLoopNest *sink, const DlcCpuTarget *t, int64_t
 
 /* The width NR of the column panels dlk-to-linalg packs B into for a GEMM
    with N columns: the register tile's width for large M, so each k step
-   reads whole panel rows (16 with AVX2, 32 with AVX-512). 0 when N is not
-   a multiple of a vector (no packing). */
+   reads whole panel rows (16 with AVX2, 32 with AVX-512, 48 with AVX-512
+   where 48 divides N). 0 when N is not a multiple of a vector (no
+   packing). */
 int64_t dlcGemmPanelWidth(int64_t vectorWidth, int64_t n);
+
+/* Whether panels NR wide are the three-vector panels (48 floats with
+   AVX-512), whose register tiles dlc-split-register-tiles gives LLVM one
+   accumulator per register. */
+bool dlcGemmWidePanel(int64_t nr, int64_t vectorWidth);
 
 /* The most rows of A, `rowBytes` apart, a register tile can read without
    them evicting each other from L1: rows a multiple of the L1 way size
@@ -82,7 +88,7 @@ int64_t dlcGemmPanelWidth(int64_t vectorWidth, int64_t n);
 int64_t dlcGemmMaxRows(const DlcCpuTarget *t, int64_t rowBytes);
 
 /* The MR x NR register tile for GEMM tiles of m x n (MR <= m, NR one, two
-   or four whole vectors dividing n) whose accumulators, NR/vw vectors of
+   or four whole vectors dividing n, or three where n is the wide panel) whose accumulators, NR/vw vectors of
    B and one broadcast of A fit the vector registers (16 with AVX2, 32
    with AVX-512) and keep the FMA pipes busiest: enough accumulators to
    cover the FMA latency, no more loads than FMAs per k step; of tiles as

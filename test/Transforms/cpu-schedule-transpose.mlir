@@ -62,12 +62,12 @@ func.func @rows134(%a: tensor<134x128xf32>, %b: tensor<134x128xf32>) -> tensor<2
   return %s : tensor<2x134x134xf32>
 }
 
-// A matmul's transpose_b: B packed from [n][k] into [panel][k][32] in
-// 16 x 16 blocks.
+// A matmul's transpose_b: B packed from [n][k] into [panel][k][48] (96
+// columns: two panels of 48, one to a parallel tile) in 16 x 16 blocks.
 // CHECK-LABEL: func.func private @tb_kernel0
 // CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
 // SCRIPT-LABEL: group {{[0-9]+}} of @tb_kernel0
-// SCRIPT: tile_using_for %h{{[0-9]+}} tile_sizes [1, 16, 16]
+// SCRIPT: tile_using_for %h{{[0-9]+}} tile_sizes [0, 16, 16]
 func.func @tb(%a: tensor<100x64xf32>, %b: tensor<96x64xf32>) -> tensor<100x96xf32> {
   %0 = dlg.matmul %a, %b {transpose_b = true} : tensor<100x64xf32>, tensor<96x64xf32> -> tensor<100x96xf32>
   return %0 : tensor<100x96xf32>

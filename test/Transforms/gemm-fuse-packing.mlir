@@ -19,12 +19,15 @@
 // PIPE: } {dlc.fused_packing}
 // PIPE-NOT: dlc.fused_packing
 
-// BERT-base's first feed-forward GEMM, 128x768x3072, B an argument, runs
-// parallel tiles of 16 panels of 32 (the avx512 model's 1 MiB L2): each
-// Kc row of the tile is one 2 KiB run of B, which the copy streams faster
-// than the first row block reads it a panel at a time
-// (dlcGemmFusePackingMaxRunBytes, 2 KiB with AVX-512), so the copy stays. With AVX2 (16-float panels, no limit:
-// fusing was measured a gain there) the same GEMM is fused (PIPE above).
+// A feed-forward GEMM, 128x768x4096, B an argument, runs parallel tiles
+// of 16 panels of 32 (the avx512 model's 1 MiB L2): each Kc row of the
+// tile is one 2 KiB run of B, which the copy streams faster than the
+// first row block reads it a panel at a time
+// (dlcGemmFusePackingMaxRunBytes, 2 KiB with AVX-512), so the copy stays.
+// (BERT-base's 128x768x3072 takes panels of 48, 8 to a tile with this
+// model: runs of 1.5 KiB, fused; gemm-parallel-split.mlir.) With AVX2
+// (16-float panels, no limit: fusing was measured a gain there) the same
+// GEMM is fused (PIPE above).
 // WIDE: IR Dump After dlc-gemm-fuse-packing
 // WIDE: memref.alloc() {alignment = 64 : i64} : memref<16x192x32xf32>
 // WIDE: vector.transfer_write

@@ -8,32 +8,49 @@
 // of M (parallel = [0], M's tile 0): each panel of B is packed once, by
 // the one thread that owns it, inside its first row block
 // (dlc.fused_packing, one per tile loop), or in its tile's copy loop where
-// the tile's Kc rows are runs of 2 KiB or more (ffn1's 16 panels of 32
+// the tile's Kc rows are runs of 2 KiB or more (@wide's 16 panels of 32
 // floats: dlcGemmFusePackingMaxRunBytes). Splitting M across threads would
 // make both threads read and pack every panel. The tile counts are even,
 // so the two threads of the runtime's static split get equal work: an odd
-// count (3 or 5 tiles) leaves one thread a whole tile behind.
+// count (3 or 5 tiles) leaves one thread a whole tile behind. BERT's N
+// (768, 3072) take panels of 48 (dlcGemmWidePanel) and 8 x 48 register
+// tiles; Kc 128 keeps a 128 x 48 panel in this model's 32 KiB L1.
 // The fixed AVX-512 target (32 KiB 8-way L1, 1 MiB L2) keeps this
 // independent of the machine running the test.
 
 // SCHED-LABEL: func.func private @ffn1_kernel0
-// SCHED-SAME: #dlk.schedule<tile = [16, 0, 0, 192], vector = 16, register = [8, 32], parallel = [0]>
-// SCHED: scf.forall (%{{.*}}) in (6)
+// SCHED-SAME: #dlk.schedule<tile = [8, 0, 0, 128], vector = 16, register = [8, 48], parallel = [0]>
+// SCHED: scf.forall (%{{.*}}) in (8)
 // FUSED-LABEL: func.func @ffn1
-// FUSED: scf.forall (%{{.*}}) in (6)
-// FUSED: memref.alloc() {alignment = 64 : i64} : memref<16x192x32xf32>
+// FUSED: scf.forall (%{{.*}}) in (8)
+// FUSED: memref.alloc() {alignment = 64 : i64} : memref<8x128x48xf32>
+// FUSED: } {dlc.fused_packing}
 // FUSED-NOT: dlc.fused_packing
-// FUSED-LABEL: func.func @ffn2
+// FUSED-LABEL: func.func @wide
 func.func @ffn1(%a: tensor<128x768xf32>, %b: tensor<768x3072xf32>) -> tensor<128x3072xf32> {
   %0 = dlg.matmul %a, %b : tensor<128x768xf32>, tensor<768x3072xf32> -> tensor<128x3072xf32>
   return %0 : tensor<128x3072xf32>
 }
 
+// N = 4096, not a multiple of 48: panels of 32, 16 to a tile, so each Kc
+// row of the tile is a 2 KiB run and the copy stays.
+// SCHED-LABEL: func.func private @wide_kernel0
+// SCHED-SAME: #dlk.schedule<tile = [16, 0, 0, 192], vector = 16, register = [8, 32], parallel = [0]>
+// SCHED: scf.forall (%{{.*}}) in (8)
+// FUSED: scf.forall (%{{.*}}) in (8)
+// FUSED: memref.alloc() {alignment = 64 : i64} : memref<16x192x32xf32>
+// FUSED-NOT: dlc.fused_packing
+// FUSED-LABEL: func.func @ffn2
+func.func @wide(%a: tensor<128x768xf32>, %b: tensor<768x4096xf32>) -> tensor<128x4096xf32> {
+  %0 = dlg.matmul %a, %b : tensor<128x768xf32>, tensor<768x4096xf32> -> tensor<128x4096xf32>
+  return %0 : tensor<128x4096xf32>
+}
+
 // K = 3072: A's rows, 12 KiB apart, would share one L1 set; copied one
 // line longer (gemm_packing.h) they spread over the sets, so 8-row tiles
-// and Kc 192 as above.
+// and Kc 128 as above.
 // SCHED-LABEL: func.func private @ffn2_kernel0
-// SCHED-SAME: #dlk.schedule<tile = [6, 0, 0, 192], vector = 16, register = [8, 32], parallel = [0]>
+// SCHED-SAME: #dlk.schedule<tile = [4, 0, 0, 128], vector = 16, register = [8, 48], parallel = [0]>
 // SCHED: scf.forall (%{{.*}}) in (4)
 // FUSED: scf.forall (%{{.*}}) in (4)
 // FUSED: } {dlc.fused_packing}
@@ -46,7 +63,7 @@ func.func @ffn2(%a: tensor<128x3072xf32>, %b: tensor<3072x768xf32>) -> tensor<12
 
 // The Q, K, V and output projections.
 // SCHED-LABEL: func.func private @proj_kernel0
-// SCHED-SAME: #dlk.schedule<tile = [6, 0, 0, 192], vector = 16, register = [8, 32], parallel = [0]>
+// SCHED-SAME: #dlk.schedule<tile = [4, 0, 0, 128], vector = 16, register = [8, 48], parallel = [0]>
 // SCHED: scf.forall (%{{.*}}) in (4)
 // FUSED: scf.forall (%{{.*}}) in (4)
 // FUSED: } {dlc.fused_packing}

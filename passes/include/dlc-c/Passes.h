@@ -29,6 +29,7 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGemmFuseUnpackPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGemmPackAPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGemmPrefetchPanelsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcConvPrefetchWeightsPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcSplitRegisterTilesPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgRuntimeChecksPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuAttentionPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuSchedulePass;
