@@ -356,6 +356,13 @@ static void splitCopy(MlirOperation read, int64_t vw) {
 static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
   (void)state;
   int64_t vw = dlcOptionsGetInt(dlcPassGetOptions(pass), "vector-width");
+  if (vw <= 0) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "dlc-split-register-tiles: vector-width must be positive, got %lld",
+             (long long)vw);
+    mlirEmitError(mlirOperationGetLocation(func), msg);
+    return (MlirLogicalResult){0};
+  }
   DlcOpList loops = dlcOpListOfWalk(func, "scf.for");
   for (intptr_t i = 0; i < loops.n; ++i) {
     Tile t;

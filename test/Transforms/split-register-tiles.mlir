@@ -1,5 +1,7 @@
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-split-register-tiles,canonicalize))' %s | FileCheck %s
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-split-register-tiles{vector-width=8},canonicalize))' %s | FileCheck %s --check-prefix=VW8
+// RUN: not dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-split-register-tiles{vector-width=0}))' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: dlc-split-register-tiles: vector-width must be positive, got 0
 // RUN: dlc-opt --lower-to-llvm=target=avx512 --mlir-print-ir-after=dlc-split-register-tiles %S/Inputs/split-register-tiles-gemm.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
 
 // dlc-split-register-tiles: a register tile three vectors wide (2 x 48
