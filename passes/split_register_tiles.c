@@ -260,14 +260,17 @@ static void splitLoop(MlirOperation loop, const Tile *t, MlirOperation *chain, i
   int64_t n = t->rows * t->pieces;
   MlirValue inits[kMaxAccumulators + 3], acc[kMaxAccumulators];
   MlirType types[kMaxAccumulators];
-  DlcBuilder b = dlcBuilderBefore(loop, mlirOperationGetLocation(loop));
+  /* the pieces read where the tile was, should anything write C between
+     that read and the loop */
+  DlcBuilder rb = dlcBuilderBefore(init, mlirOperationGetLocation(init));
   for (intptr_t i = 0; i < 3; ++i)
     inits[i] = mlirOperationGetOperand(loop, i);
   for (int64_t i = 0; i < t->rows; ++i)
     for (int64_t j = 0; j < t->pieces; ++j) {
-      inits[3 + i * t->pieces + j] = readPiece(&b, init, t, i, j * t->lanes);
+      inits[3 + i * t->pieces + j] = readPiece(&rb, init, t, i, j * t->lanes);
       types[i * t->pieces + j] = t->piece;
     }
+  DlcBuilder b = dlcBuilderBefore(loop, mlirOperationGetLocation(loop));
   /* the new loop takes over the body; its block gets the pieces' args */
   MlirRegion region = mlirRegionCreate();
   mlirRegionTakeBody(region, mlirOperationGetRegion(loop, 0));

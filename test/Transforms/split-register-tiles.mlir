@@ -107,6 +107,31 @@ func.func @unrolled(%a: memref<1x8xf32>, %b: memref<8x48xf32>, %c: memref<1x48xf
 
 // -----
 
+// The tile's pieces are read where it was read: a write to C between that
+// read and the loop comes after them.
+// CHECK-LABEL: func.func @write_between
+// CHECK-COUNT-3: vector.transfer_read %arg2{{.*}} : memref<1x48xf32>, vector<16xf32>
+// CHECK: vector.transfer_write %{{.*}}, %arg2[%c0, %c0] {in_bounds = [true, true]} : vector<1x48xf32>, memref<1x48xf32>
+// CHECK: scf.for
+func.func @write_between(%a: memref<1x4xf32>, %b: memref<4x48xf32>, %c: memref<1x48xf32>, %z: vector<1x48xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %pad = arith.constant 0.0 : f32
+  %init = vector.transfer_read %c[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x48xf32>, vector<1x48xf32>
+  vector.transfer_write %z, %c[%c0, %c0] {in_bounds = [true, true]} : vector<1x48xf32>, memref<1x48xf32>
+  %r = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %init) -> (vector<1x48xf32>) {
+    %row = vector.transfer_read %b[%k, %c0], %pad {in_bounds = [true]} : memref<4x48xf32>, vector<48xf32>
+    %col = vector.transfer_read %a[%c0, %k], %pad {in_bounds = [true]} : memref<1x4xf32>, vector<1xf32>
+    %o = vector.outerproduct %col, %row, %acc {kind = #vector.kind<add>} : vector<1xf32>, vector<48xf32>
+    scf.yield %o : vector<1x48xf32>
+  }
+  vector.transfer_write %r, %c[%c0, %c0] {in_bounds = [true, true]} : vector<1x48xf32>, memref<1x48xf32>
+  return
+}
+
+// -----
+
 // A packed-panel copy row (B's packing, or the first row block's store of
 // the panel it packs) three vectors wide: three reads, three writes.
 // CHECK-LABEL: func.func @copy
