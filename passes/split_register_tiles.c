@@ -49,7 +49,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
 enum { kMaxAccumulators = 64, kMaxPieces = 8, kMaxSteps = 16, kMaxRank = 8 };
 
@@ -71,8 +70,8 @@ static MlirOperation soleUser(MlirValue v, intptr_t *operand) {
   return mlirOpOperandGetOwner(u);
 }
 
-/* Whether `op`'s affine map attribute `name` is the minor identity of
-   rank `rank` onto its last `results` dims, as the string MLIR prints. */
+/* Whether `op`'s permutation_map is the minor identity from `rank` dims
+   onto the last `results` of them. */
 static bool isMinorIdentity(MlirOperation op, intptr_t rank, intptr_t results) {
   MlirAttribute m = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(
                                                             "permutation_map"));
