@@ -164,12 +164,7 @@ static bool viewOf(MlirValue x, MlirOperation kernel, View *out) {
 }
 
 /* The single use of `v`, or a null op. */
-static MlirOperation onlyUser(MlirValue v) {
-  MlirOpOperand u = mlirValueGetFirstUse(v);
-  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)))
-    return (MlirOperation){NULL};
-  return mlirOpOperandGetOwner(u);
-}
+static MlirOperation onlyUser(MlirValue v) { return dlcSoleUser(v, NULL); }
 
 static MlirOperation yieldOf(MlirOperation kernel) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(kernel, 0));

@@ -30,11 +30,6 @@ static MlirWalkResult collect(MlirOperation op, void *list) {
   return MlirWalkResultAdvance;
 }
 
-static bool hasOneUse(MlirValue v) {
-  MlirOpOperand u = mlirValueGetFirstUse(v);
-  return !mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u));
-}
-
 /* Reads operand `i` of `op` when a constant defines it. */
 static bool readConstant(MlirOperation op, intptr_t i, DlcHostTensor *out) {
   return dlcHostTensorReadConstant(mlirOperationGetOperand(op, i), MAX_ELEMENTS, out);
@@ -46,7 +41,7 @@ static bool foldOne(MlirOperation bn, int64_t resourceBytes) {
   MlirValue y = mlirOperationGetOperand(bn, X);
   MlirOperation conv = dlcDefiningOp(y, "dlg.conv2d");
   int64_t axis = dlcGetI64(bn, "axis", 1);
-  if (mlirOperationIsNull(conv) || !hasOneUse(y) || (axis != 1 && axis != -3) ||
+  if (mlirOperationIsNull(conv) || mlirOperationIsNull(dlcSoleUser(y, NULL)) || (axis != 1 && axis != -3) ||
       mlirOperationGetNumOperands(bn) != NUM_BN)
     return false;
   bool hasBias = mlirOperationGetNumOperands(conv) == 3;

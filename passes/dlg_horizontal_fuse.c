@@ -84,13 +84,11 @@ static bool candidate(MlirOperation op, int64_t *k, int64_t *n) {
    it, or a null op. */
 static MlirOperation biasOf(MlirOperation mm, int64_t n) {
   MlirValue y = mlirOperationGetResult(mm, 0);
-  MlirOpOperand u = mlirValueGetFirstUse(y);
-  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)))
-    return (MlirOperation){NULL};
-  MlirOperation add = mlirOpOperandGetOwner(u);
+  intptr_t k = 0;
+  MlirOperation add = dlcSoleUser(y, &k);
   if (!dlcOpIs(add, "dlg.add"))
     return (MlirOperation){NULL};
-  MlirValue other = mlirOperationGetOperand(add, 1 - mlirOpOperandGetOperandNumber(u));
+  MlirValue other = mlirOperationGetOperand(add, 1 - k);
   DlcShape s;
   if (mlirOperationIsNull(dlcDefiningOp(other, "dlg.constant")) || !staticShape(other, &s) ||
       s.rank != 1 || s.dims[0] != n ||

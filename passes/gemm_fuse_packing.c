@@ -134,10 +134,7 @@ static bool matchCopy(MlirOperation read, Match *m) {
   MlirOperation kLoop = loopOf(mlirOperationGetOperand(blk, 1));
   MlirOperation iLoop = loopOf(mlirOperationGetOperand(elem, 1));
   MlirOperation jLoop = loopOf(mlirOperationGetOperand(elem, 2));
-  MlirOperation write = {NULL};
-  MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(read, 0));
-  if (!mlirOpOperandIsNull(use) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(use)))
-    write = mlirOpOperandGetOwner(use);
+  MlirOperation write = dlcSoleUser(mlirOperationGetResult(read, 0), NULL);
   if (mlirOperationIsNull(kLoop) || mlirOperationIsNull(iLoop) || mlirOperationIsNull(jLoop) ||
       !dlcOpIs(write, "vector.transfer_write") || mlirOperationGetNumResults(write) != 0 ||
       !loopBounds(kLoop, kb) || !loopBounds(iLoop, ib) || !loopBounds(jLoop, jb))

@@ -283,19 +283,15 @@ static MlirValue readMemref(MlirOperation op) {
    matching result is written back to the same view. */
 static bool tileOf(const Match *m, MlirOperation read, Tile *t) {
   MlirValue view = mlirOperationGetOperand(read, 0);
-  MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(read, 0));
-  if (!atOrigin(read, 1, 3) || mlirOpOperandIsNull(u) ||
-      !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)))
+  intptr_t k = 0, w = 0;
+  MlirOperation loop = dlcSoleUser(mlirOperationGetResult(read, 0), &k);
+  if (!atOrigin(read, 1, 3) || mlirOperationIsNull(loop))
     return false;
-  MlirOperation loop = mlirOpOperandGetOwner(u);
-  intptr_t k = mlirOpOperandGetOperandNumber(u) - 3; /* after lb, ub, step */
+  k -= 3; /* after lb, ub, step */
   if (!dlcOpIs(loop, "scf.for") || k < 0 || k >= mlirOperationGetNumResults(loop))
     return false;
-  MlirOpOperand w = mlirValueGetFirstUse(mlirOperationGetResult(loop, k));
-  if (mlirOpOperandIsNull(w) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(w)))
-    return false;
-  MlirOperation write = mlirOpOperandGetOwner(w);
-  if (!dlcOpIs(write, "vector.transfer_write") || mlirOpOperandGetOperandNumber(w) != 0 ||
+  MlirOperation write = dlcSoleUser(mlirOperationGetResult(loop, k), &w);
+  if (!dlcOpIs(write, "vector.transfer_write") || w != 0 ||
       !mlirValueEqual(mlirOperationGetOperand(write, 1), view) || !atOrigin(write, 2, 3) ||
       !mlirOperationEqual(mlirOperationGetParentOperation(write),
                           mlirOperationGetParentOperation(read)) ||

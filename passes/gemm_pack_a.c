@@ -91,10 +91,7 @@ static bool multipleOf(MlirValue v, int64_t k) {
 
 /* The only user of `op`'s result, or null. */
 static MlirOperation soleUser(MlirOperation op) {
-  MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
-  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)))
-    return (MlirOperation){NULL};
-  return mlirOpOperandGetOwner(u);
+  return dlcSoleUser(mlirOperationGetResult(op, 0), NULL);
 }
 
 typedef struct Read {

@@ -40,14 +40,6 @@ enum { kMaxChain = 8, kBlobAlign = 64 };
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-/* The one use of `v`, or a null operand when it has none or several. */
-static MlirOpOperand onlyUse(MlirValue v) {
-  MlirOpOperand u = mlirValueGetFirstUse(v);
-  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)))
-    return (MlirOpOperand){NULL};
-  return u;
-}
-
 /* The linalg.transpose that `arg` reaches through single-use reshapes,
    with the reshapes in `chain`; a null op otherwise. */
 static MlirOperation packOf(MlirValue arg, MlirOperation *chain, int *n) {
@@ -55,12 +47,12 @@ static MlirOperation packOf(MlirValue arg, MlirOperation *chain, int *n) {
   *n = 0;
   MlirValue v = arg;
   for (;;) {
-    MlirOpOperand u = onlyUse(v);
-    if (mlirOpOperandIsNull(u))
+    intptr_t k = 0;
+    MlirOperation user = dlcSoleUser(v, &k);
+    if (mlirOperationIsNull(user))
       return (MlirOperation){NULL};
-    MlirOperation user = mlirOpOperandGetOwner(u);
     if (dlcOpIs(user, "linalg.transpose"))
-      return mlirOpOperandGetOperandNumber(u) == 0 ? user : (MlirOperation){NULL};
+      return k == 0 ? user : (MlirOperation){NULL};
     bool reshape = false;
     for (size_t i = 0; i < sizeof kReshapes / sizeof *kReshapes; ++i)
       reshape = reshape || dlcOpIs(user, kReshapes[i]);
@@ -230,7 +222,7 @@ static bool prepackArgument(MlirBlock entry, MlirOperation call, intptr_t i) {
     return false;
   MlirValue operand = mlirOperationGetOperand(call, i);
   MlirOperation cst = dlcDefiningOp(operand, "arith.constant");
-  if (mlirOperationIsNull(cst) || mlirOpOperandIsNull(onlyUse(operand)))
+  if (mlirOperationIsNull(cst) || mlirOperationIsNull(dlcSoleUser(operand, NULL)))
     return false;
   MlirValue packIn = mlirOperationGetOperand(pack, 0);
   DlcShape in;

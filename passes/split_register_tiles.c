@@ -57,19 +57,6 @@ typedef struct {
   MlirType piece;               /* vector<lanes x f32> */
 } Tile;
 
-static bool hasOneUse(MlirValue v) {
-  MlirOpOperand u = mlirValueGetFirstUse(v);
-  return !mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u));
-}
-
-static MlirOperation soleUser(MlirValue v, intptr_t *operand) {
-  MlirOpOperand u = mlirValueGetFirstUse(v);
-  if (!hasOneUse(v))
-    return (MlirOperation){NULL};
-  *operand = (intptr_t)mlirOpOperandGetOperandNumber(u);
-  return mlirOpOperandGetOwner(u);
-}
-
 /* Whether `op`'s permutation_map is the minor identity from `rank` dims
    onto the last `results` of them. */
 static bool isMinorIdentity(MlirOperation op, intptr_t rank, intptr_t results) {
@@ -138,7 +125,7 @@ static bool outerChain(MlirOperation loop, MlirOperation *chain, int *n) {
   *n = 0;
   for (;;) {
     intptr_t operand;
-    MlirOperation u = soleUser(v, &operand);
+    MlirOperation u = dlcSoleUser(v, &operand);
     if (mlirOperationIsNull(u))
       return false;
     if (dlcOpIs(u, "scf.yield"))
@@ -255,7 +242,7 @@ static void splitLoop(MlirOperation loop, const Tile *t, MlirOperation *chain, i
   MlirValue initV = mlirOperationGetOperand(loop, 3);
   MlirOperation init = mlirOpResultGetOwner(initV);
   intptr_t operand;
-  MlirOperation write = soleUser(mlirOperationGetResult(loop, 0), &operand);
+  MlirOperation write = dlcSoleUser(mlirOperationGetResult(loop, 0), &operand);
   int64_t n = t->rows * t->pieces;
   MlirValue inits[kMaxAccumulators + 3], acc[kMaxAccumulators];
   MlirType types[kMaxAccumulators];
@@ -319,7 +306,7 @@ static bool matches(MlirOperation loop, int64_t vw, Tile *t, MlirOperation *chai
     return false;
   MlirValue init = mlirOperationGetOperand(loop, 3);
   intptr_t operand;
-  MlirOperation write = soleUser(mlirOperationGetResult(loop, 0), &operand);
+  MlirOperation write = dlcSoleUser(mlirOperationGetResult(loop, 0), &operand);
   return tileOf(mlirValueGetType(init), vw, t) && mlirValueIsAOpResult(init) &&
          plainTransfer(mlirOpResultGetOwner(init), false, 2) && !mlirOperationIsNull(write) &&
          operand == 0 && plainTransfer(write, true, 2) && outerChain(loop, chain, steps);

@@ -262,11 +262,6 @@ static const Combiner *combinerOf(MlirOperation op) {
   return NULL;
 }
 
-static bool singleUse(MlirValue v) {
-  MlirOpOperand u = mlirValueGetFirstUse(v);
-  return !mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u));
-}
-
 typedef struct {
   MlirOperation store, load, combine;
   const Combiner *kind;
@@ -293,7 +288,7 @@ static bool readReduction(const Nest *n, Reduction *r) {
   if (!mlirTypeIsAF32(r->type) &&
       !(mlirTypeIsAInteger(r->type) && mlirIntegerTypeGetWidth(r->type) == 32))
     return false;
-  if (!mlirValueIsAOpResult(stored) || !singleUse(stored))
+  if (!mlirValueIsAOpResult(stored) || mlirOperationIsNull(dlcSoleUser(stored, NULL)))
     return false;
   r->combine = mlirOpResultGetOwner(stored);
   r->kind = combinerOf(r->combine);
@@ -307,7 +302,7 @@ static bool readReduction(const Nest *n, Reduction *r) {
       return false;
     r->load = o;
   }
-  if (mlirOperationIsNull(r->load) || !singleUse(mlirOperationGetResult(r->load, 0)))
+  if (mlirOperationIsNull(r->load) || mlirOperationIsNull(dlcSoleUser(mlirOperationGetResult(r->load, 0), NULL)))
     return false;
   MlirValue acc = mlirOperationGetResult(r->load, 0);
   return mlirValueEqual(mlirOperationGetOperand(r->combine, 0), acc) ||

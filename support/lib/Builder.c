@@ -142,6 +142,15 @@ MlirOperation dlcDefiningOp(MlirValue v, const char *name) {
   return dlcOpIs(op, name) ? op : (MlirOperation){NULL};
 }
 
+MlirOperation dlcSoleUser(MlirValue v, intptr_t *operand) {
+  MlirOpOperand u = mlirValueGetFirstUse(v);
+  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)))
+    return (MlirOperation){NULL};
+  if (operand)
+    *operand = (intptr_t)mlirOpOperandGetOperandNumber(u);
+  return mlirOpOperandGetOwner(u);
+}
+
 bool dlcConstantInt(MlirValue v, int64_t *out) {
   MlirOperation c = dlcDefiningOp(v, "arith.constant");
   if (mlirOperationIsNull(c))

@@ -97,6 +97,10 @@ MLIR_CAPI_EXPORTED MlirNamedAttribute dlcNamed(MlirContext ctx,
 MLIR_CAPI_EXPORTED bool dlcOpIs(MlirOperation op, const char *name);
 /* The op defining `v` if it is named `name`, else a null op. */
 MLIR_CAPI_EXPORTED MlirOperation dlcDefiningOp(MlirValue v, const char *name);
+/* The one op that uses `v`, with the operand number it uses it as in
+   `*operand` (when not NULL); a null op when `v` has no use or more than
+   one (two operands of one op are two uses). */
+MLIR_CAPI_EXPORTED MlirOperation dlcSoleUser(MlirValue v, intptr_t *operand);
 /* Whether `v` is an `arith.constant` integer (index or iN); its value in
    `*out` when it is. */
 MLIR_CAPI_EXPORTED bool dlcConstantInt(MlirValue v, int64_t *out);
