@@ -41,6 +41,7 @@
 #include "dlc-c/Passes.h"
 #include "support/index_ops.h"
 #include "support/op_list.h"
+#include "support/rebuild.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -256,22 +257,10 @@ static void splitLoop(MlirOperation loop, const Tile *t, MlirOperation *chain, i
       inits[3 + i * t->pieces + j] = readPiece(&rb, init, t, i, j * t->lanes);
       types[i * t->pieces + j] = t->piece;
     }
-  DlcBuilder b = dlcBuilderBefore(loop, mlirOperationGetLocation(loop));
-  /* the new loop takes over the body; its block gets the pieces' args */
-  MlirRegion region = mlirRegionCreate();
-  mlirRegionTakeBody(region, mlirOperationGetRegion(loop, 0));
-  MlirOperationState st =
-      mlirOperationStateGet(mlirStringRefCreateFromCString("scf.for"), mlirOperationGetLocation(loop));
-  mlirOperationStateAddOperands(&st, 3 + n, inits);
-  mlirOperationStateAddResults(&st, n, types);
-  mlirOperationStateAddOwnedRegions(&st, 1, &region);
-  /* its attributes (a loop annotation, unsignedCmp) kept */
-  intptr_t nAttrs = mlirOperationGetNumAttributes(loop);
-  for (intptr_t i = 0; i < nAttrs; ++i) {
-    MlirNamedAttribute a = mlirOperationGetAttribute(loop, i);
-    mlirOperationStateAddAttributes(&st, 1, &a);
-  }
-  MlirOperation nloop = dlcBuilderInsert(&b, mlirOperationCreate(&st));
+  /* the new loop takes over the body and the attributes (a loop
+     annotation, unsignedCmp); its block gets the pieces' args */
+  MlirOperation nloop = dlcCreateTakingRegions(loop, mlirStringRefCreateFromCString("scf.for"),
+                                               3 + n, inits, n, types, true);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(nloop, 0));
   MlirLocation loc = mlirOperationGetLocation(loop);
   for (int64_t k = 0; k < n; ++k)
