@@ -43,6 +43,7 @@
 #include "support/op_list.h"
 #include "support/rebuild.h"
 
+#include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
@@ -100,14 +101,10 @@ static intptr_t plainTransfer(MlirOperation op, bool write, intptr_t vrank) {
   return rank;
 }
 
-/* The tile a loop-carried vector<R x W x f32> is, when W is q > 2 vectors
-   of `vw` lanes with q not a power of two. */
-static bool tileOf(MlirType t, int64_t vw, Tile *out) {
-  if (!mlirTypeIsAVector(t) || mlirShapedTypeGetRank(t) != 2 ||
-      !mlirTypeIsAF32(mlirShapedTypeGetElementType(t)))
-    return false;
-  int64_t rows = mlirShapedTypeGetDimSize(t, 0), w = mlirShapedTypeGetDimSize(t, 1);
-  if (vw <= 0 || w % vw != 0)
+/* The tile `rows` x `w` floats of vector type `t` are, when W is q > 2
+   vectors of `vw` lanes with q not a power of two. */
+static bool tileOf(MlirType t, int64_t rows, int64_t w, int64_t vw, Tile *out) {
+  if (!mlirTypeIsAF32(mlirShapedTypeGetElementType(t)) || vw <= 0 || w % vw != 0)
     return false;
   int64_t q = w / vw;
   if (q < 3 || (q & (q - 1)) == 0 || q > kMaxPieces || rows * q > kMaxAccumulators)
@@ -117,12 +114,20 @@ static bool tileOf(MlirType t, int64_t vw, Tile *out) {
   return true;
 }
 
+/* The tile a loop-carried vector<R x W x f32> is. */
+static bool accumulatorTile(MlirType t, int64_t vw, Tile *out) {
+  return mlirTypeIsAVector(t) && mlirShapedTypeGetRank(t) == 2 &&
+         tileOf(t, mlirShapedTypeGetDimSize(t, 0), mlirShapedTypeGetDimSize(t, 1), vw, out);
+}
+
 /* The chain of outer products from the loop's accumulator to its yield,
    each adding lhs (vector<R>) x rhs (a plain 1-D read) to the previous;
    false when the accumulator has any other use. */
 static bool outerChain(MlirOperation loop, MlirOperation *chain, int *n) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
   MlirValue v = mlirBlockGetArgument(body, 1);
+  MlirAttribute add = mlirAttributeParseGet(mlirOperationGetContext(loop),
+                                            mlirStringRefCreateFromCString("#vector.kind<add>"));
   *n = 0;
   for (;;) {
     intptr_t operand;
@@ -136,8 +141,6 @@ static bool outerChain(MlirOperation loop, MlirOperation *chain, int *n) {
         !mlirOperationEqual(mlirOperationGetParentOperation(u), loop))
       return false;
     MlirAttribute kind = mlirOperationGetAttributeByName(u, mlirStringRefCreateFromCString("kind"));
-    MlirAttribute add = mlirAttributeParseGet(mlirOperationGetContext(u),
-                                              mlirStringRefCreateFromCString("#vector.kind<add>"));
     if (mlirAttributeIsNull(kind) || !mlirAttributeEqual(kind, add))
       return false;
     MlirOperation rhs = mlirOpResultGetOwner(mlirOperationGetOperand(u, 1));
@@ -160,12 +163,7 @@ static void shiftedIndices(DlcBuilder *b, MlirOperation op, intptr_t first, intp
 }
 
 static MlirAttribute minorIdentity1(MlirContext ctx, intptr_t rank) {
-  char buf[160];
-  int k = snprintf(buf, sizeof buf, "affine_map<(");
-  for (intptr_t d = 0; d < rank; ++d)
-    k += snprintf(buf + k, sizeof buf - (size_t)k, "%sd%d", d ? ", " : "", (int)d);
-  snprintf(buf + k, sizeof buf - (size_t)k, ") -> (d%d)>", (int)(rank - 1));
-  return mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString(buf));
+  return mlirAffineMapAttrGet(mlirAffineMapMinorIdentityGet(ctx, rank, 1));
 }
 
 static MlirNamedAttribute segments(MlirContext ctx, int32_t a, int32_t b, int32_t c, int32_t d) {
@@ -296,7 +294,7 @@ static bool matches(MlirOperation loop, int64_t vw, Tile *t, MlirOperation *chai
   MlirValue init = mlirOperationGetOperand(loop, 3);
   intptr_t operand;
   MlirOperation write = dlcSoleUser(mlirOperationGetResult(loop, 0), &operand);
-  return tileOf(mlirValueGetType(init), vw, t) && mlirValueIsAOpResult(init) &&
+  return accumulatorTile(mlirValueGetType(init), vw, t) && mlirValueIsAOpResult(init) &&
          plainTransfer(mlirOpResultGetOwner(init), false, 2) && !mlirOperationIsNull(write) &&
          operand == 0 && plainTransfer(write, true, 2) && outerChain(loop, chain, steps);
 }
@@ -308,10 +306,8 @@ static void splitCopy(MlirOperation read, int64_t vw) {
   Tile t;
   MlirValue v = mlirOperationGetResult(read, 0);
   MlirType vt = mlirValueGetType(v);
-  if (!plainTransfer(read, false, 1) || mlirShapedTypeGetRank(vt) != 1)
-    return;
-  int64_t shape2[2] = {1, mlirShapedTypeGetDimSize(vt, 0)};
-  if (!tileOf(mlirVectorTypeGet(2, shape2, mlirShapedTypeGetElementType(vt)), vw, &t))
+  if (!plainTransfer(read, false, 1) || mlirShapedTypeGetRank(vt) != 1 ||
+      !tileOf(vt, 1, mlirShapedTypeGetDimSize(vt, 0), vw, &t))
     return;
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
        u = mlirOpOperandGetNextUse(u))
