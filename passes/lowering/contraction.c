@@ -47,16 +47,33 @@ static bool fusedMacBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *
   return true;
 }
 
-/* A kernel whose given #dlk.schedule names the plain GEMM's loops
-   [M, N, K] keeps them. */
-static bool scheduledPlain(MlirOperation op, intptr_t rank) {
+/* The #dlk.schedule given to `op`'s dlk.kernel, if any. */
+static bool givenSchedule(MlirOperation op, DlcSchedule *s) {
   MlirOperation k = mlirOperationGetParentOperation(op);
   if (mlirOperationIsNull(k) || !dlcOpIs(k, "dlk.kernel"))
     return false;
   MlirAttribute a =
       mlirOperationGetAttributeByName(k, mlirStringRefCreateFromCString("schedule"));
+  return !mlirAttributeIsNull(a) && dlcScheduleRead(a, s);
+}
+
+/* A kernel whose given #dlk.schedule names the plain GEMM's loops
+   [M, N, K] keeps them. */
+static bool scheduledPlain(MlirOperation op, intptr_t rank) {
   DlcSchedule s;
-  return !mlirAttributeIsNull(a) && dlcScheduleRead(a, &s) && s.numTiles == rank + 1;
+  return givenSchedule(op, &s) && s.numTiles == rank + 1;
+}
+
+/* The panel width for `n` columns: the cost model's `panel`, unless a
+   given schedule's register tile is NR wide, whole vectors dividing N,
+   and does not divide `panel` (32-wide tiles where the model packs 48):
+   the panels are then NR wide, so the schedule written for them fits. */
+static int64_t scheduledPanel(MlirOperation op, int64_t panel, int64_t n, int64_t vw) {
+  DlcSchedule s;
+  if (panel <= 0 || !givenSchedule(op, &s))
+    return panel;
+  int64_t nr = s.registerTile[1];
+  return nr > 0 && vw > 0 && nr % vw == 0 && n % nr == 0 && panel % nr != 0 ? nr : panel;
 }
 
 static bool usedOnlyBy(MlirValue v, MlirOperation user) {
@@ -190,7 +207,9 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
   DlcShape sa = dlcLowerShape(a), sb = dlcLowerShape(w);
   DlcShape so = dlcLowerShape(mlirOperationGetResult(op, 0));
   bool ta = dlcGetBool(op, "transpose_a", false), tb = dlcGetBool(op, "transpose_b", false);
-  int64_t panel = dlcGemmPackedPanel(&p->packing, &sa, &sb, &so, tb, constantWeight(op, w));
+  int64_t panel = scheduledPanel(
+      op, dlcGemmPackedPanel(&p->packing, &sa, &sb, &so, tb, constantWeight(op, w)),
+      sb.dims[sb.rank - (tb ? 2 : 1)], p->packing.vectorWidth);
   if (panel > 0 && mlirTypeIsAF32(dlcElementType(w)) && mlirTypeIsAF32(dlcElementType(a)) &&
       !scheduledPlain(op, so.rank))
     return emitPackedMatmul(b, a, w, ta, tb, panel,

@@ -148,3 +148,21 @@ func.func @gemv(%x: tensor<1x2048xf32>, %w: tensor<1000x2048xf32>) -> tensor<1x1
   %0 = dlg.matmul %x, %w {transpose_b = true} : tensor<1x2048xf32>, tensor<1000x2048xf32> -> tensor<1x1000xf32>
   return %0 : tensor<1x1000xf32>
 }
+
+// A schedule given for 32-wide panels where the model packs 48 (N = 768):
+// the panels follow the given register tile, so the schedule that fitted
+// 24 panels of 32 still fits, kept as given (without this it was an error:
+// the root's loops [16, 128, 48, 768] against its 4 tiles of 6 panels).
+// CHECK-LABEL: func.func private @given32_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [6, 0, 0, 256], vector = 16, register = [8, 32], parallel = [0]>
+// CHECK: tensor.empty() : tensor<24x768x32xf32>
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
+func.func @given32(%a: tensor<128x768xf32>, %b: tensor<768x768xf32>) -> tensor<128x768xf32> {
+  %y = dlk.kernel "contraction" schedule #dlk.schedule<tile = [6, 0, 0, 256], vector = 16, register = [8, 32], parallel = [0]> (%a, %b) : (tensor<128x768xf32>, tensor<768x768xf32>) -> tensor<128x768xf32> {
+  ^bb0(%x: tensor<128x768xf32>, %w: tensor<768x768xf32>):
+    %0 = dlg.matmul %x, %w : tensor<128x768xf32>, tensor<768x768xf32> -> tensor<128x768xf32>
+    dlk.yield %0 : tensor<128x768xf32>
+  }
+  return %y : tensor<128x768xf32>
+}
