@@ -180,10 +180,13 @@ static void addMemoryPlanStage(DlcPipeline *p, long long maxRunBytes, bool fuseU
                  maxRunBytes, fuseUnpack ? ",dlc-gemm-fuse-unpack" : "", l2Bytes / 8 * 3);
 }
 
-/* The schedule's parallel foralls as OpenMP loops (or serial loops). */
+/* The schedule's parallel foralls as OpenMP loops (or serial loops); then
+   the alloca scopes of their bodies (dlc-hoist-scratch's, and the OpenMP
+   conversion's own) lowered while each is still one block. */
 static void addParallelStage(DlcPipeline *p, bool openmp) {
   dlcPipelineAdd(p, openmp ? "scf-forall-to-parallel,convert-scf-to-openmp"
                            : "scf-forall-to-parallel");
+  dlcPipelineAdd(p, "func.func(dlc-inline-alloca-scopes)");
 }
 
 /* Math the LLVM conversion cannot take (expanded, or libm calls), then
@@ -248,6 +251,11 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
      (gemm_pack_a.c); the cost model sized their tiles for it. */
   if (packABytes > 0)
     dlcPipelineAdd(&p, "dlc-gemm-pack-a{min-bytes=%lld}", packABytes);
+  /* Scratch buffers of the loop nests (packed panels, C tiles) taken once
+     per parallel tile, on the stack where they fit, not malloc'd and
+     freed per Kc block (hoist_scratch.c: glibc's trimming cost a fifth of
+     a BERT FFN GEMM in a C program). After every pass that adds one. */
+  dlcPipelineAdd(&p, "func.func(dlc-hoist-scratch)");
   /* Register tiles three vectors wide as one accumulator per register,
      after the passes above, which match them whole (split_register_tiles.c). */
   dlcPipelineAdd(&p, "func.func(dlc-split-register-tiles{vector-width=%d})", (int)vw);

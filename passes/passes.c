@@ -47,6 +47,8 @@ static const DlcPassDescriptor *const kPasses[] = {
     &dlcGemmPrefetchPanelsPass,
     &dlcConvPrefetchWeightsPass,
     &dlcSplitRegisterTilesPass,
+    &dlcHoistScratchPass,
+    &dlcInlineAllocaScopesPass,
     &dlcDlgRuntimeChecksPass,
 };
 

@@ -30,6 +30,8 @@ MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGemmPackAPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcGemmPrefetchPanelsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcConvPrefetchWeightsPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcSplitRegisterTilesPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcHoistScratchPass;
+MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcInlineAllocaScopesPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcDlgRuntimeChecksPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuAttentionPass;
 MLIR_CAPI_EXPORTED extern const DlcPassDescriptor dlcCpuSchedulePass;
