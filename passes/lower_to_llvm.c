@@ -173,11 +173,13 @@ static void addScheduleStage(DlcPipeline *p, MlirStringRef target, int64_t vecto
    channel panel into L2 (conv_prefetch_weights.c), panels of up to 3/8
    of L2, so that two of them and the input rows stay. */
 static void addMemoryPlanStage(DlcPipeline *p, long long maxRunBytes, bool fuseUnpack,
-                               long long l2Bytes) {
+                               const DlcCpuTarget *cpu) {
   dlcPipelineAdd(p, "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg{cpu=true},"
-                    "func.func(convert-linalg-to-loops,dlc-gemm-fuse-packing{max-run-bytes=%lld}%s,"
+                    "func.func(convert-linalg-to-loops,dlc-gemm-fuse-packing{max-run-bytes=%lld "
+                    "l2-bytes=%lld l2-ways=%lld}%s,"
                     "dlc-gemm-prefetch-panels,dlc-conv-prefetch-weights{max-panel-bytes=%lld})",
-                 maxRunBytes, fuseUnpack ? ",dlc-gemm-fuse-unpack" : "", l2Bytes / 8 * 3);
+                 maxRunBytes, (long long)cpu->l2Bytes, (long long)cpu->l2Ways,
+                 fuseUnpack ? ",dlc-gemm-fuse-unpack" : "", (long long)cpu->l2Bytes / 8 * 3);
 }
 
 /* The schedule's parallel foralls as OpenMP loops (or serial loops); then
@@ -246,7 +248,7 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
     addScheduleStage(&p, target, given);
   dlcAddBufferizeStage(&p, schedule);
   addMemoryPlanStage(&p, (long long)dlcGemmFusePackingMaxRunBytes(&cpu),
-                     dlcOptionsGetBool(o, "fuse-unpack"), (long long)cpu.l2Bytes);
+                     dlcOptionsGetBool(o, "fuse-unpack"), &cpu);
   /* GEMMs whose A is at least twice L2 read it from packed Mc x Kc blocks
      (gemm_pack_a.c); the cost model sized their tiles for it. */
   if (packABytes > 0)

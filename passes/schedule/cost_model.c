@@ -43,8 +43,8 @@ int64_t dlcVectorTile(int64_t extent, int64_t vw) {
 /* The ISAs' cache models: AVX2 as the Haswell..Zen 3 cores the AVX2 path
    was tuned on (an 8 MiB L3, a Zen 1/2 core complex's), AVX-512 as
    Skylake-SP / Zen 4 (32 KiB 8-way L1, 1 MiB L2, a 32 MiB L3). */
-static const DlcCpuTarget kAvx2 = {8, 16, 32 << 10, 8, 512 << 10, 8 << 20};
-static const DlcCpuTarget kAvx512 = {16, 32, 32 << 10, 8, 1 << 20, 32 << 20};
+static const DlcCpuTarget kAvx2 = {8, 16, 32 << 10, 8, 512 << 10, 8, 8 << 20};
+static const DlcCpuTarget kAvx512 = {16, 32, 32 << 10, 8, 1 << 20, 16, 32 << 20};
 
 static bool named(MlirStringRef s, const char *name) {
   return s.length == strlen(name) && memcmp(s.data, name, s.length) == 0;
@@ -61,9 +61,11 @@ DlcCpuTarget dlcCpuTargetGet(MlirStringRef name, int64_t vw) {
   DlcCpuTarget t = dlcTargetVectorWidth(name) >= 16 ? kAvx512 : kAvx2;
   t.vectorWidth = dlcTargetVectorWidth(name);
   long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), ways = sysconf(_SC_LEVEL1_DCACHE_ASSOC);
-  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l2Ways = sysconf(_SC_LEVEL2_CACHE_ASSOC);
   if (l1 >= (16 << 10) && ways >= 2 && l2 >= (256 << 10)) { /* 0 or -1 where unknown */
     t.l1Bytes = l1, t.l1Ways = ways, t.l2Bytes = l2;
+    if (l2Ways >= 2)
+      t.l2Ways = l2Ways;
   }
   long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
   if (l3 >= (1 << 20))
@@ -199,18 +201,23 @@ static int64_t gcd(int64_t a, int64_t b) {
   return a;
 }
 
+int64_t dlcCacheLinesForRows(int64_t cacheBytes, int64_t ways, int64_t rowBytes) {
+  enum { kLine = 64 };
+  int64_t sets = ways > 0 ? cacheBytes / (kLine * ways) : 0;
+  if (rowBytes <= 0 || rowBytes % kLine || sets <= 0)
+    return INT64_MAX;
+  int64_t step = rowBytes / kLine % sets;
+  return ways * (sets / gcd(step ? step : sets, sets));
+}
+
 /* The L1 sets that rows of A `rowBytes` apart map to: rows whose stride is
    a multiple of the line cycle through sets / gcd(step, sets) sets (one
    when the stride is a multiple of the L1 way size, 4 KiB: K = 1024,
    2048 ...); 0 when the stride is unknown or not line-aligned, so the rows
    spread over the sets. */
 static int64_t aRowSets(const DlcCpuTarget *t, int64_t rowBytes) {
-  enum { kLine = 64 };
-  int64_t sets = t->l1Bytes / (kLine * t->l1Ways);
-  if (rowBytes <= 0 || rowBytes % kLine || sets <= 0)
-    return 0;
-  int64_t step = rowBytes / kLine % sets;
-  return sets / gcd(step ? step : sets, sets);
+  int64_t lines = dlcCacheLinesForRows(t->l1Bytes, t->l1Ways, rowBytes);
+  return lines == INT64_MAX ? 0 : lines / t->l1Ways;
 }
 
 /* The register tile reads one element of each of its MR rows of A per k
@@ -295,7 +302,9 @@ int64_t dlcGemmPackAMinBytes(const DlcCpuTarget *t) {
    arguments, only its 128x768x3072 GEMM changes) ran 13.03 -> 12.96 and
    13.59 -> 13.47 ms at 1 thread, 7.23 -> 7.08 and 7.21 -> 7.18 at 2, each
    order once. AVX2 keeps fusing at any run: fusing was measured a gain
-   there (the BERT layer 1.06x on Zen 1), and no run limit was. */
+   there (the BERT layer 1.06x on Zen 1), and no run limit was. Whatever
+   the run, B's rows that alias in L2 keep the copy (gemm_fuse_packing.c,
+   dlcCacheLinesForRows). */
 int64_t dlcGemmFusePackingMaxRunBytes(const DlcCpuTarget *t) {
   return t->vectorWidth >= 16 ? 2048 : 0;
 }

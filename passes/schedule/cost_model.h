@@ -30,7 +30,7 @@
 typedef struct DlcCpuTarget {
   int64_t vectorWidth; /* f32 lanes: 8 with AVX2, 16 with AVX-512 */
   int64_t vectorRegs;  /* 16 with AVX2, 32 with AVX-512 */
-  int64_t l1Bytes, l1Ways, l2Bytes; /* per core */
+  int64_t l1Bytes, l1Ways, l2Bytes, l2Ways; /* per core */
   int64_t l3Bytes;                  /* the last level, shared */
 } DlcCpuTarget;
 
@@ -39,6 +39,14 @@ typedef struct DlcCpuTarget {
    (this CPU's ISA, its cache sizes from sysconf). A `vectorWidth` > 0
    names the ISA by its lanes instead (8: avx2, 16: avx512). */
 DlcCpuTarget dlcCpuTargetGet(MlirStringRef name, int64_t vectorWidth);
+
+/* Lines of a cache (`cacheBytes`, `ways`-way, 64-byte lines) that rows
+   `rowBytes` apart can hold at once: the ways of the sets their first
+   lines map to. Rows whose stride is a multiple of the way size (4 KiB in
+   a 32 KiB 8-way L1, 64 KiB in a 512 KiB 8-way L2) all share one set.
+   INT64_MAX where the stride is unknown (<= 0) or not whole lines (the
+   rows then spread over the sets). */
+int64_t dlcCacheLinesForRows(int64_t cacheBytes, int64_t ways, int64_t rowBytes);
 
 typedef struct DlcLoopNest {
   int numLoops;

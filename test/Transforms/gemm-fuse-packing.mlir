@@ -1,5 +1,7 @@
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{prefetch=false max-run-bytes=129}))' %s | FileCheck %s
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{max-run-bytes=128}))' %s | FileCheck %s --check-prefix=KEEP
+// RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{l2-bytes=512 l2-ways=2}))' %s | FileCheck %s --check-prefix=L2FIT
+// RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{l2-bytes=256 l2-ways=2}))' %s | FileCheck %s --check-prefix=L2KEEP
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{prefetch-rows-ahead=2},cse))' %s | FileCheck %s --check-prefix=PF
 // RUN: not dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{prefetch-rows-ahead=-1}))' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: dlc-gemm-fuse-packing: prefetch-rows-ahead must be 0 or more, got -1
@@ -26,16 +28,34 @@
 // (dlcGemmFusePackingMaxRunBytes, 2 KiB with AVX-512), so the copy stays.
 // (BERT-base's 128x768x3072 takes panels of 48, 8 to a tile with this
 // model: runs of 1.5 KiB, fused; gemm-parallel-split.mlir.) With AVX2
-// (16-float panels, no limit: fusing was measured a gain there) the same
-// GEMM is fused (PIPE above).
+// (16-float panels, no run limit) the copy stays too, for another reason:
+// B's rows are 16 KiB apart, and the Kc = 384 rows the first row block
+// would read in place map onto 4 sets of the avx2 model's 512 KiB 8-way
+// L2, 32 lines, so they would evict each other before it got to them
+// (dlcCacheLinesForRows; the same for N = 3072, 12 KiB: 128 lines).
 // WIDE: IR Dump After dlc-gemm-fuse-packing
 // WIDE: memref.alloc() {alignment = 64 : i64} : memref<16x192x32xf32>
 // WIDE: vector.transfer_write
 // WIDE-NOT: dlc.fused_packing
 // WIDE-NOT: memref.prefetch
 // AVX2: IR Dump After dlc-gemm-fuse-packing
-// AVX2: memref.prefetch
-// AVX2: } {dlc.fused_packing}
+// AVX2: memref.alloc() {alignment = 64 : i64} : memref<{{[0-9]+}}x384x16xf32>
+// AVX2: vector.transfer_write
+// AVX2-NOT: dlc.fused_packing
+// AVX2-NOT: memref.prefetch
+
+// The same rule on @fused: B's rows (%b, 8x2x16) are 128 bytes apart, two
+// lines. A 512-byte 2-way cache has 4 sets, which the rows' first lines
+// alternate over two of: 4 lines, as many as the Kc block's 4 rows, fused
+// (L2FIT); with 256 bytes the rows all share one set's 2 lines, and the
+// copy stays (L2KEEP).
+// L2FIT-LABEL: func.func @fused
+// L2FIT: dlc.fused_packing
+// L2KEEP-LABEL: func.func @fused
+// L2KEEP:       scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// L2KEEP-NEXT:    scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// L2KEEP-NOT:   dlc.fused_packing
+// L2KEEP-LABEL: func.func @one_offset
 
 // A run of max-run-bytes or more keeps the copy: @fused's Kc rows are
 // runs of 2 panels x 16 floats, 128 bytes (fused above with 129).
