@@ -355,6 +355,27 @@ static bool packsA(const DlcLoopNest *l, int p, const DlcCpuTarget *t) {
    338 at 2 (interleaved rounds, Sapphire Rapids-class Xeon). */
 static int64_t packedANc(const DlcCpuTarget *t, int64_t kc) { return t->l2Bytes / 2 / (kc * 4); }
 
+/* Whether A, read in place in Mc blocks, is far larger than L2 (8 times:
+   16 MiB at 2048^3 against 512 KiB): each parallel tile then streams all
+   of it from L3 or memory, once per tile. */
+enum { kStreamedA = 8 };
+
+static bool streamsA(const DlcLoopNest *l, int p, const DlcCpuTarget *t, int64_t mc) {
+  int64_t m = l->extent[p - 2], k = l->extent[l->numLoops - 1];
+  return mc < m && k > 0 &&
+         dlcMulSaturate(m, 4 * k) > dlcMulSaturate(kStreamedA, t->l2Bytes);
+}
+
+/* Nc for such an A: fewer, wider tiles read it fewer times; the tile's
+   Kc x Nc packed block of B takes all of L2's size (it streams from L3
+   through L2 as BLIS's does; the Kc x NR panel in use stays in L1).
+   2048^3 on AMD EPYC Zen 3 (AVX2, 512 KiB L2), interleaved in one
+   process, median of 8 rounds: Nc 128 (8 panels, panelsNc) 61.3 GFLOP/s
+   at 1 thread, 129.0 at 2; Nc 256 68.2, 130.0; Nc 512 71.4-73.5, 135.3;
+   Nc 1024 73.3 (OpenBLAS 77-79, 144). 1024^3 (A 4 MiB, 8 L2s, not
+   streamed) measured even between Nc 128 and 512. */
+static int64_t streamedANc(const DlcCpuTarget *t, int64_t kc) { return t->l2Bytes / (kc * 4); }
+
 /* GEMMs on packed B, loops [batch..., panel, m, n, k]: a parallel tile
    takes enough panels for an Nc-wide block of B, packed per Kc block, and
    runs over all of M in Mc blocks inside it (BLIS's jc, pc, ic loops), so
@@ -392,7 +413,9 @@ static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, const Dlc
       kc = panelKc(t, K, N, s->registerTile[0], aRowBytes);
     }
   }
-  int64_t ncMax = packedA ? packedANc(t, kc) : panelsNc(t, kc, mc);
+  int64_t ncMax = packedA               ? packedANc(t, kc)
+                  : streamsA(l, p, t, mc) ? streamedANc(t, kc)
+                                          : panelsNc(t, kc, mc);
   int64_t panelTile = dlcLargestDivisor(panels, ncMax / N > 1 ? ncMax / N : 1);
   /* with A packed, one tile per core: more would pack each block of A
      more often */

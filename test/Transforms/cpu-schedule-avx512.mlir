@@ -94,12 +94,16 @@ func.func @split_rows(%a: tensor<1024x256xf32>, %b: tensor<256x1024xf32>) -> ten
 // A of 16 MiB, more than twice L2: dlc-gemm-pack-a packs its Mc x Kc
 // blocks in 8-row panels (no row padding; 8-row register tiles), and a
 // tile takes as many panels as half of L2 holds of packed B (Kc 128: 32
-// panels, 1024 columns), one tile per core. With AVX2 (no packed A) Kc 256:
+// panels, 1024 columns), one tile per core. With AVX2 (no packed A) Kc 256,
+// and A, 32 times the 512 KiB L2, read in place in Mc blocks by each tile:
+// the tiles take a Kc x Nc block of B as large as L2 (Nc 512, 32 panels),
+// so that they read A 4 times rather than 16 (streamedANc):
 // CHECK-LABEL: func.func private @big_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [32, 512, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
 // CHECK: scf.forall (%{{.*}}) in (2)
 // AVX2-LABEL: func.func private @big_kernel0
-// AVX2-SAME: #dlk.schedule<tile = [8, 128, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
+// AVX2-SAME: #dlk.schedule<tile = [32, 128, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
+// AVX2: scf.forall (%{{.*}}) in (4)
 func.func @big(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
   %0 = dlg.matmul %a, %b : tensor<2048x2048xf32>, tensor<2048x2048xf32> -> tensor<2048x2048xf32>
   return %0 : tensor<2048x2048xf32>
