@@ -96,14 +96,15 @@ func.func @split_rows(%a: tensor<1024x256xf32>, %b: tensor<256x1024xf32>) -> ten
 // tile takes as many panels as half of L2 holds of packed B (Kc 128: 32
 // panels, 1024 columns), one tile per core. With AVX2 (no packed A) Kc 256,
 // and A, 32 times the 512 KiB L2, read in place in Mc blocks by each tile:
-// the tiles take a Kc x Nc block of B as large as L2 (Nc 512, 32 panels),
-// so that they read A 4 times rather than 16 (streamedANc):
+// one tile per core, 64 panels each, so that A is read twice rather than
+// 16 times, and Mc 64, so that its block and the tile's 1024 columns of
+// packed C fit 3/4 of L2 (streamedAMc):
 // CHECK-LABEL: func.func private @big_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [32, 512, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
 // CHECK: scf.forall (%{{.*}}) in (2)
 // AVX2-LABEL: func.func private @big_kernel0
-// AVX2-SAME: #dlk.schedule<tile = [32, 128, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
-// AVX2: scf.forall (%{{.*}}) in (4)
+// AVX2-SAME: #dlk.schedule<tile = [64, 64, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
+// AVX2: scf.forall (%{{.*}}) in (2)
 func.func @big(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
   %0 = dlg.matmul %a, %b : tensor<2048x2048xf32>, tensor<2048x2048xf32> -> tensor<2048x2048xf32>
   return %0 : tensor<2048x2048xf32>
