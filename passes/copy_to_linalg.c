@@ -20,6 +20,7 @@
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
+#include "support/memref_views.h"
 #include "lowering/emit.h"
 #include "schedule/cost_model.h"
 #include "schedule/driver.h"
@@ -35,13 +36,6 @@
 #include "mlir-c/Dialect/MemRef.h"
 
 
-
-static bool isIdentityLayout(MlirType t) {
-  MlirAttribute layout = mlirMemRefTypeGetLayout(t);
-  return mlirAttributeIsNull(layout) ||
-         (mlirAttributeIsAAffineMap(layout) &&
-          mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)));
-}
 
 /* Longer rows are left to LLVM's loop vectoriser, which handles them;
    a whole row is one vector value, so this bounds its registers. Copies
@@ -230,7 +224,7 @@ static MlirWalkResult collect(MlirOperation op, void *list) {
     MlirType a = mlirValueGetType(mlirOperationGetOperand(op, 0));
     MlirType b = mlirValueGetType(mlirOperationGetOperand(op, 1));
     if (mlirTypeIsAMemRef(a) && mlirTypeIsAMemRef(b) &&
-        (!isIdentityLayout(a) || !isIdentityLayout(b)))
+        (!dlcMemRefIsIdentityLayout(a) || !dlcMemRefIsIdentityLayout(b)))
       dlcOpListPush(list, op);
   }
   return MlirWalkResultAdvance;

@@ -214,10 +214,7 @@ static bool viewOnly(MlirOperation op) {
   static const char *const kViews[] = {"memref.subview", "memref.expand_shape",
                                        "memref.collapse_shape", "memref.alloc",
                                        "arith.constant", "affine.apply"};
-  for (size_t i = 0; i < sizeof kViews / sizeof *kViews; ++i)
-    if (dlcOpIs(op, kViews[i]))
-      return true;
-  return false;
+  return DLC_OP_IS_ANY(op, kViews);
 }
 
 /* Whether only views and constants run from `op` (inclusive) to `to`. */

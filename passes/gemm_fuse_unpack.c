@@ -243,9 +243,8 @@ static bool computeOp(MlirOperation op) {
       "memref.alloc",      "memref.dealloc",     "memref.load",    "memref.store",
       "memref.prefetch",   "memref.expand_shape", "memref.collapse_shape", "affine.apply",
       "ub.poison"};
-  for (size_t i = 0; i < sizeof kOps / sizeof *kOps; ++i)
-    if (dlcOpIs(op, kOps[i]))
-      return true;
+  if (DLC_OP_IS_ANY(op, kOps))
+    return true;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   static const char *const kDialects[] = {"arith.", "vector.", "math."};
   for (size_t i = 0; i < sizeof kDialects / sizeof *kDialects; ++i) {
@@ -400,10 +399,7 @@ static bool movable(MlirOperation op) {
   static const char *const kViews[] = {"memref.subview", "memref.expand_shape",
                                        "memref.collapse_shape", "arith.constant",
                                        "affine.apply"};
-  for (size_t i = 0; i < sizeof kViews / sizeof *kViews; ++i)
-    if (dlcOpIs(op, kViews[i]))
-      return true;
-  return false;
+  return DLC_OP_IS_ANY(op, kViews);
 }
 
 /* The bytes of a buffer a view covers: its base (an argument, an

@@ -27,6 +27,7 @@
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
+#include "support/memref_views.h"
 #include "support/op_list.h"
 #include "support/type_bytes.h"
 
@@ -46,14 +47,6 @@ static const char *const kSequential[] = {"scf.for", "scf.if", "scf.while", "scf
                                           "scf.execute_region"};
 /* Ops whose body is a scope: one parallel iteration per thread at a time */
 static const char *const kParallel[] = {"scf.forall", "scf.parallel"};
-
-static bool isAny(MlirOperation op, const char *const *names, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    if (dlcOpIs(op, names[i]))
-      return true;
-  return false;
-}
-#define IS_ANY(op, table) isAny(op, table, sizeof table / sizeof *table)
 
 /* The one memref.dealloc of `alloc`'s result, in `alloc`'s block; null when
    there is none or another. */
@@ -77,12 +70,7 @@ static int64_t staticBytes(MlirOperation alloc) {
   if (mlirOperationGetNumOperands(alloc) != 0)
     return -1;
   MlirType t = mlirValueGetType(mlirOperationGetResult(alloc, 0));
-  MlirAttribute layout = mlirMemRefTypeGetLayout(t);
-  if (!mlirAttributeIsNull(layout) &&
-      !(mlirAttributeIsAAffineMap(layout) &&
-        mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout))))
-    return -1;
-  return dlcStaticTypeBytes(t);
+  return dlcMemRefIsIdentityLayout(t) ? dlcStaticTypeBytes(t) : -1;
 }
 
 /* The block `alloc` moves to: the body of its innermost enclosing parallel
@@ -95,9 +83,9 @@ static MlirBlock scopeOf(MlirOperation alloc, bool *hoisted) {
     MlirOperation parent = mlirBlockGetParentOperation(block);
     if (mlirOperationIsNull(parent))
       return (MlirBlock){NULL};
-    if (IS_ANY(parent, kParallel) || dlcOpIs(parent, "func.func"))
+    if (DLC_OP_IS_ANY(parent, kParallel) || dlcOpIs(parent, "func.func"))
       return block;
-    if (!IS_ANY(parent, kSequential))
+    if (!DLC_OP_IS_ANY(parent, kSequential))
       return (MlirBlock){NULL};
     block = mlirOperationGetBlock(parent);
     *hoisted = true;
@@ -106,12 +94,15 @@ static MlirBlock scopeOf(MlirOperation alloc, bool *hoisted) {
 
 typedef struct {
   MlirBlock block;
-  MlirOperation anchor; /* its first op before any moved in: they go before it, in order */
+  MlirOperation last; /* the last buffer moved in (null: none yet); the next goes after it */
   int64_t stackBytes; /* taken so far */
   bool stack;         /* holds an alloca */
 } Scope;
 
-enum { kMaxScopes = 256 };
+typedef struct {
+  Scope *at;
+  intptr_t n, cap;
+} Scopes;
 
 /* The body of a parallel loop as one memref.alloca_scope: its allocas are
    freed at the end of each iteration, so the next iteration's land on the
@@ -139,14 +130,16 @@ static void wrapInAllocaScope(MlirBlock body, MlirLocation loc) {
   }
 }
 
-static Scope *scopeFor(Scope *scopes, int *n, MlirBlock block) {
-  for (int i = 0; i < *n; ++i)
-    if (mlirBlockEqual(scopes[i].block, block))
-      return &scopes[i];
-  if (*n == kMaxScopes)
-    return NULL;
-  scopes[*n] = (Scope){block, mlirBlockGetFirstOperation(block), 0, false};
-  return &scopes[(*n)++];
+static Scope *scopeFor(Scopes *l, MlirBlock block) {
+  for (intptr_t i = 0; i < l->n; ++i)
+    if (mlirBlockEqual(l->at[i].block, block))
+      return &l->at[i];
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 16;
+    l->at = dlcXrealloc(l->at, sizeof *l->at * (size_t)l->cap);
+  }
+  l->at[l->n] = (Scope){block, {NULL}, 0, false};
+  return &l->at[l->n++];
 }
 
 static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
@@ -159,8 +152,7 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
     mlirEmitError(mlirOperationGetLocation(func), msg);
     return (MlirLogicalResult){0};
   }
-  Scope *local = dlcXrealloc(NULL, sizeof *local * kMaxScopes);
-  int numScopes = 0;
+  Scopes scopes = {NULL, 0, 0};
   uint64_t onStack = 0, onHeap = 0;
   DlcOpList allocs = dlcOpListOfWalk(func, "memref.alloc");
   for (intptr_t i = 0; i < allocs.n; ++i) {
@@ -174,10 +166,10 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
     bool parallel = !dlcOpIs(mlirBlockGetParentOperation(block), "func.func");
     if (!parallel && !hoisted)
       continue; /* a top-level temporary: dlc-memory-plan's */
-    Scope *s = scopeFor(local, &numScopes, block);
-    if (!s)
-      continue;
-    MlirOperation first = s->anchor;
+    Scope *s = scopeFor(&scopes, block);
+    /* after the buffers moved in before, so they keep their order */
+    MlirOperation first = mlirOperationIsNull(s->last) ? mlirBlockGetFirstOperation(block)
+                                                       : mlirOperationGetNextInBlock(s->last);
     if (s->stackBytes + bytes <= budget) {
       s->stackBytes += bytes, s->stack = true;
       DlcBuilder b = dlcBuilderBefore(first, mlirOperationGetLocation(alloc));
@@ -191,26 +183,24 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
                                              mlirAttributeIsNull(align) ? 1 : 2, attrs);
       mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(alloc, 0),
                                     mlirOperationGetResult(alloca, 0));
-      if (mlirOperationEqual(alloc, s->anchor)) { /* the scope's first op goes */
-        s->anchor = mlirOperationGetNextInBlock(alloc);
-        if (mlirOperationEqual(s->anchor, dealloc))
-          s->anchor = mlirOperationGetNextInBlock(dealloc);
-      }
+      s->last = alloca;
       mlirOperationDestroy(dealloc);
       mlirOperationDestroy(alloc);
       ++onStack;
     } else if (hoisted) {
       mlirOperationMoveBefore(alloc, first);
       mlirOperationMoveBefore(dealloc, mlirBlockGetTerminator(block));
+      s->last = alloc;
       ++onHeap;
     }
   }
   dlcOpListFree(&allocs);
-  for (int i = 0; i < numScopes; ++i)
-    if (local[i].stack && !dlcOpIs(mlirBlockGetParentOperation(local[i].block), "func.func"))
-      wrapInAllocaScope(local[i].block,
-                        mlirOperationGetLocation(mlirBlockGetParentOperation(local[i].block)));
-  free(local);
+  for (intptr_t i = 0; i < scopes.n; ++i) {
+    MlirOperation parent = mlirBlockGetParentOperation(scopes.at[i].block);
+    if (scopes.at[i].stack && !dlcOpIs(parent, "func.func"))
+      wrapInAllocaScope(scopes.at[i].block, mlirOperationGetLocation(parent));
+  }
+  free(scopes.at);
   dlcPassAddStatistic(pass, "stack-buffers", onStack);
   dlcPassAddStatistic(pass, "hoisted-heap-buffers", onHeap);
   return (MlirLogicalResult){1};

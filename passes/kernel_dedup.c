@@ -47,12 +47,7 @@ static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(
    cloned into the nest's function than passed. */
 static const char *const kCloned[] = {"arith.constant", "ub.poison"};
 
-static bool isCloned(MlirOperation op) {
-  for (size_t i = 0; i < sizeof kCloned / sizeof *kCloned; ++i)
-    if (dlcOpIs(op, kCloned[i]))
-      return true;
-  return false;
-}
+static bool isCloned(MlirOperation op) { return DLC_OP_IS_ANY(op, kCloned); }
 
 /* Whether `op` is `ancestor` or nested in it. */
 static bool isWithin(MlirOperation op, MlirOperation ancestor) {

@@ -35,6 +35,7 @@
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
+#include "support/memref_views.h"
 #include "support/op_list.h"
 #include "support/type_bytes.h"
 #include "shape/Checked.h"
@@ -55,13 +56,6 @@ static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(
    is left as an alloc by the size check in planFunction). */
 static int64_t alignUp(int64_t n) {
   return n > INT64_MAX - kAlign ? INT64_MAX : (n + kAlign - 1) / kAlign * kAlign;
-}
-
-static bool isIdentityLayout(MlirType t) {
-  MlirAttribute layout = mlirMemRefTypeGetLayout(t);
-  return mlirAttributeIsNull(layout) ||
-         (mlirAttributeIsAAffineMap(layout) &&
-          mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)));
 }
 
 /* Top-level ops of the function body, sorted by address for lookup. */
@@ -106,12 +100,7 @@ static const char *const kEscapes[] = {
     "cf.br", "cf.cond_br", "llvm.call",
 };
 
-static bool escapes(MlirOperation user) {
-  for (size_t i = 0; i < sizeof kEscapes / sizeof *kEscapes; ++i)
-    if (dlcOpIs(user, kEscapes[i]))
-      return true;
-  return false;
-}
+static bool escapes(MlirOperation user) { return DLC_OP_IS_ANY(user, kEscapes); }
 
 /* Fills t->first/last from the uses of the alloc and of every value
    derived from it (views: any memref result of a user). False when the
@@ -280,7 +269,7 @@ static void planFunction(MlirOperation func, int64_t weights, Totals *totals) {
       continue;
     MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
     int64_t bytes = dlcStaticTypeBytes(t);
-    if (mlirOperationGetNumOperands(op) != 0 || bytes < 0 || !isIdentityLayout(t) ||
+    if (mlirOperationGetNumOperands(op) != 0 || bytes < 0 || !dlcMemRefIsIdentityLayout(t) ||
         !mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t)) ||
         dlcGetI64(op, "alignment", kAlign) > kAlign || kAlign % dlcGetI64(op, "alignment", 1)) {
       ++unplanned;

@@ -12,6 +12,7 @@
 
 #include "dlc-c/Builder.h"
 #include "dlc-c/Passes.h"
+#include "support/memref_views.h"
 #include "support/op_list.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -24,11 +25,7 @@ static bool isStaticAlloc(MlirOperation op) {
   if (!dlcOpIs(op, "memref.alloc") || mlirOperationGetNumOperands(op) != 0)
     return false;
   MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
-  MlirAttribute layout = mlirMemRefTypeGetLayout(t);
-  return mlirShapedTypeHasStaticShape(t) &&
-         (mlirAttributeIsNull(layout) ||
-          (mlirAttributeIsAAffineMap(layout) &&
-           mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout))));
+  return mlirShapedTypeHasStaticShape(t) && dlcMemRefIsIdentityLayout(t);
 }
 
 /* The ancestor of `op` in `block` (null if none). */
@@ -71,10 +68,7 @@ static bool elideIntoOutParam(MlirOperation copy) {
        u = mlirOpOperandGetNextUse(u))
     if (!mlirOperationEqual(mlirOpOperandGetOwner(u), copy))
       return false;
-  MlirAttribute layout = mlirMemRefTypeGetLayout(mlirValueGetType(out));
-  if (!mlirAttributeIsNull(layout) &&
-      !(mlirAttributeIsAAffineMap(layout) &&
-        mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout))))
+  if (!dlcMemRefIsIdentityLayout(mlirValueGetType(out)))
     return false;
   MlirOperation view = {NULL}, alloc = mlirOpResultGetOwner(src);
   if (!mlirValueIsAOpResult(src))

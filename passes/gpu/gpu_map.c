@@ -20,6 +20,7 @@
 #include "dlc-c/Builder.h"
 #include "dlc-c/Dialects.h"
 #include "dlc-c/Passes.h"
+#include "support/memref_views.h"
 #include "schedule/analysis.h"
 #include "schedule/script.h"
 #include "support/attr_names.h"
@@ -53,13 +54,6 @@ static bool insideAny(MlirOperation op, const char *name) {
     if (dlcOpIs(p, name))
       return true;
   return false;
-}
-
-static bool isIdentityLayout(MlirType t) {
-  MlirAttribute layout = mlirMemRefTypeGetLayout(t);
-  return mlirAttributeIsNull(layout) ||
-         (mlirAttributeIsAAffineMap(layout) &&
-          mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)));
 }
 
 /* What dlc-gpu-spread may do with the one-thread launch of `op`
@@ -362,7 +356,7 @@ static bool deviceConstant(MlirOperation module, MlirOperation g) {
   MlirType type = mlirValueGetType(host), elem = mlirShapedTypeGetElementType(type);
   int64_t bytes = elementBytes(elem), n = 1;
   if (!bytes || !mlirShapedTypeHasStaticShape(type) || mlirShapedTypeGetRank(type) > 16 ||
-      !isIdentityLayout(type))
+      !dlcMemRefIsIdentityLayout(type))
     return false;
   for (intptr_t d = 0; d < mlirShapedTypeGetRank(type); ++d)
     n *= mlirShapedTypeGetDimSize(type, d);
@@ -475,7 +469,7 @@ static MlirWalkResult collectHostLoads(MlirOperation op, void *u) {
 }
 
 static bool isOneElement(MlirType t) {
-  if (!mlirShapedTypeHasStaticShape(t) || !isIdentityLayout(t) ||
+  if (!mlirShapedTypeHasStaticShape(t) || !dlcMemRefIsIdentityLayout(t) ||
       !mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t)))
     return false;
   for (intptr_t d = 0; d < mlirShapedTypeGetRank(t); ++d)
@@ -519,7 +513,8 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   for (intptr_t i = 0; i < f.copies.n; ++i) {
     MlirOperation c = f.copies.ops[i];
     MlirValue src = mlirOperationGetOperand(c, 0), dst = mlirOperationGetOperand(c, 1);
-    if (isIdentityLayout(mlirValueGetType(src)) && isIdentityLayout(mlirValueGetType(dst))) {
+    if (dlcMemRefIsIdentityLayout(mlirValueGetType(src)) &&
+        dlcMemRefIsIdentityLayout(mlirValueGetType(dst))) {
       gpuMemcpy(c, dst, src);
       mlirOperationDestroy(c);
     } else {

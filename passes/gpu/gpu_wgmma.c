@@ -55,6 +55,7 @@
 #include "gpu/gpu_contraction.h"
 #include "gpu/gpu_cost_model.h"
 #include "support/attr_names.h"
+#include "support/memref_views.h"
 
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
@@ -461,10 +462,7 @@ static bool tmaOperand(DlcBuilder *b, MlirValue tile, MlirOperation blockForall,
   MlirType rt = mlirValueGetType(root);
   if (!outside(root, blockForall) || !mlirTypeIsAMemRef(rt) || !mlirShapedTypeHasStaticShape(rt))
     return false;
-  MlirAttribute layout = mlirMemRefTypeGetLayout(rt);
-  if (!mlirAttributeIsNull(layout) &&
-      !(mlirAttributeIsAAffineMap(layout) &&
-        mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout))))
+  if (!dlcMemRefIsIdentityLayout(rt))
     return false;
   intptr_t r = mlirShapedTypeGetRank(rt);
   MlirAttribute offs = mlirOperationGetAttributeByName(sv, str("static_offsets"));

@@ -336,15 +336,20 @@ static int64_t splitMc(const DlcCpuTarget *t, int64_t kc) {
    matrix (no batch or split rows) larger than dlcGemmPackAMinBytes. */
 enum { kPackedARows = 8 };
 
+/* Bytes of a packed-panel GEMM's A, M x K floats (f32, the only element
+   type of packed panels; K, not the row stride, which row padding may have
+   lengthened); 0 where either is dynamic. */
+static int64_t aBytes(const DlcLoopNest *l, int p) {
+  int64_t m = l->extent[p - 2], k = l->extent[l->numLoops - 1];
+  return m > 0 && k > 0 ? dlcMulSaturate(m, 4 * k) : 0;
+}
+
 static bool packsA(const DlcLoopNest *l, int p, const DlcCpuTarget *t) {
   for (int d = 0; d < p - 2; ++d)
     if (l->rows[d] || (!l->panel[d] && l->extent[d] != 1))
       return false;
-  /* f32, the only element type of packed panels; K, not the row stride,
-     which row padding may have lengthened */
-  int64_t m = l->extent[p - 2], k = l->extent[l->numLoops - 1];
   int64_t minBytes = dlcGemmPackAMinBytes(t);
-  return minBytes > 0 && m > 0 && k > 0 && dlcMulSaturate(m, 4 * k) > minBytes;
+  return minBytes > 0 && aBytes(l, p) > minBytes;
 }
 
 /* Nc with A packed: each packed Mc x Kc block is a copy of its own, which
@@ -361,9 +366,7 @@ static int64_t packedANc(const DlcCpuTarget *t, int64_t kc) { return t->l2Bytes 
 enum { kStreamedA = 8 };
 
 static bool streamsA(const DlcLoopNest *l, int p, const DlcCpuTarget *t, int64_t mc) {
-  int64_t m = l->extent[p - 2], k = l->extent[l->numLoops - 1];
-  return mc < m && k > 0 &&
-         dlcMulSaturate(m, 4 * k) > dlcMulSaturate(kStreamedA, t->l2Bytes);
+  return mc < l->extent[p - 2] && aBytes(l, p) > dlcMulSaturate(kStreamedA, t->l2Bytes);
 }
 
 /* Such an A is read once per parallel tile, so the tiles are as few as

@@ -10,6 +10,8 @@
 #define DLC_PASSES_SUPPORT_MEMREF_VIEWS_H
 
 #include "dlc-c/Builder.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/IR.h"
 #include "support/index_ops.h"
@@ -20,10 +22,16 @@
 static inline bool dlcIsMemrefView(MlirOperation op) {
   static const char *const kViews[] = {"memref.subview", "memref.cast", "memref.reinterpret_cast",
                                        "memref.collapse_shape", "memref.expand_shape"};
-  for (size_t k = 0; k < sizeof kViews / sizeof kViews[0]; ++k)
-    if (dlcOpIs(op, kViews[k]))
-      return true;
-  return false;
+  return DLC_OP_IS_ANY(op, kViews);
+}
+
+/* Whether memref type `t` has the identity layout (none, or an identity
+   map): dense rows in order, so its size and offsets follow from its shape. */
+static inline bool dlcMemRefIsIdentityLayout(MlirType t) {
+  MlirAttribute layout = mlirMemRefTypeGetLayout(t);
+  return mlirAttributeIsNull(layout) ||
+         (mlirAttributeIsAAffineMap(layout) &&
+          mlirAffineMapIsIdentity(mlirAffineMapAttrGetValue(layout)));
 }
 
 /* The buffer `m` is a view of, through at most 32 views. */

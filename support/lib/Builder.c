@@ -135,6 +135,13 @@ bool dlcOpIs(MlirOperation op, const char *name) {
   return n.length == strlen(name) && !memcmp(n.data, name, n.length);
 }
 
+bool dlcOpIsAny(MlirOperation op, const char *const *names, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (dlcOpIs(op, names[i]))
+      return true;
+  return false;
+}
+
 MlirOperation dlcDefiningOp(MlirValue v, const char *name) {
   if (!mlirValueIsAOpResult(v))
     return (MlirOperation){NULL};

@@ -18,6 +18,8 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Rewrite.h"
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -95,6 +97,10 @@ MLIR_CAPI_EXPORTED MlirNamedAttribute dlcNamed(MlirContext ctx,
 
 /* Whether `op` is non-null and named `name` (e.g. "dlg.relu"). */
 MLIR_CAPI_EXPORTED bool dlcOpIs(MlirOperation op, const char *name);
+/* Whether `op` (not null) is named one of the `n` names. */
+MLIR_CAPI_EXPORTED bool dlcOpIsAny(MlirOperation op, const char *const *names, size_t n);
+/* dlcOpIsAny over a static array of names. */
+#define DLC_OP_IS_ANY(op, names) dlcOpIsAny(op, names, sizeof(names) / sizeof *(names))
 /* The op defining `v` if it is named `name`, else a null op. */
 MLIR_CAPI_EXPORTED MlirOperation dlcDefiningOp(MlirValue v, const char *name);
 /* The one op that uses `v`, with the operand number it uses it as in
