@@ -477,6 +477,14 @@ static MlirLogicalResult run(MlirOperation func, void *state, DlcPass *pass) {
   int64_t maxRun = dlcOptionsGetInt(dlcPassGetOptions(pass), "max-run-bytes");
   int64_t l2Bytes = dlcOptionsGetInt(dlcPassGetOptions(pass), "l2-bytes");
   int64_t l2Ways = dlcOptionsGetInt(dlcPassGetOptions(pass), "l2-ways");
+  if (l2Bytes < 0 || l2Ways < 0) {
+    char msg[128];
+    snprintf(msg, sizeof msg,
+             "dlc-gemm-fuse-packing: l2-bytes and l2-ways must be 0 or more, got %lld and %lld",
+             (long long)l2Bytes, (long long)l2Ways);
+    mlirEmitError(mlirOperationGetLocation(func), msg);
+    return (MlirLogicalResult){0};
+  }
   DlcOpList reads = dlcOpListOfWalk(func, "vector.transfer_read");
   /* matched first, rewritten after: a rewrite destroys reads of the list */
   Match *matches = NULL;

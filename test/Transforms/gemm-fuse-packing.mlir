@@ -5,6 +5,8 @@
 // RUN: dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{prefetch-rows-ahead=2},cse))' %s | FileCheck %s --check-prefix=PF
 // RUN: not dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{prefetch-rows-ahead=-1}))' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: dlc-gemm-fuse-packing: prefetch-rows-ahead must be 0 or more, got -1
+// RUN: not dlc-opt --split-input-file --pass-pipeline='builtin.module(func.func(dlc-gemm-fuse-packing{l2-bytes=-1 l2-ways=8}))' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADL2
+// BADL2: error: dlc-gemm-fuse-packing: l2-bytes and l2-ways must be 0 or more, got -1 and 8
 // RUN: dlc-opt --lower-to-llvm=target=avx512 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
 // RUN: dlc-opt --lower-to-llvm=target=avx512 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-wide.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=WIDE
 // RUN: dlc-opt --lower-to-llvm=target=avx2 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-wide.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX2
