@@ -252,7 +252,8 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   /* GEMMs whose A is at least twice L2 read it from packed Mc x Kc blocks
      (gemm_pack_a.c); the cost model sized their tiles for it. */
   if (packABytes > 0)
-    dlcPipelineAdd(&p, "dlc-gemm-pack-a{min-bytes=%lld}", packABytes);
+    dlcPipelineAdd(&p, "dlc-gemm-pack-a{target=%.*s min-bytes=%lld}", (int)target.length,
+                   target.data, packABytes);
   /* Scratch buffers of the loop nests (packed panels, C tiles) taken once
      per parallel tile, on the stack where they fit, not malloc'd and
      freed per Kc block (hoist_scratch.c: glibc's trimming cost a fifth of

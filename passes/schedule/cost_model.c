@@ -274,9 +274,16 @@ static int64_t panelKc(const DlcCpuTarget *t, int64_t k, int64_t nr, int64_t mr,
    of 30 rounds), 2 threads 287 -> 305 and 281 -> 306 (27 and 30 of 30).
    2048^3 (16 MiB) gained before
    (gemm_pack_a.c). A between L2 and twice L2 is unmeasured and keeps its
-   place (BERT's 128x3072 A, 1.5 MiB, on a 1 MiB L2). */
+   place (BERT's 128x3072 A, 1.5 MiB, on a 1 MiB L2).
+   With AVX2 (6-row panels), A of more than four times L2: AOT libraries
+   interleaved in one process, median of 12-20 rounds, AMD EPYC Zen 3 (512
+   KiB L2), 1 thread, GFLOP/s in place -> packed: 1024^3 (4 MiB) 74.9 ->
+   79.8 and 76.6 -> 80.2 (2 threads 131.8 -> 149.2), 768x1024x1024 (3 MiB)
+   76.3 -> 80.0, 2048^3 80.3 -> 80.5 (2 threads 133.2 -> 147.4); but
+   1024x512x1024 (2 MiB) 81.3 -> 78.5, 512^3 (1 MiB) 81.6 -> 75.0, and
+   BERT's 128x3072x768 (1.5 MiB) 78.3 -> 79.2, within noise. */
 int64_t dlcGemmPackAMinBytes(const DlcCpuTarget *t) {
-  return t->vectorWidth >= 16 ? 2 * t->l2Bytes - 4 : 0;
+  return t->vectorWidth >= 16 ? 2 * t->l2Bytes - 4 : 4 * t->l2Bytes;
 }
 
 /* Fused packing (gemm_fuse_packing.c) has each panel's first row block
@@ -332,9 +339,12 @@ static int64_t splitMc(const DlcCpuTarget *t, int64_t kc) {
   return budget > 0 ? budget / (2 * kc) : 0;
 }
 
-/* Whether dlc-gemm-pack-a will pack this packed-panel GEMM's A: one
-   matrix (no batch or split rows) larger than dlcGemmPackAMinBytes. */
-enum { kPackedARows = 8 };
+/* The rows of the register tiles that read a packed A: AVX-512's 8
+   (whose copy transposes 8 x 16 tiles), otherwise the most the registers
+   allow (AVX2's 6). */
+static int64_t packedARows(const DlcCpuTarget *t) {
+  return t->vectorWidth >= 16 ? 8 : dlcGemmMaxRows(t, 0);
+}
 
 /* Bytes of a packed-panel GEMM's A, M x K floats (f32, the only element
    type of packed panels; K, not the row stride, which row padding may have
@@ -344,6 +354,8 @@ static int64_t aBytes(const DlcLoopNest *l, int p) {
   return m > 0 && k > 0 ? dlcMulSaturate(m, 4 * k) : 0;
 }
 
+/* Whether dlc-gemm-pack-a will pack this packed-panel GEMM's A: one
+   matrix (no batch or split rows) larger than dlcGemmPackAMinBytes. */
 static bool packsA(const DlcLoopNest *l, int p, const DlcCpuTarget *t) {
   for (int d = 0; d < p - 2; ++d)
     if (l->rows[d] || (!l->panel[d] && l->extent[d] != 1))
@@ -357,8 +369,14 @@ static bool packsA(const DlcLoopNest *l, int p, const DlcCpuTarget *t) {
    of L2 holds of Kc x Nc packed B (the block of A and the C tiles stream
    through the rest). 2048^3 on a 2 MiB L2 (Kc 256: Nc 1024, 32 panels):
    171 GFLOP/s against 162 with Nc 256, A packed, at 1 thread; 347 against
-   338 at 2 (interleaved rounds, Sapphire Rapids-class Xeon). */
-static int64_t packedANc(const DlcCpuTarget *t, int64_t kc) { return t->l2Bytes / 2 / (kc * 4); }
+   338 at 2 (interleaved rounds, Sapphire Rapids-class Xeon). With AVX2's
+   512 KiB L2, all of it (B's block streams from L3 through L2, as BLIS's
+   does on Zen): 1024^3 at Kc 256, median GFLOP/s of 20 rounds, 16 panels
+   77.4, 32 panels 79.8, 64 panels 72.5 (1 thread; 2 threads 147.6 and
+   149.2 for 16 and 32); 2048^3 32 panels 80.5 against 16 77.3. */
+static int64_t packedANc(const DlcCpuTarget *t, int64_t kc) {
+  return t->l2Bytes / (t->vectorWidth >= 16 ? 2 : 1) / (kc * 4);
+}
 
 /* Whether A, read in place in Mc blocks, is far larger than L2 (8 times:
    16 MiB at 2048^3 against 512 KiB): each parallel tile then streams all
@@ -409,8 +427,7 @@ static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, const Dlc
   /* Mc from the largest Kc: a shorter Kc for aliasing rows (panelKc) does
      not let more rows of A share L2 */
   int64_t mc = dlcLargestDivisor(M, maxMc(t, maxKc(t)));
-  /* dlc-gemm-pack-a packs 8-row panels */
-  int64_t maxRows = packedA ? kPackedARows : dlcGemmMaxRows(t, aRowBytes);
+  int64_t maxRows = packedA ? packedARows(t) : dlcGemmMaxRows(t, aRowBytes);
   dlcGemmRegisterTileRows(mc, N, vw, maxRows, s->registerTile);
   int64_t kc = panelKc(t, K, N, s->registerTile[0], aRowBytes);
   if (!packedA && mc < M) {

@@ -4,7 +4,7 @@
 // zmm wide, and Kc/Mc/Nc from the caches.
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16 pack-a-bytes=2097148},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx512},canonicalize,cse)' | FileCheck %s
 // The AVX2 target keeps 16-column panels and 6 x 16 tiles:
-// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx2},canonicalize,cse)' | FileCheck %s --check-prefix=AVX2
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=8 pack-a-bytes=2097152},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx2},canonicalize,cse)' | FileCheck %s --check-prefix=AVX2
 // A target it does not know is an error, not the host's model:
 // RUN: not dlc-opt %s --pass-pipeline='builtin.module(dlc-cpu-schedule{target=avx3})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADTARGET
 // BADTARGET: error: dlc-cpu-schedule: unknown target 'avx3' (host, avx2 or avx512)
@@ -94,17 +94,17 @@ func.func @split_rows(%a: tensor<1024x256xf32>, %b: tensor<256x1024xf32>) -> ten
 // A of 16 MiB, more than twice L2: dlc-gemm-pack-a packs its Mc x Kc
 // blocks in 8-row panels (no row padding; 8-row register tiles), and a
 // tile takes as many panels as half of L2 holds of packed B (Kc 128: 32
-// panels, 1024 columns), one tile per core. With AVX2 (no packed A) Kc 256,
-// and A, 32 times the 512 KiB L2, read in place in Mc blocks by each tile:
-// one tile per core, 64 panels each, so that A is read twice rather than
-// 16 times, and Mc 64, so that its block and the tile's 1024 columns of
-// packed C fit 3/4 of L2 (streamedAMc):
+// panels, 1024 columns), one tile per core. With AVX2, A is more than
+// four times its 512 KiB L2 and packed too, in 6-row panels: Kc 256 and
+// as many panels as all of L2 holds of packed B (32, 512 columns; B's
+// block streams through L2 as BLIS's does), so each packed block of A
+// serves 32 panels:
 // CHECK-LABEL: func.func private @big_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [32, 512, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
 // CHECK: scf.forall (%{{.*}}) in (2)
 // AVX2-LABEL: func.func private @big_kernel0
-// AVX2-SAME: #dlk.schedule<tile = [64, 64, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
-// AVX2: scf.forall (%{{.*}}) in (2)
+// AVX2-SAME: #dlk.schedule<tile = [32, 128, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
+// AVX2: scf.forall (%{{.*}}) in (4)
 func.func @big(%a: tensor<2048x2048xf32>, %b: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
   %0 = dlg.matmul %a, %b : tensor<2048x2048xf32>, tensor<2048x2048xf32> -> tensor<2048x2048xf32>
   return %0 : tensor<2048x2048xf32>
