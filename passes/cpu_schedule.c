@@ -246,20 +246,20 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   /* Register tile: an NR-column loop (and one over the tile's panels), so
      the Kc x NR panel of B serves every MR-row block from L1, and the
      MR x NR x 1 tile inside. Rows that MR does not divide are split off
-     with a smaller tile. */
+     with a smaller tile (dlcGemmTailRows). */
   for (int d = 0; d < n; ++d)
     sizes[d] = d < M ? 1 : 0;
   sizes[N] = nr;
   h = dlcScriptTileFor(s, h, sizes, n, NULL);
-  int64_t rem = mc % mr;
-  if (rem == 0 || mc < mr) {
-    emitRegisterTile(s, h, n, p, M, mr < mc ? mr : mc);
+  int64_t tileRows, tail = dlcGemmTailRows(mc, mr, nr, vw, &tileRows);
+  if (tail == 0 || tail == mc) {
+    emitRegisterTile(s, h, n, p, M, tail ? tileRows : mr < mc ? mr : mc);
     return;
   }
   int lo, hi;
-  dlcScriptSplit(s, h, M, mc - rem, &lo, &hi);
+  dlcScriptSplit(s, h, M, mc - tail, &lo, &hi);
   emitRegisterTile(s, lo, n, p, M, mr);
-  emitRegisterTile(s, hi, n, p, M, dlcLargestDivisor(rem, mr));
+  emitRegisterTile(s, hi, n, p, M, tileRows);
 }
 
 /* The loop of a direct conv's copy back to NCHW (op `o`, whose operand 0

@@ -165,6 +165,35 @@ void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vw, int64_t maxRows, 
   registerTile(m, n, vw, maxRows, true, out);
 }
 
+/* A remainder with fewer accumulators than the FMA latency runs each one
+   FMA per latency, under half the pipes' rate: AVX2's 6 x 16 tiles leave
+   2 rows of an Mc of 128 (21 x 6 + 2), 4 accumulators, and the model
+   gives the last 8 rows 22 half cycles per k step as 6 + 2 and 20 as
+   4 + 4. Measured on AMD EPYC Zen 3 (AOT libraries interleaved in one
+   process, 24 rounds, median GFLOP/s, 1 thread), 126 + 2 -> 120 + 2 x 4:
+   128x3072x768 77.0 -> 79.2 (73.4 -> 77.9 in 12 rounds), 128x768x3072
+   74.9 -> 77.1 (74.7 -> 75.9), 128x768x768 88.7 -> 88.9, 1024^3 (A
+   packed) 78.3 -> 78.7. Larger remainders (4 x 16 beside 6 x 16: 8
+   accumulators, which Zen 3's and Sapphire Rapids' FMA latency of 4
+   keeps busy) stay as they are, though the model would merge them. */
+int64_t dlcGemmTailRows(int64_t mc, int64_t mr, int64_t nr, int64_t vw, int64_t *tileRows) {
+  int64_t rem = mr > 0 ? mc % mr : 0;
+  *tileRows = mc;
+  if (rem == 0 || mc < mr)
+    return 0;
+  *tileRows = dlcLargestDivisor(rem, mr);
+  int64_t nv = nr % vw == 0 ? nr / vw : 0, merged = mr + rem;
+  if (nv == 0 || merged % 2 || mc < merged || *tileRows * nv >= kFmaLatency)
+    return rem;
+  int64_t half = merged / 2;
+  int64_t split = halfCyclesPerStep(mr * nv, mr + nv) +
+                  rem / *tileRows * halfCyclesPerStep(*tileRows * nv, *tileRows + nv);
+  if (2 * halfCyclesPerStep(half * nv, half + nv) >= split)
+    return rem;
+  *tileRows = half;
+  return merged;
+}
+
 /* Three vectors, with AVX-512's 32 registers: 8 x 48 register tiles (24
    accumulators, 3 vectors of B, a broadcast) read 11 vectors per 24 FMAs
    where 8 x 32 ones read 10 per 16, and the tile is bound by its loads

@@ -107,6 +107,14 @@ void dlcGemmRegisterTile(int64_t m, int64_t n, int64_t vectorWidth, int64_t out[
 void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vectorWidth, int64_t maxRows,
                              int64_t out[2]);
 
+/* The rows at the end of an mc-row block that the block's MR x NR
+   register tiles leave to a tile of their own (0: none, MR divides mc),
+   and that tile's rows (*tileRows, dividing the count). The mc % MR rows
+   left over, or, where they are too few to cover the FMA latency and the
+   model says so, those and the last full tile as two tiles of half. */
+int64_t dlcGemmTailRows(int64_t mc, int64_t mr, int64_t nr, int64_t vectorWidth,
+                        int64_t *tileRows);
+
 /* The size of A [M, K] (bytes) above which a packed-panel GEMM reads A's
    Mc x Kc blocks from packed copies (dlc-gemm-pack-a): A of at least
    twice L2, so each block's first pass comes from L3. 0 (never) below AVX-512,

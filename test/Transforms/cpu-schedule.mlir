@@ -133,15 +133,20 @@ func.func @scores(%q: tensor<32x64xf32>, %k: tensor<32x64xf32>) -> tensor<4x32x3
 }
 
 // More rows than Mc: the parallel tiles are panels of B only; inside each,
-// the Kc block is packed once and serves both 128-row Mc blocks.
+// the Kc block is packed once and serves both 128-row Mc blocks. 6-row
+// tiles leave 2 rows of each (4 accumulators, fewer than the FMA latency):
+// those and the last full tile run as two 4-row tiles (dlcGemmTailRows).
 // CHECK-LABEL: func.func private @tall_kernel0
 // CHECK-SAME: #dlk.schedule<tile = [4, 128, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
 // CHECK: scf.forall (%{{.*}}) in (4)
 // CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256
 // CHECK: scf.for %{{.*}} -> (tensor<4x256x16xf32>)
 // CHECK: scf.for %{{.*}} = %c0 to %c256 step %c128
-// CHECK: scf.for %{{.*}} = %c0 to %c126 step %c6
+// CHECK: scf.for %{{.*}} = %c0 to %c120 step %c6
 // CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c4
+// CHECK: vector.outerproduct {{.*}} : vector<4xf32>, vector<16xf32>
+// CHECK-NOT: vector.outerproduct {{.*}} : vector<2xf32>
 func.func @tall(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> tensor<256x256xf32> {
   %0 = dlg.matmul %a, %b : tensor<256x512xf32>, tensor<512x256xf32> -> tensor<256x256xf32>
   return %0 : tensor<256x256xf32>
