@@ -52,6 +52,57 @@ func.func @rows(%b: memref<8x64x56xf32>, %a: memref<8x64x58xf32>) {
   return
 }
 
+// A direct conv's tile pads the slice of its input it reads, whose rows
+// at the image's edges are fewer: a dynamic outer dim. Each row is still
+// one static, contiguous vector; the copy is as large as the buffer it
+// fills (64x9x58 floats, 133 KiB), well above the floor.
+// ROWS-LABEL: func @tile_rows
+// ROWS:       scf.for %[[C:.*]] = %c0 to %c64
+// ROWS-NEXT:  scf.for %[[H:.*]] = %c0 to %arg2
+// ROWS-NEXT:  %[[S:.*]] = memref.subview %{{.*}}[0, %[[C]], %[[H]], 0] [1, 1, 1, 56] [1, 1, 1, 1]
+// ROWS-NEXT:  %[[D:.*]] = memref.subview %{{.*}}[0, %[[C]], %[[H]], 0] [1, 1, 1, 56] [1, 1, 1, 1]
+// ROWS-NEXT:  %[[V:.*]] = vector.transfer_read %[[S]]{{.*}} vector<1x1x1x56xf32>
+// ROWS-NEXT:  vector.transfer_write %[[V]], %[[D]]
+// ROWS-NOT:   linalg.copy
+func.func @tile_rows(%x: memref<1x64x56x56xf32>, %p: memref<1x64x9x58xf32>, %h: index, %lo: index, %at: index) {
+  %s = memref.subview %x[0, 0, %at, 0] [1, 64, %h, 56] [1, 1, 1, 1] : memref<1x64x56x56xf32> to memref<1x64x?x56xf32, strided<[200704, 3136, 56, 1], offset: ?>>
+  %v = memref.subview %p[0, 0, %lo, 1] [1, 64, %h, 56] [1, 1, 1, 1] : memref<1x64x9x58xf32> to memref<1x64x?x56xf32, strided<[33408, 522, 58, 1], offset: ?>>
+  memref.copy %s, %v : memref<1x64x?x56xf32, strided<[200704, 3136, 56, 1], offset: ?>> to memref<1x64x?x56xf32, strided<[33408, 522, 58, 1], offset: ?>>
+  return
+}
+
+// The same tile's pad: its interior starts at a dynamic row (%lo, where
+// the tile overlaps the image's top) and has %h rows. The slabs above and
+// below it are dynamic too ([0, %lo) and [%lo + %h, 9)), empty at run time
+// where the interior reaches that side; left and right columns within the
+// interior rows. Each cloned fill is a linalg.map here, as bufferization
+// writes a pad's fill.
+// ROWS-LABEL: func @tile_pad
+// ROWS-SAME:  (%[[X:.*]]: memref<1x64x56x56xf32>, %[[P:.*]]: memref<1x64x9x58xf32>, %[[H:.*]]: index, %[[LO:.*]]: index, %[[AT:.*]]: index)
+// ROWS-NOT:   linalg.map outs(%[[P]]
+// ROWS-DAG:   %[[END:.*]] = arith.addi %[[LO]], %[[H]] : index
+// ROWS-DAG:   %[[REST:.*]] = arith.subi %c9, %[[END]] : index
+// ROWS:       %[[T:.*]] = memref.subview %[[P]][0, 0, 0, 0] [1, 64, %[[LO]], 58] [1, 1, 1, 1] : memref<1x64x9x58xf32> to memref<1x64x?x58xf32, strided<[33408, 522, 58, 1]>>
+// ROWS-NEXT:  linalg.map outs(%[[T]] :
+// ROWS:       %[[B:.*]] = memref.subview %[[P]][0, 0, %[[END]], 0] [1, 64, %[[REST]], 58] [1, 1, 1, 1] : memref<1x64x9x58xf32> to memref<1x64x?x58xf32, strided<[33408, 522, 58, 1], offset: ?>>
+// ROWS-NEXT:  linalg.map outs(%[[B]] :
+// ROWS:       %[[L:.*]] = memref.subview %[[P]][0, 0, %[[LO]], 0] [1, 64, %[[H]], 1] [1, 1, 1, 1]
+// ROWS-NEXT:  linalg.map outs(%[[L]] :
+// ROWS:       %[[R:.*]] = memref.subview %[[P]][0, 0, %[[LO]], 57] [1, 64, %[[H]], 1] [1, 1, 1, 1]
+// ROWS-NEXT:  linalg.map outs(%[[R]] :
+// ROWS:       vector.transfer_read %{{.*}} vector<1x1x1x56xf32>
+func.func @tile_pad(%x: memref<1x64x56x56xf32>, %p: memref<1x64x9x58xf32>, %h: index, %lo: index, %at: index) {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.subview %x[0, 0, %at, 0] [1, 64, %h, 56] [1, 1, 1, 1] : memref<1x64x56x56xf32> to memref<1x64x?x56xf32, strided<[200704, 3136, 56, 1], offset: ?>>
+  linalg.map outs(%p : memref<1x64x9x58xf32>)
+    (%init: f32) {
+      linalg.yield %zero : f32
+    }
+  %v = memref.subview %p[0, 0, %lo, 1] [1, 64, %h, 56] [1, 1, 1, 1] : memref<1x64x9x58xf32> to memref<1x64x?x56xf32, strided<[33408, 522, 58, 1], offset: ?>>
+  memref.copy %s, %v : memref<1x64x?x56xf32, strided<[200704, 3136, 56, 1], offset: ?>> to memref<1x64x?x56xf32, strided<[33408, 522, 58, 1], offset: ?>>
+  return
+}
+
 // ROWS-LABEL: func @small
 // ROWS-NOT:   vector.transfer_read
 // ROWS:       linalg.copy ins(%arg0 : memref<2x3x56xf32>)
