@@ -64,18 +64,6 @@ enum {
   kParallelBlocks = 8,
 };
 
-/* Bytes of the buffer `v` views (through memref.subview), -1 when not
-   static: a copy into part of a pad's buffer counts as large as it. */
-static int64_t viewedBytes(MlirValue v) {
-  for (int guard = 0; guard < 32; ++guard) {
-    MlirOperation d = dlcDefiningOp(v, "memref.subview");
-    if (mlirOperationIsNull(d))
-      break;
-    v = mlirOperationGetOperand(d, 0);
-  }
-  return dlcStaticTypeBytes(mlirValueGetType(v));
-}
-
 /* The innermost extent of a copy from `from` into `to` (of type `toType`)
    whose rows are static and contiguous on both sides, or 0. The outer
    dims may be dynamic: a direct conv's tile pads a slice of its input
@@ -96,7 +84,9 @@ static int64_t vectorRow(MlirType from, MlirValue to) {
         strides[rank - 1] != 1)
       return 0;
   int64_t n = mlirShapedTypeGetDimSize(from, rank - 1);
-  int64_t bytes = mlirShapedTypeHasStaticShape(from) ? dlcStaticTypeBytes(from) : viewedBytes(to);
+  int64_t bytes = mlirShapedTypeHasStaticShape(from)
+                      ? dlcStaticTypeBytes(from)
+                      : dlcStaticTypeBytes(mlirValueGetType(dlcMemrefRoot(to)));
   return n >= 2 && n <= kMaxVectorRow && bytes >= kMinBytes ? n : 0;
 }
 

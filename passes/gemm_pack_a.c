@@ -428,14 +428,6 @@ static const char *copyFor(Copies *c, MlirType t, int64_t rows, int64_t kc, int 
   return c->names[c->n++];
 }
 
-/* Whether `v` is defined outside `op` (not in any of its regions). */
-static bool definedOutside(MlirValue v, MlirOperation op) {
-  MlirOperation owner = mlirValueIsAOpResult(v)
-                            ? mlirOpResultGetOwner(v)
-                            : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
-  return !dlcOpIsAncestor(op, owner);
-}
-
 /* Moves the block's view before the serial loops around it that it does
    not depend on, so that it is packed once for all their iterations. */
 static void hoistBlock(MlirOperation blk) {
@@ -444,7 +436,7 @@ static void hoistBlock(MlirOperation blk) {
     if (!dlcOpIs(loop, "scf.for"))
       return;
     for (intptr_t i = 0; i < mlirOperationGetNumOperands(blk); ++i)
-      if (!definedOutside(mlirOperationGetOperand(blk, i), loop))
+      if (!dlcDefinedOutside(mlirOperationGetOperand(blk, i), loop))
         return;
     mlirOperationMoveBefore(blk, loop);
   }
@@ -511,7 +503,7 @@ static const DlcOptionDesc kOptions[] = {
     {"target", "CPU whose L2 size decides which GEMMs pack A: host, avx2 or avx512",
      DLC_OPTION_STRING, "host"},
     {"min-bytes", "A larger than this (bytes) is packed; 0 takes the target's "
-                  "threshold (just under twice L2 with AVX-512, never below)", DLC_OPTION_INT, "0"},
+                  "threshold (just under twice L2 with AVX-512, four times L2 with AVX2)", DLC_OPTION_INT, "0"},
 };
 
 static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
@@ -531,8 +523,6 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   if (minBytes == 0) {
     DlcCpuTarget t = dlcCpuTargetGet(target, 0);
     minBytes = dlcGemmPackAMinBytes(&t);
-    if (minBytes == 0) /* a target whose tiles are not 8 rows high: never */
-      return (MlirLogicalResult){1};
   }
   int targetLanes = (int)dlcTargetVectorWidth(target);
   Collect c = {minBytes, NULL, 0};

@@ -249,8 +249,9 @@ static MlirLogicalResult build(MlirOpPassManager pm, const DlcOptions *o) {
   dlcAddBufferizeStage(&p, schedule);
   addMemoryPlanStage(&p, (long long)dlcGemmFusePackingMaxRunBytes(&cpu),
                      dlcOptionsGetBool(o, "fuse-unpack"), &cpu);
-  /* GEMMs whose A is at least twice L2 read it from packed Mc x Kc blocks
-     (gemm_pack_a.c); the cost model sized their tiles for it. */
+  /* GEMMs whose A is at least twice L2 (AVX-512) or more than four times
+     (AVX2) read it from packed Mc x Kc blocks (gemm_pack_a.c); the cost
+     model sized their tiles for it. */
   if (packABytes > 0)
     dlcPipelineAdd(&p, "dlc-gemm-pack-a{target=%.*s min-bytes=%lld}", (int)target.length,
                    target.data, packABytes);

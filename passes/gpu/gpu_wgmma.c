@@ -56,6 +56,7 @@
 #include "gpu/gpu_cost_model.h"
 #include "support/attr_names.h"
 #include "support/memref_views.h"
+#include "support/scf_loops.h"
 
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
@@ -433,16 +434,6 @@ typedef struct {
   MlirValue row0, col0; /* the block tile's first row and column in the 2-D view */
 } TmaOperand;
 
-static bool outside(MlirValue v, MlirOperation region) {
-  MlirOperation owner = mlirValueIsAOpResult(v)
-                            ? mlirOpResultGetOwner(v)
-                            : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
-  for (MlirOperation p = owner; !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
-    if (mlirOperationEqual(p, region))
-      return false;
-  return true;
-}
-
 /* The tensor map of the buffer the block tile `tile` (a memref.subview of
    [1.., rows, cols] with unit strides) is cut from: a host buffer with the
    identity layout, viewed as 2-D [outer dims x rows, cols]. Built before
@@ -460,7 +451,7 @@ static bool tmaOperand(DlcBuilder *b, MlirValue tile, MlirOperation blockForall,
   MlirOperation sv = mlirOpResultGetOwner(tile);
   MlirValue root = mlirOperationGetOperand(sv, 0);
   MlirType rt = mlirValueGetType(root);
-  if (!outside(root, blockForall) || !mlirTypeIsAMemRef(rt) || !mlirShapedTypeHasStaticShape(rt))
+  if (!dlcDefinedOutside(root, blockForall) || !mlirTypeIsAMemRef(rt) || !mlirShapedTypeHasStaticShape(rt))
     return false;
   if (!dlcMemRefIsIdentityLayout(rt))
     return false;

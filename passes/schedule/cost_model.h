@@ -117,8 +117,9 @@ int64_t dlcGemmTailRows(int64_t mc, int64_t mr, int64_t nr, int64_t vectorWidth,
 
 /* The size of A [M, K] (bytes) above which a packed-panel GEMM reads A's
    Mc x Kc blocks from packed copies (dlc-gemm-pack-a): A of at least
-   twice L2, so each block's first pass comes from L3. 0 (never) below AVX-512,
-   whose register tiles are not 8 rows high. */
+   twice L2 with AVX-512, so each block's first pass comes from L3; with
+   AVX2 (6-row panels) more than four times L2, below which the copy was
+   measured not to repay itself. */
 int64_t dlcGemmPackAMinBytes(const DlcCpuTarget *t);
 
 /* The run of B (bytes: a Kc row of a parallel tile's panels) from which

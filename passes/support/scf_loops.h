@@ -46,4 +46,13 @@ static inline bool dlcOpIsAncestor(MlirOperation a, MlirOperation op) {
   return false;
 }
 
+/* Whether `v` is defined outside `op` (neither by it nor in its regions):
+   an invariant of a loop `op`. */
+static inline bool dlcDefinedOutside(MlirValue v, MlirOperation op) {
+  MlirOperation owner = mlirValueIsAOpResult(v)
+                            ? mlirOpResultGetOwner(v)
+                            : mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+  return !dlcOpIsAncestor(op, owner);
+}
+
 #endif
