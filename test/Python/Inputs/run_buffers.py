@@ -29,6 +29,16 @@ def scenarios(m, tag):
     m.run(x, y, out=[o])  # back to the first ones
     print(tag + "back", np.array_equal(o, x * y))
     print(tag + "fresh", np.array_equal(m(x, y), x * y))
+    # new results each call on kept inputs (their pointers stay bound): the
+    # same inputs, changed in place, other inputs, and back
+    r1 = m(x, y)
+    x[...] = 5.0
+    r2, r3, r4 = m(x, y), m(z, y), m(x, y)
+    print(tag + "fresh kept", np.array_equal(r1, 7.0 * y), np.array_equal(r2, x * y),
+          np.array_equal(r3, z * y), np.array_equal(r4, x * y), r2 is not r4)
+    m.run(z, y, out=[o2])  # a run on other buffers, then new results again
+    print(tag + "fresh after out", np.array_equal(m(x, y), x * y), np.array_equal(o2, z * y))
+    x[...] = 7.0
     x.shape = (3, 2)  # same array object, another shape: still refused
     try:
         m.run(x, y, out=[o])
