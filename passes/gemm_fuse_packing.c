@@ -379,7 +379,9 @@ static void prefetchNext(const Match *m, MlirOperation pLoopFirst) {
    memory (24 copies) 132.6 -> 133.7 and 132.2 -> 133.4; the BERT layer
    13.18 -> 12.66 and 15.35 -> 15.25 ms. A first run that always timed
    the variant without it first showed 1.10x at 512^3 and 1.04x at
-   128x768x3072: that harness favoured one position by 2-3%. */
+   128x768x3072: that harness favoured one position by 2-3%. On a
+   smaller, 8-way L1 (Zen 3) fewer rows ahead pay: the pipeline takes the
+   distance from the target (dlcGemmFusePackingRowsAhead, cost_model.c). */
 static void prefetchAhead(const Match *m, MlirOperation before, MlirValue kk, MlirValue pan,
                           int64_t ahead) {
   enum { kLocality = 3 };

@@ -176,9 +176,10 @@ static void addMemoryPlanStage(DlcPipeline *p, long long maxRunBytes, bool fuseU
                                const DlcCpuTarget *cpu) {
   dlcPipelineAdd(p, "dlc-static-buffers,dlc-memory-plan,dlc-copy-to-linalg{cpu=true},"
                     "func.func(convert-linalg-to-loops,dlc-gemm-fuse-packing{max-run-bytes=%lld "
-                    "l2-bytes=%lld l2-ways=%lld}%s,"
+                    "l2-bytes=%lld l2-ways=%lld prefetch-rows-ahead=%lld}%s,"
                     "dlc-gemm-prefetch-panels,dlc-conv-prefetch-weights{max-panel-bytes=%lld})",
                  maxRunBytes, (long long)cpu->l2Bytes, (long long)cpu->l2Ways,
+                 (long long)dlcGemmFusePackingRowsAhead(cpu),
                  fuseUnpack ? ",dlc-gemm-fuse-unpack" : "", (long long)cpu->l2Bytes / 8 * 3);
 }
 

@@ -127,6 +127,10 @@ int64_t dlcGemmPackAMinBytes(const DlcCpuTarget *t);
    into the first row block; 0: fuse at any run. */
 int64_t dlcGemmFusePackingMaxRunBytes(const DlcCpuTarget *t);
 
+/* The rows of B a fused first row block prefetches ahead of the one it
+   reads (dlc-gemm-fuse-packing's prefetch-rows-ahead). */
+int64_t dlcGemmFusePackingRowsAhead(const DlcCpuTarget *t);
+
 /* Vector registers of a target with `vectorWidth` f32 lanes: 32 zmm with
    AVX-512 (16 lanes), 16 ymm or xmm below. */
 int64_t dlcCpuVectorRegisters(int64_t vectorWidth);

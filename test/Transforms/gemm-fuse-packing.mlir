@@ -10,6 +10,7 @@
 // RUN: dlc-opt --lower-to-llvm=target=avx512 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
 // RUN: dlc-opt --lower-to-llvm=target=avx512 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-wide.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=WIDE
 // RUN: dlc-opt --lower-to-llvm=target=avx2 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-wide.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX2
+// RUN: dlc-opt --lower-to-llvm=target=avx2 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE2
 
 // dlc-gemm-fuse-packing: the copy that packs a Kc block of B goes; the
 // first MR-row block of each panel reads B in place and stores each vector
@@ -17,11 +18,28 @@
 
 // The real pipeline, B an argument: a 64x512x256 GEMM runs 4 parallel
 // tiles of 2 panels, each over 2 Kc blocks of 256; its one Kc loop is fused.
+// Its first row block prefetches the B row 16 ahead of the one it reads
+// with AVX-512, 4 with AVX2 (dlcGemmFusePackingRowsAhead), clamped to B's
+// last row (511).
 // PIPE: IR Dump After dlc-gemm-fuse-packing
 // PIPE: scf.forall
 // PIPE: memref.prefetch %{{.*}}, read, locality<3>, data : memref<512x2x32xf32
+// PIPE: memref.subview %{{.*}}[%[[KK:.*]], %{{.*}}, 0] [1, 1, 32] [1, 1, 1] : memref<128x2x32xf32
+// PIPE-NEXT: %[[AH:.*]] = arith.constant 16 : index
+// PIPE-NEXT: %[[KA:.*]] = arith.addi %[[KK]], %[[AH]] : index
+// PIPE-NEXT: %[[ROW:.*]] = arith.addi %{{.*}}, %[[KA]] : index
+// PIPE-NEXT: %[[LAST:.*]] = arith.constant 511 : index
+// PIPE-NEXT: arith.minui %[[ROW]], %[[LAST]] : index
 // PIPE: } {dlc.fused_packing}
 // PIPE-NOT: dlc.fused_packing
+// PIPE2: IR Dump After dlc-gemm-fuse-packing
+// PIPE2: memref.subview %{{.*}}[%[[KK:.*]], %{{.*}}, 0] [1, 1, 16] [1, 1, 1] : memref<256x4x16xf32
+// PIPE2-NEXT: %[[AH:.*]] = arith.constant 4 : index
+// PIPE2-NEXT: %[[KA:.*]] = arith.addi %[[KK]], %[[AH]] : index
+// PIPE2-NEXT: %[[ROW:.*]] = arith.addi %{{.*}}, %[[KA]] : index
+// PIPE2-NEXT: %[[LAST:.*]] = arith.constant 511 : index
+// PIPE2-NEXT: arith.minui %[[ROW]], %[[LAST]] : index
+// PIPE2: } {dlc.fused_packing}
 
 // A feed-forward GEMM, 128x768x4096, B an argument, runs parallel tiles
 // of 16 panels of 32 (the avx512 model's 1 MiB L2): each Kc row of the
