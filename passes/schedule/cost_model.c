@@ -426,30 +426,6 @@ static int64_t packedANc(const DlcCpuTarget *t, int64_t kc) {
   return t->l2Bytes / (t->vectorWidth >= 16 ? 2 : 1) / (kc * 4);
 }
 
-/* Whether A, read in place in Mc blocks, is far larger than L2 (8 times:
-   16 MiB at 2048^3 against 512 KiB): each parallel tile then streams all
-   of it from L3 or memory, once per tile. */
-enum { kStreamedA = 8 };
-
-static bool streamsA(const DlcLoopNest *l, int p, const DlcCpuTarget *t, int64_t mc) {
-  return mc < l->extent[p - 2] && aBytes(l, p) > dlcMulSaturate(kStreamedA, t->l2Bytes);
-}
-
-/* Such an A is read once per parallel tile, so the tiles are as few as
-   the cores allow (one each), over all of N between them; B's Kc x Nc
-   block then streams from L3 through L2 (as BLIS's does), and Mc is what
-   leaves the Mc x Kc block of A and the tile's Mc x Nc rows of packed C
-   3/4 of L2. 2048^3 on AMD EPYC Zen 3 (AVX2, 512 KiB L2; Kc 256),
-   interleaved in one process, median of 6-8 rounds, GFLOP/s at 1 and 2
-   threads: 8 panels a tile and Mc 128 (panelsNc) 61.3 and 135.0; 32
-   panels 71.4-73.5 and 141.0; 64 panels (one tile per core) and Mc 128
-   73.3 and 140.8, Mc 64 73.3-76.4 and 146.8-153.8 (OpenBLAS 77-82,
-   147-148). 1024^3 (A 4 MiB, 8 L2s, not streamed) measured even between
-   8 and 32 panels. */
-static int64_t streamedAMc(const DlcCpuTarget *t, int64_t kc, int64_t nc) {
-  return t->l2Bytes * 3 / 4 / 4 / (kc + nc);
-}
-
 /* GEMMs on packed B, loops [batch..., panel, m, n, k]: a parallel tile
    takes enough panels for an Nc-wide block of B, packed per Kc block, and
    runs over all of M in Mc blocks inside it (BLIS's jc, pc, ic loops), so
@@ -486,24 +462,13 @@ static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, const Dlc
       kc = panelKc(t, K, N, s->registerTile[0], aRowBytes);
     }
   }
-  bool streamed = !packedA && streamsA(l, p, t, mc);
-  int64_t ncMax = packedA    ? packedANc(t, kc)
-                  : streamed ? dlcMulSaturate(panels, N)
-                             : panelsNc(t, kc, mc);
+  int64_t ncMax = packedA ? packedANc(t, kc) : panelsNc(t, kc, mc);
   int64_t panelTile = dlcLargestDivisor(panels, ncMax / N > 1 ? ncMax / N : 1);
   /* with A packed, one tile per core: more would pack each block of A
-     more often; with A streamed, more would read it more often */
-  int64_t minTiles = packedA || streamed ? kMinTiles / 2 : kMinTiles;
+     more often */
+  int64_t minTiles = packedA ? kMinTiles / 2 : kMinTiles;
   while (dlcMulSaturate(batch, panels / panelTile) < minTiles && panelTile % 2 == 0)
     panelTile /= 2;
-  if (streamed) {
-    int64_t fit = streamedAMc(t, kc, panelTile * N);
-    if (fit >= 2 * s->registerTile[0] && fit < mc) {
-      mc = dlcLargestDivisor(M, fit);
-      dlcGemmRegisterTileRows(mc, N, vw, maxRows, s->registerTile);
-      kc = panelKc(t, K, N, s->registerTile[0], aRowBytes);
-    }
-  }
   /* An odd tile cannot be halved (a 28x28 conv as a GEMM: 49 panels of
      16 pixels); where M stays whole too and C is worth the threads, the
      next smaller divisor, or one core ran the whole GEMM while the other
