@@ -50,9 +50,8 @@
    faster than the three kernels from s = 16 to 2048 at 1 and 2 threads
    (see the min-keys option); `min-keys` or the module's own
    dlc.attention_min_keys set a threshold, -1 never. With 8 lanes (AVX2)
-   under a causal mask, and from 512 keys without one: at s = 128 the
-   three kernels' [s, s] scores stay in cache and the one kernel is not
-   faster there. Its tiles are sized for 16 ymm registers (keyVectors,
+   under a causal mask, and from 128 keys without one (below, where the
+   three kernels' [s, s] scores stay in L1 and L2, unmeasured). Its tiles are sized for 16 ymm registers (keyVectors,
    pvChunks): with 16 lanes' tiles (a 4 x 4 score tile, 32 P.V
    accumulators) llc -mcpu=haswell spilled (595 stack references in the
    loop nest at d = 64) and the kernel ran 1.5x slower than three kernels
@@ -1062,10 +1061,14 @@ static const DlcOptionDesc kOptions[] = {
        --isa avx2 --only attention, loaded), one kernel against three:
        s = 128 / 512 / 2048 0.94x / 1.10x / 1.06x at 1 thread, 1.03x /
        1.08x / 1.33x at 2; under a causal mask s = 128 / 512 1.83x / 2.29x
-       at 1 thread, 1.80x / 2.14x at 2. So there causal chains are fused at
-       any length, others from 512 keys. */
+       at 1 thread, 1.80x / 2.14x at 2. That had AVX2 fuse only from 512
+       keys. On an AVX2 machine (AMD EPYC Zen 3, loaded, three runs of
+       bench/run.py --only attention): s = 128 1.06x, 1.12x, 1.06x at 1
+       thread, 1.09x, 1.05x, 1.04x at 2; s = 512 1.20x and 1.35x (1 and 2
+       threads), 2048 1.42x and 1.37x. So with 8 lanes causal chains are fused at any length,
+       others from 128 keys (shorter ones unmeasured there). */
     {"min-keys", "fuse when the key length is at least this; -1: never (three kernels); "
-                 "-2: 0 with 16 lanes; with fewer, causal chains and others of 512 keys or more. "
+                 "-2: 0 with 16 lanes; with fewer, causal chains and others of 128 keys or more. "
                  "A module attribute dlc.attention_min_keys overrides it",
      DLC_OPTION_INT, "-2"},
 };
@@ -1203,7 +1206,7 @@ static MlirLogicalResult run(MlirOperation module, void *state, DlcPass *pass) {
   /* The default (-2): every chain with 16 lanes; with fewer, the causal
      ones and those of kNarrowMinKeys keys or more (see the min-keys option
      for the figures). */
-  enum { kNarrowMinKeys = 512 };
+  enum { kNarrowMinKeys = 128 };
   bool narrow = minKeys == -2 && tl.L != 16;
   if (minKeys == -2)
     minKeys = 0;

@@ -195,15 +195,16 @@ def causal_offset_case(m, n, heads, d, c, value):
 def default_path_case():
     """The default pipeline computes attention as one kernel on an AVX-512
     host (dlc-cpu-attention's default) and, with AVX2 code (an AVX2 host's
-    too), under a causal mask or from 512 keys (three kernels otherwise):
+    too), under a causal mask or from 128 keys (three kernels otherwise):
     the profile of a compiled model has a softmax kernel only where it
     takes three."""
     heads, d = 12, 64
     with open("/proc/cpuinfo") as f:
         avx512 = " avx512f" in f.read()
-    for target, s, mask, one in (("host", 128, None, avx512), ("host", 128, "causal", True),
-                                 ("avx2", 128, None, False), ("avx2", 128, "causal", True),
-                                 ("avx2", 512, None, True)):
+    for target, s, mask, one in (("host", 128, None, True), ("host", 64, None, avx512),
+                                 ("host", 128, "causal", True),
+                                 ("avx2", 64, None, False), ("avx2", 128, None, True),
+                                 ("avx2", 64, "causal", True), ("avx2", 512, None, True)):
         x = [rng.standard_normal((s, heads * d)).astype(np.float32) for _ in range(3)]
         mod = dlc.compile(attention_source(s, heads, d, mask), threads=1, target=target)
         took = "three kernels" if "softmax" in mod.profile(*x, runs=1) else "one kernel"
