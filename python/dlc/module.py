@@ -42,21 +42,18 @@ def empty_aligned(shape, dtype, alignment=64):
     in): kernels write a large output with non-temporal stores only where a
     store starts a line (passes/streaming_stores.c), as PyTorch's allocator
     also aligns to 64 bytes."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    return _aligned(shape, np.dtype(dtype), alignment)[0]
+
+
+def _aligned(shape, dtype, alignment=64):
+    """empty_aligned's array and its data address: a run binds a result
+    without asking NumPy again (a.ctypes costs 1-2 us an array; np.prod
+    alone cost 5 us, more than a small kernel runs)."""
+    nbytes = math.prod(shape if isinstance(shape, tuple) else np.atleast_1d(shape).tolist())
+    nbytes *= dtype.itemsize
     raw = np.empty(nbytes + alignment, np.uint8)
-    start = -raw.ctypes.data % alignment
-    return raw[start:start + nbytes].view(dtype).reshape(shape)
-
-
-def _new_output(shape, dtype):
-    """empty_aligned(shape, dtype) for a result, and its data address: a
-    run binds it without asking NumPy again (a.ctypes costs 1-2 us an
-    array; np.prod alone cost 5 us, more than a small kernel runs)."""
-    nbytes = math.prod(shape) * dtype.itemsize
-    raw = np.empty(nbytes + 64, np.uint8)
     address = raw.ctypes.data
-    start = -address % 64
+    start = -address % alignment
     return raw[start:start + nbytes].view(dtype).reshape(shape), address + start
 
 
@@ -66,7 +63,7 @@ def _output_arrays(out, specs):
     `out`, checked to fit them and be C-contiguous and writable (the kernels
     write them in place), with addresses None (read when bound)."""
     if out is None:
-        fresh = [_new_output(shape, dtype) for shape, dtype in specs]
+        fresh = [_aligned(shape, dtype) for shape, dtype in specs]
         return [a for a, _ in fresh], [address for _, address in fresh]
     outs = list(out)
     if len(outs) != len(specs):
