@@ -253,7 +253,7 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   h = dlcScriptTileFor(s, h, sizes, n, NULL);
   int64_t tileRows, tail = dlcGemmTailRows(mc, mr, nr, vw, &tileRows);
   if (tail == 0 || tail == mc) {
-    emitRegisterTile(s, h, n, p, M, tail ? tileRows : mr < mc ? mr : mc);
+    emitRegisterTile(s, h, n, p, M, tileRows);
     return;
   }
   int lo, hi;

@@ -178,7 +178,7 @@ void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vw, int64_t maxRows, 
    keeps busy) stay as they are, though the model would merge them. */
 int64_t dlcGemmTailRows(int64_t mc, int64_t mr, int64_t nr, int64_t vw, int64_t *tileRows) {
   int64_t rem = mr > 0 ? mc % mr : 0;
-  *tileRows = mc;
+  *tileRows = mr < mc ? mr : mc;
   if (rem == 0 || mc < mr)
     return 0;
   *tileRows = dlcLargestDivisor(rem, mr);

@@ -109,7 +109,8 @@ void dlcGemmRegisterTileRows(int64_t m, int64_t n, int64_t vectorWidth, int64_t 
 
 /* The rows at the end of an mc-row block that the block's MR x NR
    register tiles leave to a tile of their own (0: none, MR divides mc),
-   and that tile's rows (*tileRows, dividing the count). The mc % MR rows
+   and that tile's rows (*tileRows, dividing the count; with no tail, the
+   rows of every tile: MR, or mc where smaller). The mc % MR rows
    left over, or, where they are too few to cover the FMA latency and the
    model says so, those and the last full tile as two tiles of half. */
 int64_t dlcGemmTailRows(int64_t mc, int64_t mr, int64_t nr, int64_t vectorWidth,
