@@ -13,6 +13,7 @@
 #include "dlc-c/Passes.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -50,6 +51,36 @@ static bool named(MlirStringRef s, const char *name) {
   return s.length == strlen(name) && memcmp(s.data, name, s.length) == 0;
 }
 
+/* The size of the level-3 cache that this core shares, from sysfs (as
+   lscpu reads it), or 0 where sysfs does not say. Not sysconf's: glibc
+   gives a whole AMD package's L3 there (256 MiB on an 8-CCD EPYC whose
+   core complex has 32 MiB), which kept a 64 MiB output out of
+   dlc-streaming-stores where it goes to memory anyway. */
+static long sysfsL3Bytes(void) {
+  for (int i = 0; i < 8; ++i) {
+    char path[96], buf[32];
+    int level = 0;
+    long size = 0;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      return 0;
+    bool ok = fscanf(f, "%d", &level) == 1;
+    fclose(f);
+    if (!ok || level != 3)
+      continue;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    if (!(f = fopen(path, "r")))
+      return 0;
+    ok = fscanf(f, "%ld%31s", &size, buf) >= 1;
+    fclose(f);
+    if (!ok || size <= 0)
+      return 0;
+    return buf[0] == 'M' ? size << 20 : buf[0] == 'K' ? size << 10 : size;
+  }
+  return 0;
+}
+
 DlcCpuTarget dlcCpuTargetGet(MlirStringRef name, int64_t vw) {
   if (vw > 0 || !named(name, "host")) {
     if (vw <= 0)
@@ -67,7 +98,9 @@ DlcCpuTarget dlcCpuTargetGet(MlirStringRef name, int64_t vw) {
     if (l2Ways >= 2)
       t.l2Ways = l2Ways;
   }
-  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  long l3 = sysfsL3Bytes();
+  if (l3 < (1 << 20))
+    l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
   if (l3 >= (1 << 20))
     t.l3Bytes = l3;
   return t;
