@@ -58,7 +58,7 @@ static bool named(MlirStringRef s, const char *name) {
    dlc-streaming-stores where it goes to memory anyway. */
 static long sysfsL3Bytes(void) {
   for (int i = 0; i < 8; ++i) {
-    char path[96], buf[32];
+    char path[96], buf[32] = "";
     int level = 0;
     long size = 0;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
