@@ -31,6 +31,7 @@ Run: /usr/bin/python3 bench/run.py [--quick] [--models] [--threads 1,2] [--only 
 import argparse
 import ctypes
 import ctypes.util
+import glob
 import itertools
 import os
 import subprocess
@@ -367,8 +368,24 @@ def header():
             return f"{v // 1024} KiB" if v > 0 else "?"
         except (OSError, ValueError, subprocess.CalledProcessError):
             return "?"
+
+    def l3():  # the core's own, from sysfs as lscpu and dlc read it: sysconf's is an AMD package's
+        for d in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
+            try:
+                with open(os.path.join(d, "level")) as f:
+                    if f.read().strip() != "3":
+                        continue
+                with open(os.path.join(d, "size")) as f:
+                    size = f.read().strip()
+                scale = {"K": 1, "M": 1024}.get(size[-1:])
+                kb = int(size[:-1]) * scale if scale else int(size) // 1024
+                return f"{kb // 1024} MiB" if kb % 1024 == 0 else f"{kb} KiB"
+            except (OSError, ValueError):
+                return "?"
+        return "?"
+
     line = (f"# {model}: {isa}, L1d {kib('LEVEL1_DCACHE_SIZE')}, L2 {kib('LEVEL2_CACHE_SIZE')} per core, "
-            f"{os.cpu_count()} cores")
+            f"L3 {l3()} shared, {os.cpu_count()} cores")
     if AVX2:
         line += ("\n# --isa avx2: dlc target=avx2, OpenBLAS OPENBLAS_CORETYPE=Haswell, PyTorch "
                  "ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2, hand-fused C -mno-avx512f")
