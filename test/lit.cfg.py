@@ -89,7 +89,6 @@ for _d in _glob.glob("/sys/devices/system/cpu/cpu0/cache/index*"):
 
 
 # ThreadSanitizer's runtime for the C compiler (test/AOT/tsan.test).
-import glob as _glob
 if _glob.glob(os.path.join(os.path.dirname(os.path.dirname(config.c_compiler)), "lib", "clang",
                            "*", "lib", "*", "libclang_rt.tsan*")):
     config.available_features.add("tsan")

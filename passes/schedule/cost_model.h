@@ -36,8 +36,9 @@ typedef struct DlcCpuTarget {
 
 /* The target named `name`: "avx2" or "avx512" (fixed cache models, so
    schedules do not depend on the machine that compiles them) or "host"
-   (this CPU's ISA, its L1 and L2 sizes from sysconf, its L3 from sysfs). A `vectorWidth` > 0
-   names the ISA by its lanes instead (8: avx2, 16: avx512). */
+   (this CPU's ISA, its L1 and L2 sizes from sysconf, its L3 from sysfs).
+   A `vectorWidth` > 0 names the ISA by its lanes instead (8: avx2, 16:
+   avx512). */
 DlcCpuTarget dlcCpuTargetGet(MlirStringRef name, int64_t vectorWidth);
 
 /* Lines of a cache (`cacheBytes`, `ways`-way, 64-byte lines) that rows
