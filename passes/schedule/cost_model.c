@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <threads.h>
 #include <unistd.h>
 
 enum {
@@ -81,6 +82,17 @@ static long sysfsL3Bytes(void) {
   return 0;
 }
 
+/* The host's L3, read once a process: every pass that takes the host
+   target asks (dlc-streaming-stores once a function), and the sizes do
+   not change while it runs. */
+static once_flag hostL3Once = ONCE_FLAG_INIT;
+static long hostL3Bytes;
+
+static void readHostL3(void) {
+  long l3 = sysfsL3Bytes();
+  hostL3Bytes = l3 >= (1 << 20) ? l3 : sysconf(_SC_LEVEL3_CACHE_SIZE);
+}
+
 DlcCpuTarget dlcCpuTargetGet(MlirStringRef name, int64_t vw) {
   if (vw > 0 || !named(name, "host")) {
     if (vw <= 0)
@@ -98,11 +110,9 @@ DlcCpuTarget dlcCpuTargetGet(MlirStringRef name, int64_t vw) {
     if (l2Ways >= 2)
       t.l2Ways = l2Ways;
   }
-  long l3 = sysfsL3Bytes();
-  if (l3 < (1 << 20))
-    l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  if (l3 >= (1 << 20))
-    t.l3Bytes = l3;
+  call_once(&hostL3Once, readHostL3);
+  if (hostL3Bytes >= (1 << 20))
+    t.l3Bytes = hostL3Bytes;
   return t;
 }
 
