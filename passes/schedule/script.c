@@ -181,6 +181,11 @@ void dlcScriptKeepRolled(DlcScript *s, int loop) {
                 p, loop, p);
 }
 
+void dlcScriptMarkRolledLoop(DlcScript *s, int h) {
+  dlcScriptEmit(
+      s, "    transform.annotate %%h%d \"" DLC_ATTR_ROLLED_LOOP "\" : !transform.any_op\n", h);
+}
+
 void dlcScriptMarkReductionLoop(DlcScript *s, int h) {
   dlcScriptEmit(
       s, "    transform.annotate %%h%d \"" DLC_ATTR_REDUCTION_LOOP "\" : !transform.any_op\n", h);
@@ -233,6 +238,10 @@ void dlcScriptVectorLowering(DlcScript *s, int unroll, bool lowerTranspose) {
   dlcScriptEmit(s, "    %%kloops = transform.structured.match attributes{" DLC_ATTR_REDUCTION_LOOP
                    "} in %%m : (!transform.any_op) -> !transform.any_op\n"
                    "    transform.loop.hoist_loop_invariant_subsets %%kloops"
+                   " : !transform.any_op\n"
+                   "    %%rolled = transform.structured.match attributes{" DLC_ATTR_ROLLED_LOOP
+                   "} in %%m : (!transform.any_op) -> !transform.any_op\n"
+                   "    transform.loop.hoist_loop_invariant_subsets %%rolled"
                    " : !transform.any_op\n");
   if (unroll > 1)
     dlcScriptEmit(s, "    transform.loop.unroll %%kloops {factor = %d} : !transform.any_op\n",

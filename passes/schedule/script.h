@@ -93,6 +93,10 @@ void dlcScriptFoldUnitDimsAndVectorize(DlcScript *s, int loop);
 /* Names loop `h` a reduction loop whose accumulators are hoisted. */
 void dlcScriptMarkReductionLoop(DlcScript *s, int h);
 
+/* The same, for a loop that stays a loop: its accumulators are hoisted
+   (after those of the loops inside it) but it is not unrolled. */
+void dlcScriptMarkRolledLoop(DlcScript *s, int h);
+
 /* The vector tile of a non-GEMM op whose loops have `extent`: 1 on every
    loop but the innermost, which gets up to four vectors of `vectorWidth`;
    a lone trailing reduction keeps vector-wide partial sums instead. Then
@@ -102,7 +106,8 @@ void dlcScriptVectorTile(DlcScript *s, int h, const struct DlcLinalgInfo *o, con
 
 /* The patterns that make the vectorised tiles target code, and the end of
    the script: contractions from reductions, hoisted accumulators of the
-   marked reduction loops (unrolled `unroll` times when > 1), contractions
+   marked reduction loops (unrolled `unroll` times when > 1) and then of
+   the rolled ones (not unrolled), contractions
    as outer products, multi-reductions inner, transposes elementwise when
    `lowerTranspose`. */
 void dlcScriptVectorLowering(DlcScript *s, int unroll, bool lowerTranspose);

@@ -59,7 +59,30 @@ func.func @batch(%x: tensor<2x64x14x14xf32>, %w: tensor<64x64x3x3xf32>) -> tenso
 // CHECK-LABEL: func.func private @few_kernel0
 // CHECK-SAME: register = [8, 8]
 // CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<8xf32>
+// CHECK-LABEL: func.func @taps5
 func.func @few(%x: tensor<1x144x56x56xf32>, %w: tensor<24x144x1x1xf32>) -> tensor<1x24x56x56xf32> {
   %0 = dlg.conv2d %x, %w : (tensor<1x144x56x56xf32>, tensor<24x144x1x1xf32>) -> tensor<1x24x56x56xf32>
   return %0 : tensor<1x24x56x56xf32>
+}
+
+// The taps stay loops, carrying the hoisted accumulators, with the channel
+// steps inside (emitDirectConvGroup): a 5 x 5 filter's taps unrolled by
+// four were one block whose weights LLVM hoisted out of the pixel loop
+// onto the stack while it spilled accumulators, at half the speed.
+// CHECK-LABEL: func.func private @taps5_kernel0
+// CHECK-SAME: register = [4, 16]
+// CHECK: scf.forall
+// CHECK: scf.for %{{.*}} = %c0 to %c5 step %c1 iter_args(%{{.*}}) -> (vector<4x16xf32>)
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c5 step %c1 iter_args(%{{.*}}) -> (vector<4x16xf32>)
+// CHECK-NOT: scf.yield
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c4 iter_args(%{{.*}}) -> (vector<4x16xf32>)
+// CHECK-COUNT-4: vector.outerproduct {{.*}} : vector<4xf32>, vector<16xf32>
+// CHECK-NEXT: scf.yield %{{.*}} : vector<4x16xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.yield %{{.*}} : vector<4x16xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.yield %{{.*}} : vector<4x16xf32>
+func.func @taps5(%x: tensor<1x64x28x28xf32>, %w: tensor<64x64x5x5xf32>) -> tensor<1x64x28x28xf32> {
+  %0 = dlg.conv2d %x, %w {padding = array<i64: 2, 2, 2, 2>} : (tensor<1x64x28x28xf32>, tensor<64x64x5x5xf32>) -> tensor<1x64x28x28xf32>
+  return %0 : tensor<1x64x28x28xf32>
 }
