@@ -316,7 +316,8 @@ static int emitConvForall(DlcScript *s, Group *g, int conv, int firstInner, int 
    steps of up to 4 (unrolled further by the k-loop unroll); the unit
    loops fold away, so the tile vectorises to MR x NR outer products whose
    accumulators hoisting keeps in registers across c, kh and kw.
-   The tap loops are hoisted but never unrolled. The k-loop unroll by four
+   The tap loops are hoisted but not unrolled by the script (hoist-only;
+   LLVM decides as for any loop). The k-loop unroll by four
    left 3 x 3 taps as loops (it skips loops of fewer trips) but unrolled
    those of larger filters (the stem's 7 x 4 taps became 28 copies of the
    channel steps): one block of kH x kW x Cb outer products whose
@@ -360,11 +361,10 @@ static void emitDirectConvGroup(DlcScript *s, Group *g, int conv, int vw, int64_
   sizes[DLC_CONV_C] = dlcLargestDivisor(cb, 4);
   t = dlcScriptTileFor(s, t, sizes, n, &inner);
   dlcScriptFoldUnitDimsAndVectorize(s, inner);
-  /* The taps stay loops (their accumulators hoisted, not unrolled; see
-     above): the k-loop unroll by four would unroll any filter dimension of
-     4 taps or more. */
-  dlcScriptMarkRolledLoop(s, taps[0]);
-  dlcScriptMarkRolledLoop(s, taps[1]);
+  /* The taps stay loops (hoist-only, see above): the k-loop unroll by
+     four would unroll any filter dimension of 4 taps or more. */
+  dlcScriptMarkHoistOnlyLoop(s, taps[0]);
+  dlcScriptMarkHoistOnlyLoop(s, taps[1]);
   dlcScriptMarkReductionLoop(s, inner);
 }
 

@@ -710,7 +710,7 @@ int64_t dlcConvRegisterRows(int64_t wo, int64_t nr, int64_t vw, int64_t *accOut,
   int64_t regs = dlcCpuVectorRegisters(vw), nv = nr >= vw ? nr / vw : 1;
   int64_t bestAcc = 0, bestTime = 1, mrBest = 1;
   /* two registers to spare beyond the accumulators, the NR/vw vectors of
-     W and one broadcast: the taps are unrolled, and LLVM keeps an input
+     W and one broadcast: LLVM unrolls 3 x 3 taps, and it keeps an input
      pixel's broadcast live across the kW taps that read it (a second one
      in flight). 14 x 8 with AVX2 (all 16 ymm) spilled two accumulators in
      the k loop and ran at 44% of the FMA peak; 14 x 32 with AVX-512 (31
@@ -748,7 +748,9 @@ void dlcScheduleDirectConv(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSched
      conv on 6 channels (the stem's phase split, Wo = 112) got blocks of 3
      from the rule above and ran 2.1x slower than with all 6 (vfmadd
      operands spilled: 576 stack stores per 1680 FMAs; interleaved best of
-     40, 1 thread, loaded machine). */
+     40, 1 thread, loaded machine). That was measured while the script
+     still unrolled taps of 4 or more; they are hoist-only loops now
+     (emitDirectConvGroup), and the rule was not measured again. */
   int64_t fit = t->l1Bytes * 3 / 4 / (panelRow + rowBytes);
   int64_t cb = dlcLargestDivisor(c, fit > kMinConvChannels ? fit : kMinConvChannels);
   if (cb < kMinConvChannels)

@@ -147,7 +147,7 @@ static MlirWalkResult untag(MlirOperation op, void *u) {
   (void)u;
   mlirOperationRemoveDiscardableAttributeByName(op, str(DLC_ATTR_SCHEDULE_ID));
   mlirOperationRemoveDiscardableAttributeByName(op, str(DLC_ATTR_REDUCTION_LOOP));
-  mlirOperationRemoveDiscardableAttributeByName(op, str(DLC_ATTR_ROLLED_LOOP));
+  mlirOperationRemoveDiscardableAttributeByName(op, str(DLC_ATTR_HOIST_ONLY_LOOP));
   return MlirWalkResultAdvance;
 }
 

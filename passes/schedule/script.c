@@ -181,9 +181,9 @@ void dlcScriptKeepRolled(DlcScript *s, int loop) {
                 p, loop, p);
 }
 
-void dlcScriptMarkRolledLoop(DlcScript *s, int h) {
+void dlcScriptMarkHoistOnlyLoop(DlcScript *s, int h) {
   dlcScriptEmit(
-      s, "    transform.annotate %%h%d \"" DLC_ATTR_ROLLED_LOOP "\" : !transform.any_op\n", h);
+      s, "    transform.annotate %%h%d \"" DLC_ATTR_HOIST_ONLY_LOOP "\" : !transform.any_op\n", h);
 }
 
 void dlcScriptMarkReductionLoop(DlcScript *s, int h) {
@@ -239,9 +239,9 @@ void dlcScriptVectorLowering(DlcScript *s, int unroll, bool lowerTranspose) {
                    "} in %%m : (!transform.any_op) -> !transform.any_op\n"
                    "    transform.loop.hoist_loop_invariant_subsets %%kloops"
                    " : !transform.any_op\n"
-                   "    %%rolled = transform.structured.match attributes{" DLC_ATTR_ROLLED_LOOP
+                   "    %%hoistonly = transform.structured.match attributes{" DLC_ATTR_HOIST_ONLY_LOOP
                    "} in %%m : (!transform.any_op) -> !transform.any_op\n"
-                   "    transform.loop.hoist_loop_invariant_subsets %%rolled"
+                   "    transform.loop.hoist_loop_invariant_subsets %%hoistonly"
                    " : !transform.any_op\n");
   if (unroll > 1)
     dlcScriptEmit(s, "    transform.loop.unroll %%kloops {factor = %d} : !transform.any_op\n",

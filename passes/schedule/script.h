@@ -93,9 +93,10 @@ void dlcScriptFoldUnitDimsAndVectorize(DlcScript *s, int loop);
 /* Names loop `h` a reduction loop whose accumulators are hoisted. */
 void dlcScriptMarkReductionLoop(DlcScript *s, int h);
 
-/* The same, for a loop that stays a loop: its accumulators are hoisted
-   (after those of the loops inside it) but it is not unrolled. */
-void dlcScriptMarkRolledLoop(DlcScript *s, int h);
+/* The same, for a loop the script hoists (after the loops inside it) but
+   does not unroll; LLVM may still unroll it, which dlcScriptKeepRolled
+   forbids. */
+void dlcScriptMarkHoistOnlyLoop(DlcScript *s, int h);
 
 /* The vector tile of a non-GEMM op whose loops have `extent`: 1 on every
    loop but the innermost, which gets up to four vectors of `vectorWidth`;
@@ -107,7 +108,7 @@ void dlcScriptVectorTile(DlcScript *s, int h, const struct DlcLinalgInfo *o, con
 /* The patterns that make the vectorised tiles target code, and the end of
    the script: contractions from reductions, hoisted accumulators of the
    marked reduction loops (unrolled `unroll` times when > 1) and then of
-   the rolled ones (not unrolled), contractions
+   the hoist-only ones (not unrolled), contractions
    as outer products, multi-reductions inner, transposes elementwise when
    `lowerTranspose`. */
 void dlcScriptVectorLowering(DlcScript *s, int unroll, bool lowerTranspose);

@@ -12,7 +12,7 @@
 /* Inside a kernel while a schedule's transform script runs. */
 #define DLC_ATTR_SCHEDULE_ID "dlc.sid"          /* which linalg op a script handle names */
 #define DLC_ATTR_REDUCTION_LOOP "dlc.kloop"     /* a tiled reduction loop to hoist/unroll */
-#define DLC_ATTR_ROLLED_LOOP "dlc.kloop_rolled" /* a reduction loop to hoist, not unroll */
+#define DLC_ATTR_HOIST_ONLY_LOOP "dlc.kloop_hoist" /* a reduction loop to hoist, not unroll */
 #define DLC_ATTR_COPY_ROW "dlc.copy_row"        /* a copy dlc-copy-to-linalg vectorises by rows */
 
 /* GPU mapping (gpu-schedule -> gpu-map). */
