@@ -168,6 +168,30 @@ static void emitRegisterTile(DlcScript *s, int h, int n, int p, int M, int64_t m
     dlcScriptMarkReductionLoop(s, inner);
 }
 
+/* The register tiles of an Mc block of `mc` rows (handle `h`): an
+   NR-column loop (and one over the tile's panels), so the Kc x NR panel
+   of B serves every MR-row block from L1, and the MR x NR x 1 tile
+   inside. Rows that MR does not divide are split off with a smaller tile
+   (dlcGemmTailRows). */
+static void emitRowBlocks(DlcScript *s, int h, int n, int p, int64_t mc, const int64_t reg[2],
+                          int vw) {
+  int M = p - 2, N = p - 1;
+  int64_t mr = reg[0], nr = reg[1], sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  for (int d = 0; d < n; ++d)
+    sizes[d] = d < M ? 1 : 0;
+  sizes[N] = nr;
+  h = dlcScriptTileFor(s, h, sizes, n, NULL);
+  int64_t tileRows, tail = dlcGemmTailRows(mc, mr, nr, vw, &tileRows);
+  if (tail == 0 || tail == mc) {
+    emitRegisterTile(s, h, n, p, M, tileRows);
+    return;
+  }
+  int lo, hi;
+  dlcScriptSplit(s, h, M, mc - tail, &lo, &hi);
+  emitRegisterTile(s, lo, n, p, M, mr);
+  emitRegisterTile(s, hi, n, p, M, tileRows);
+}
+
 /* Whether `producer`'s result is an input (not the init) of `root`. */
 static bool feedsInput(MlirOperation producer, MlirOperation root) {
   MlirValue r = mlirOperationGetResult(producer, 0);
@@ -221,7 +245,7 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   int64_t reg[2] = {sc->registerTile[0], sc->registerTile[1]};
   if (reg[0] <= 0) /* a given schedule without one */
     dlcGemmRegisterTile(mc, nc, vw, reg);
-  int64_t mr = reg[0], nr = reg[1];
+  int64_t nr = reg[1];
   int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
   int h = handles[g->root], kcLoop = -1;
   if (kc > 0 && kc < root->loops.extent[n - 1]) {
@@ -237,29 +261,25 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
     if (i != g->root)
       vectorTile(s, handles[i], &g->ops[i], packingVectorWidth(&g->ops[i], root, nr, vw));
   /* Mc blocks of a tile that runs over more rows than Mc, inside the Kc
-     block: the packed block of B serves them all (BLIS's ic loop). */
-  if (!rootForall[M] && mc < root->loops.extent[M]) {
-    memset(sizes, 0, sizeof sizes);
-    sizes[M] = mc;
-    h = dlcScriptTileFor(s, h, sizes, n, NULL);
+     block: the packed block of B serves them all (BLIS's ic loop). An Mc
+     that does not divide M (a prime M, rowBlock in the cost model) leaves
+     a shorter last block, split off first so every block is static. */
+  int64_t rows = root->loops.extent[M];
+  if (!rootForall[M] && mc < rows) {
+    int64_t whole = rows / mc * mc;
+    if (whole < rows) {
+      int lo, hi;
+      dlcScriptSplit(s, h, M, whole, &lo, &hi);
+      emitRowBlocks(s, hi, n, p, rows - whole, reg, vw);
+      h = lo;
+    }
+    if (whole > mc) {
+      memset(sizes, 0, sizeof sizes);
+      sizes[M] = mc;
+      h = dlcScriptTileFor(s, h, sizes, n, NULL);
+    }
   }
-  /* Register tile: an NR-column loop (and one over the tile's panels), so
-     the Kc x NR panel of B serves every MR-row block from L1, and the
-     MR x NR x 1 tile inside. Rows that MR does not divide are split off
-     with a smaller tile (dlcGemmTailRows). */
-  for (int d = 0; d < n; ++d)
-    sizes[d] = d < M ? 1 : 0;
-  sizes[N] = nr;
-  h = dlcScriptTileFor(s, h, sizes, n, NULL);
-  int64_t tileRows, tail = dlcGemmTailRows(mc, mr, nr, vw, &tileRows);
-  if (tail == 0 || tail == mc) {
-    emitRegisterTile(s, h, n, p, M, tileRows);
-    return;
-  }
-  int lo, hi;
-  dlcScriptSplit(s, h, M, mc - tail, &lo, &hi);
-  emitRegisterTile(s, lo, n, p, M, mr);
-  emitRegisterTile(s, hi, n, p, M, tileRows);
+  emitRowBlocks(s, h, n, p, mc, reg, vw);
 }
 
 /* The loop of a direct conv's copy back to NCHW (op `o`, whose operand 0

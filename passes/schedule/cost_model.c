@@ -321,6 +321,19 @@ int64_t dlcGemmMaxRows(const DlcCpuTarget *t, int64_t rowBytes) {
    12 rounds: within noise); 2048^3 184.6 -> 187.0; 128x3072x768 186.7 ->
    190.0, ahead in 9 of 12. Rows spread over 4 or more sets (K = 256,
    768) keep maxKc; so do 512^3's (2 sets, 4 lines: Kc 256 fits). */
+/* Kc for K: the largest divisor of K up to `limit`, unless that is under
+   a quarter of it (a prime K had Kc = 1); then ceil(K / limit) equal
+   blocks rounded up to the k loop's unroll by four, the last block
+   shorter. */
+static int64_t kBlock(int64_t k, int64_t limit) {
+  int64_t d = dlcLargestDivisor(k, limit);
+  if (d == k || 4 * d >= limit)
+    return d;
+  int64_t blocks = (k + limit - 1) / limit, kc = (k + blocks - 1) / blocks;
+  kc = (kc + 3) / 4 * 4;
+  return kc < k ? kc : k;
+}
+
 static int64_t panelKc(const DlcCpuTarget *t, int64_t k, int64_t nr, int64_t mr,
                        int64_t rowBytes) {
   enum { kLine = 64 };
@@ -332,7 +345,7 @@ static int64_t panelKc(const DlcCpuTarget *t, int64_t k, int64_t nr, int64_t mr,
   int64_t limit = bWays * sets * kLine / (nr * 4);
   if (limit > maxKc(t))
     limit = maxKc(t);
-  return dlcLargestDivisor(k, limit);
+  return kBlock(k, limit);
 }
 
 /* A of at least twice L2 (the threshold reads "larger than": 4 bytes
@@ -455,6 +468,23 @@ static bool packsA(const DlcLoopNest *l, int p, const DlcCpuTarget *t) {
   return minBytes > 0 && aBytes(l, p) > minBytes;
 }
 
+/* Mc for M rows: the largest divisor of M up to `limit`, unless that is
+   under a quarter of it (a prime M: ViT's 197 tokens, or 257, had Mc = 1,
+   so one-row register tiles, at a third of OpenBLAS's speed); then
+   ceil(M / limit) equal blocks rounded up to whole MR-row register tiles
+   (MR the tile `limit` rows would take), the last block shorter: the
+   schedule splits it off (emitGemmGroup). */
+static int64_t rowBlock(int64_t m, int64_t limit, int64_t n, int64_t vw, int64_t maxRows) {
+  int64_t d = dlcLargestDivisor(m, limit);
+  if (d == m || 4 * d >= limit)
+    return d;
+  int64_t reg[2];
+  dlcGemmRegisterTileRows(limit, n, vw, maxRows, reg);
+  int64_t blocks = (m + limit - 1) / limit, rows = (m + blocks - 1) / blocks;
+  rows = (rows + reg[0] - 1) / reg[0] * reg[0];
+  return rows < m ? rows : m;
+}
+
 /* Nc with A packed: each packed Mc x Kc block is a copy of its own, which
    only the tile's panels repay, so the tile takes as many panels as half
    of L2 holds of Kc x Nc packed B (the block of A and the C tiles stream
@@ -493,14 +523,14 @@ static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, const Dlc
   int64_t aRowBytes = packedA ? 0 : l->aRowBytes;
   /* Mc from the largest Kc: a shorter Kc for aliasing rows (panelKc) does
      not let more rows of A share L2 */
-  int64_t mc = dlcLargestDivisor(M, maxMc(t, maxKc(t)));
   int64_t maxRows = packedA ? packedARows(t) : dlcGemmMaxRows(t, aRowBytes);
+  int64_t mc = rowBlock(M, maxMc(t, maxKc(t)), N, vw, maxRows);
   dlcGemmRegisterTileRows(mc, N, vw, maxRows, s->registerTile);
   int64_t kc = panelKc(t, K, N, s->registerTile[0], aRowBytes);
   if (!packedA && mc < M) {
     int64_t split = splitMc(t, kc);
     if (split >= 2 * s->registerTile[0] && split < mc) {
-      mc = dlcLargestDivisor(M, split);
+      mc = rowBlock(M, split, N, vw, maxRows);
       dlcGemmRegisterTileRows(mc, N, vw, maxRows, s->registerTile);
       kc = panelKc(t, K, N, s->registerTile[0], aRowBytes);
     }
@@ -517,11 +547,13 @@ static void schedulePanels(const DlcLoopNest *l, int p, int panelLoop, const Dlc
      next smaller divisor, or one core ran the whole GEMM while the other
      waited (that conv 2.47 -> 1.43 ms at 2 threads). */
   bool large = dlcMulSaturate(dlcMulSaturate(batch, M), dlcMulSaturate(panels, N)) >= kMinParallel;
-  while (dlcMulSaturate(batch, panels / panelTile) < minTiles && mc == M && large &&
+  while (dlcMulSaturate(batch, panels / panelTile) < minTiles && (mc == M || M % mc) && large &&
          panelTile > 1)
     panelTile = dlcLargestDivisor(panels, panelTile - 1);
   s->tiles[panelLoop] = panelTile;
-  bool splitM = dlcMulSaturate(batch, panels / panelTile) < minTiles && mc < M;
+  /* threads split M only in whole blocks (a shorter last one would be a
+     forall tile of its own extent) */
+  bool splitM = dlcMulSaturate(batch, panels / panelTile) < minTiles && mc < M && M % mc == 0;
   s->tiles[p - 2] = mc == M ? 0 : mc;
   s->tiles[p - 1] = 0;
   s->tiles[n - 1] = kc;
