@@ -1,7 +1,9 @@
 """dlc benchmarks: each figure printed next to a reference measured in this
 same process, and their ratio (dlc / reference; > 1 means dlc is faster).
 
-  GEMM f32 (GFLOP/s) at 256, 512, 1024, 2048 and 128x768x3072 vs OpenBLAS
+  GEMM f32 (GFLOP/s) at 256, 512, 1024, 2048 and 128x768x3072 vs OpenBLAS,
+  and at sizes without convenient divisors: 197x768x768 (ViT's tokens,
+  prime), 257x511x129, 1000^3 (N no whole number of panels)
   BERT encoder layer, MLP and ResNet basic block (ms) vs PyTorch eager
   5-op elementwise chain over 16M floats and RMSNorm [32,4096] vs a
   hand-fused C loop (clang -O3 -march=native)
@@ -511,7 +513,8 @@ def main():
 
 def print_kernels(threads, reps, blas, quick):
     sizes = [(256, 256, 256), (512, 512, 512)] if quick else \
-        [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (128, 768, 3072)]
+        [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (128, 768, 3072),
+         (197, 768, 768), (257, 511, 129), (1000, 1000, 1000)]
     hand = hand_c()
     for m, k, n in sizes:
         ours, ref = gemm(m, k, n, threads, reps, blas)

@@ -33,6 +33,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "shape/Checked.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,8 +41,35 @@ enum { kMaxChain = 8, kBlobAlign = 64 };
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-/* The linalg.transpose that `arg` reaches through single-use reshapes,
-   with the reshapes in `chain`; a null op otherwise. */
+/* Whether `op` is a tensor.pad with static high padding only, by +0.0:
+   the zero columns that pad a GEMM's B to whole panels
+   (passes/lowering/contraction.c). */
+static bool zeroHighPad(MlirOperation op) {
+  if (!dlcOpIs(op, "tensor.pad") || mlirOperationGetNumOperands(op) != 1)
+    return false;
+  int64_t low[DLC_MAX_RANK];
+  intptr_t rank = dlcGetI64Array(op, "static_low", low, DLC_MAX_RANK);
+  for (intptr_t d = 0; d < rank; ++d)
+    if (low[d] != 0)
+      return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  if (mlirOperationIsNull(yield) || mlirOperationGetNumOperands(yield) != 1)
+    return false;
+  MlirOperation c = dlcDefiningOp(mlirOperationGetOperand(yield, 0), "arith.constant");
+  if (mlirOperationIsNull(c))
+    return false;
+  MlirAttribute v = mlirOperationGetAttributeByName(c, str("value"));
+  if (!mlirAttributeIsAFloat(v))
+    return false;
+  double x = mlirFloatAttrGetValueDouble(v);
+  return x == 0.0 && !signbit(x);
+}
+
+/* The linalg.transpose that `arg` reaches through single-use reshapes
+   (after, first, a zero pad: zeroHighPad), with those ops in `chain`; or
+   such a pad alone, whose user is none of these (the unpacked loops of a
+   matmul read B padded to whole vectors); a null op otherwise. */
 static MlirOperation packOf(MlirValue arg, MlirOperation *chain, int *n) {
   static const char *const kReshapes[] = {"tensor.expand_shape", "tensor.collapse_shape"};
   *n = 0;
@@ -53,9 +81,11 @@ static MlirOperation packOf(MlirValue arg, MlirOperation *chain, int *n) {
       return (MlirOperation){NULL};
     if (dlcOpIs(user, "linalg.transpose"))
       return k == 0 ? user : (MlirOperation){NULL};
-    bool reshape = false;
+    bool reshape = *n == 0 && zeroHighPad(user);
     for (size_t i = 0; i < sizeof kReshapes / sizeof *kReshapes; ++i)
       reshape = reshape || dlcOpIs(user, kReshapes[i]);
+    if (!reshape && *n == 1 && dlcOpIs(chain[0], "tensor.pad"))
+      return *n = 0, chain[0];
     if (!reshape || *n == kMaxChain)
       return (MlirOperation){NULL};
     chain[(*n)++] = user;
@@ -166,12 +196,42 @@ static void permute(const char *data, const DlcShape *in, const int64_t *perm, s
   }
 }
 
-/* The packed value of constant `value` (of the transpose's input shape
-   `in`) as an attribute of `packedType`; a null attribute when its bytes
-   are not available (i1, a missing blob). */
-static MlirAttribute packConstant(MlirAttribute value, const DlcShape *in, const int64_t *perm,
-                                  MlirType packedType) {
-  if (mlirAttributeIsADenseElements(value) && mlirDenseElementsAttrIsSplat(value))
+static int64_t elementCount(const DlcShape *s) {
+  int64_t count = 1;
+  for (intptr_t d = 0; d < s->rank; ++d)
+    count *= s->dims[d];
+  return count;
+}
+
+/* `data` (row-major `from`, elements of `w` bytes) at the low corner of a
+   zero-filled row-major `to` (a zeroHighPad's result); the caller frees. */
+static char *padHigh(const char *data, const DlcShape *from, const DlcShape *to, size_t w) {
+  char *out = dlcXcalloc((size_t)elementCount(to), w);
+  int r = (int)from->rank;
+  size_t run = (size_t)from->dims[r - 1] * w;
+  int64_t rows = elementCount(from) / from->dims[r - 1], idx[DLC_MAX_RANK] = {0};
+  for (int64_t k = 0; k < rows; ++k) {
+    int64_t off = 0; /* the row's offset in `to`, in elements */
+    for (int j = 0; j + 1 < r; ++j)
+      off = (off + idx[j]) * to->dims[j + 1];
+    memcpy(out + (size_t)off * w, data + (size_t)k * run, run);
+    for (int j = r - 2; j >= 0; --j) {
+      if (++idx[j] < from->dims[j])
+        break;
+      idx[j] = 0;
+    }
+  }
+  return out;
+}
+
+/* The packed value of constant `value` (of shape `from`, zero-padded at
+   the high end to `padded` when that is given, then viewed as the
+   transpose's input shape `in`) as an attribute of `packedType`; a null
+   attribute when its bytes are not available (i1, a missing blob). */
+static MlirAttribute packConstant(MlirAttribute value, const DlcShape *from,
+                                  const DlcShape *padded, const DlcShape *in,
+                                  const int64_t *perm, MlirType packedType) {
+  if (!padded && mlirAttributeIsADenseElements(value) && mlirDenseElementsAttrIsSplat(value))
     return mlirDenseElementsAttrReshapeGet(value, packedType);
   const void *data;
   size_t bytes;
@@ -179,18 +239,21 @@ static MlirAttribute packConstant(MlirAttribute value, const DlcShape *in, const
   if (!dlcElementsAttrGetRawData(value, &data, &bytes, &splat) || splat)
     return (MlirAttribute){NULL};
   MlirType et = mlirShapedTypeGetElementType(packedType);
-  int64_t count = 1;
-  for (intptr_t d = 0; d < in->rank; ++d)
-    count *= in->dims[d];
+  int64_t count = elementCount(from);
   unsigned bits = mlirTypeIsAFloat(et) ? mlirFloatTypeGetWidth(et)
                   : mlirTypeIsAInteger(et) ? mlirIntegerTypeGetWidth(et)
                                            : 0;
-  if (bits == 0 || bits % 8 || count <= 0 || bytes != (size_t)count * (bits / 8))
+  if (bits == 0 || bits % 8 || count <= 0 || bytes != (size_t)count * (bits / 8) ||
+      elementCount(in) != (padded ? elementCount(padded) : count))
     return (MlirAttribute){NULL};
+  char *zeroPadded = padded ? padHigh(data, from, padded, bits / 8) : NULL;
+  if (zeroPadded)
+    data = zeroPadded, bytes = (size_t)elementCount(padded) * (bits / 8);
   /* aligned for the panels' vector loads (and so the JIT binds it in place) */
   char *block = dlcXmalloc(bytes + kBlobAlign);
   char *out = block + (kBlobAlign - (uintptr_t)block % kBlobAlign) % kBlobAlign;
   permute(data, in, perm, bits / 8, out);
+  free(zeroPadded);
   return mlirUnmanagedDenseResourceElementsAttrGet(packedType, str("dlc_packed"), out, bytes,
                                                    kBlobAlign, false, freeBlob, block);
 }
@@ -224,19 +287,29 @@ static bool prepackArgument(MlirBlock entry, MlirOperation call, intptr_t i) {
   MlirOperation cst = dlcDefiningOp(operand, "arith.constant");
   if (mlirOperationIsNull(cst) || mlirOperationIsNull(dlcSoleUser(operand, NULL)))
     return false;
-  MlirValue packIn = mlirOperationGetOperand(pack, 0);
+  /* a pad alone is a pack of the identity permutation on its result */
+  bool padOnly = dlcOpIs(pack, "tensor.pad");
+  MlirValue packIn = padOnly ? mlirOperationGetResult(pack, 0) : mlirOperationGetOperand(pack, 0);
   DlcShape in;
   int64_t perm[DLC_MAX_RANK];
   if (!dlcTypeGetShape(mlirValueGetType(packIn), &in) ||
-      dlcGetI64Array(pack, "permutation", perm, DLC_MAX_RANK) != in.rank)
+      (!padOnly && dlcGetI64Array(pack, "permutation", perm, DLC_MAX_RANK) != in.rank))
     return false;
+  for (intptr_t d = 0; padOnly && d < in.rank; ++d)
+    perm[d] = d;
   for (intptr_t d = 0; d < in.rank; ++d)
     if (in.dims[d] == DLC_DYNAMIC)
       return false;
+  DlcShape from, padded;
+  MlirOperation padOp = padOnly ? pack : n > 0 ? chain[0] : (MlirOperation){NULL};
+  bool pad = !mlirOperationIsNull(padOp) && dlcOpIs(padOp, "tensor.pad");
+  if (!dlcTypeGetShape(mlirValueGetType(arg), &from) ||
+      (pad && !dlcTypeGetShape(mlirValueGetType(mlirOperationGetResult(padOp, 0)), &padded)))
+    return false;
   MlirValue packed = mlirOperationGetResult(pack, 0);
   MlirType packedType = mlirValueGetType(packed);
-  MlirAttribute value = packConstant(mlirOperationGetAttributeByName(cst, str("value")), &in,
-                                     perm, packedType);
+  MlirAttribute value = packConstant(mlirOperationGetAttributeByName(cst, str("value")), &from,
+                                     pad ? &padded : NULL, &in, perm, packedType);
   if (mlirAttributeIsNull(value))
     return false;
   DlcBuilder b = dlcBuilderBefore(call, mlirOperationGetLocation(cst));
@@ -249,6 +322,10 @@ static bool prepackArgument(MlirBlock entry, MlirOperation call, intptr_t i) {
   /* the kernel reads the packed argument where it read the transpose */
   mlirBlockArgumentSetType(arg, packedType);
   mlirValueReplaceAllUsesOfWith(packed, arg);
+  if (padOnly) {
+    mlirOperationDestroy(pack);
+    return true;
+  }
   MlirOperation init = mlirOpResultGetOwner(mlirOperationGetOperand(pack, 1));
   bool initIsEmpty = mlirValueIsAOpResult(mlirOperationGetOperand(pack, 1)) &&
                      dlcOpIs(init, "tensor.empty");

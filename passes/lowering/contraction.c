@@ -9,6 +9,7 @@
 
 #include "lowering/lower.h"
 #include "schedule/conv_direct.h"
+#include "schedule/cost_model.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -190,15 +191,60 @@ static MlirValue padRows(DlcBuilder *b, MlirValue a, int64_t pad) {
 }
 
 /* C [m, n] = A x B on f32 operands, B packed into `panel`-column panels,
-   A's rows `pad` elements longer. */
+   A's rows `pad` elements longer. An n that is no multiple of the panel
+   (dlcGemmPackedPanel) pads B's columns with zeros to whole panels: the
+   padded columns of C are computed and sliced off. (A constant B's pad is
+   evaluated with its packing, dlc-prepack-weights.) */
 static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool ta, bool tb,
-                                  int64_t panel, int64_t pad) {
+                                  int64_t panel, int64_t pad, MlirType ct) {
   a = padRows(b, a, pad);
+  intptr_t nDim = tb ? 0 : 1;
+  int64_t n = mlirShapedTypeGetDimSize(mlirValueGetType(w), nDim);
+  int64_t padded = (n + panel - 1) / panel * panel;
+  if (padded > n) {
+    int64_t low[2] = {0, 0}, high[2] = {0, 0};
+    high[nDim] = padded - n;
+    w = dlcEmitPad(b, w, low, high, 0.0);
+  }
   /* B [K, N] -> [K, N/NR, NR] -> [N/NR, K, NR]; transposed, [N, K] -> [N/NR, NR, K]. */
   int64_t perm[3] = {1, 0, 2}, permT[3] = {0, 2, 1};
   MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w, tb ? 0 : 1, panel), tb ? permT : perm);
   MlirValue c = emitPanelGemm(b, a, ta, bp, dlcLowerNull(), false);
-  return mlirValueIsNull(c) ? c : dlcEmitMergeDims(b, c, 1, 2);
+  if (mlirValueIsNull(c))
+    return c;
+  c = dlcEmitMergeDims(b, c, 1, 2);
+  if (padded == n)
+    return c;
+  int64_t offsets[2] = {0, 0}, strides[2] = {1, 1};
+  return dlcEmitExtractSlice(b, c, ct, offsets, strides);
+}
+
+/* The padded N of a matmul on the plain loops (see lowerMatmul), 0 for
+   none: static shapes, a CPU policy (the GPU tiles its own way), N no
+   multiple of the vector and padded by at most an eighth. A B that is no
+   constant is copied on every call, which only pays where its vectors
+   would otherwise be under half full (N = 127: one lane; 5003 floats a
+   row, 1 x 768 by 768 x 5003: 0.7 -> 2.0 GFLOP/s with the copy) or the
+   copy serves a vector's worth of rows (8 x 768 by 768 x 100, 5 lanes:
+   23.7 -> 37.4 GFLOP/s, AVX2). A classifier's 1 x 2048 by 2048 x 1000
+   keeps its 10-lane vectors with AVX-512 rather than copy 8 MB a call. */
+static int64_t plainPaddedN(const DlcGemmPacking *p, const DlcShape *sa, const DlcShape *sb,
+                            const DlcShape *so, bool tb, bool constantB) {
+  enum { kMaxPadShare = 8 };
+  int64_t vw = p->vectorWidth;
+  if (!p->pack || vw <= 1)
+    return 0;
+  for (intptr_t i = 0; i < so->rank; ++i)
+    if (so->dims[i] == DLC_DYNAMIC)
+      return 0;
+  for (intptr_t i = 0; i < sa->rank; ++i)
+    if (sa->dims[i] == DLC_DYNAMIC)
+      return 0;
+  int64_t n = sb->dims[sb->rank - (tb ? 2 : 1)], m = so->dims[so->rank - 2];
+  int64_t padded = (n + vw - 1) / vw * vw;
+  if (n % vw == 0 || (padded - n) * kMaxPadShare > n)
+    return 0;
+  return constantB || 2 * dlcLargestDivisor(n, vw) < vw || m >= vw ? padded : 0;
 }
 
 static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPolicy *p) {
@@ -214,7 +260,8 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
       !scheduledPlain(op, so.rank))
     return emitPackedMatmul(b, a, w, ta, tb, panel,
                             dlcGemmRowPadding(&p->packing, &sa, ta,
-                                              isConstant(a) || isConstant(kernelOperand(op, a))));
+                                              isConstant(a) || isConstant(kernelOperand(op, a))),
+                            dlcLowerResultType(op));
   /* A constant B that these loops would read transposed (a classifier's
      1000 x K weight: 1000 columns are no whole number of panels) becomes
      K x N through a transpose that dlc-prepack-weights evaluates at compile
@@ -222,6 +269,28 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
      from each of NR rows 4*K bytes apart per step: 1 x 2048 by 1000 x 2048
      with its bias, B in cache, 0.66-0.68 -> 0.44-0.48 ms (1 thread,
      interleaved, Sapphire Rapids-class Xeon). Bit for bit the same sums. */
+  /* N no multiple of the vector (a vocabulary of 5003 or 50257, a ragged
+     head): B's columns zero-padded to whole vectors, the padded columns of
+     C sliced off, where that pads by at most an eighth. The register tile
+     took N's largest divisor up to a vector as its lanes, one lane at
+     N = 127 or 5003 (0.07-0.2x OpenBLAS). A constant B's pad is evaluated
+     at compile time (dlc-prepack-weights), before its transpose below. */
+  MlirType resultType = dlcLowerResultType(op);
+  DlcSchedule given;
+  int64_t nPad = mlirTypeIsAF32(dlcElementType(w)) && mlirTypeIsAF32(dlcElementType(a)) &&
+                         !givenSchedule(op, &given)
+                     ? plainPaddedN(&p->packing, &sa, &sb, &so, tb, constantWeight(op, w))
+                     : 0;
+  if (nPad > 0) {
+    int64_t low[DLC_MAX_LOOPS] = {0}, high[DLC_MAX_LOOPS] = {0}, dims[DLC_MAX_LOOPS];
+    intptr_t nDim = sb.rank - (tb ? 2 : 1);
+    high[nDim] = nPad - sb.dims[nDim];
+    w = dlcEmitPad(b, w, low, high, 0.0);
+    sb.dims[nDim] = nPad;
+    for (intptr_t i = 0; i < so.rank; ++i)
+      dims[i] = i == so.rank - 1 ? nPad : so.dims[i];
+    resultType = tensorOf(so.rank, dims, mlirShapedTypeGetElementType(resultType));
+  }
   if (tb && p->packing.pack && sb.rank == 2 && sb.dims[0] != DLC_DYNAMIC &&
       sb.dims[1] != DLC_DYNAMIC && constantWeight(op, w)) {
     static const int64_t kSwap[2] = {1, 0};
@@ -263,11 +332,17 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
     else if (jb >= 0 && sb.dims[jb] == DLC_DYNAMIC)
       dims.of[i] = w, dims.idx[i] = jb;
   }
-  g.outs[0] = dlcFilledFrom(b, dlcLowerResultType(op), 0.0, &dims);
+  g.outs[0] = dlcFilledFrom(b, resultType, 0.0, &dims);
   if (mlirValueIsNull(g.outs[0]))
     return dlcLowerFail(
         op, "cannot lower: a dynamic batch dimension of the result is static in both operands");
-  return dlcLowerOut(dlcEmitGeneric(b, &g, macBody, NULL));
+  MlirValue c = dlcLowerOut(dlcEmitGeneric(b, &g, macBody, NULL));
+  if (nPad == 0 || mlirValueIsNull(c))
+    return c;
+  int64_t offsets[DLC_MAX_LOOPS] = {0}, strides[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < so.rank; ++i)
+    strides[i] = 1;
+  return dlcEmitExtractSlice(b, c, dlcLowerResultType(op), offsets, strides);
 }
 
 static bool copyBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {

@@ -29,8 +29,31 @@ DlcGemmPacking dlcGemmPackingCpu(int64_t vectorWidth, int64_t packABytes) {
 
 DlcGemmPacking dlcGemmPackingNone(void) { return (DlcGemmPacking){false, 0, 0, 0, 0, 0}; }
 
+/* A matmul whose N is no whole number of panels packs B's columns
+   padded with zeros to the next whole panel (the lowering slices C's
+   padded columns off), where that wastes at most an eighth of the work:
+   such GEMMs (N = 127, 770, 1000) ran as one-lane loops at 0.06-0.5x
+   OpenBLAS. */
+enum { kMaxPadShare = 8 };
+
+static int64_t paddedPanel(int64_t vw, int64_t n) {
+  /* the widest panel (three, two or one vectors) that pads by at most a
+     sixteenth, else the one that pads least, within an eighth */
+  int64_t best = 0, bestWaste = n / kMaxPadShare + 1;
+  for (int64_t vectors = 3; vectors >= 1; --vectors) {
+    int64_t unit = vectors * vw, padded = (n + unit - 1) / unit * unit;
+    if (dlcGemmPanelWidth(vw, padded) != unit)
+      continue;
+    if ((padded - n) * 2 * kMaxPadShare <= n)
+      return unit;
+    if (padded - n < bestWaste)
+      best = unit, bestWaste = padded - n;
+  }
+  return best;
+}
+
 static int64_t packedPanel(const DlcGemmPacking *p, const DlcShape *sa, const DlcShape *sb,
-                           const DlcShape *so, bool tb, int64_t minRows) {
+                           const DlcShape *so, bool tb, int64_t minRows, bool padN) {
   if (!p->pack)
     return 0;
   if (sa->rank != 2 || sb->rank != 2 || so->rank != 2)
@@ -40,12 +63,14 @@ static int64_t packedPanel(const DlcGemmPacking *p, const DlcShape *sa, const Dl
       return 0;
   int64_t k = tb ? sb->dims[1] : sb->dims[0], n = tb ? sb->dims[0] : sb->dims[1];
   int64_t panel = dlcGemmPanelWidth(p->vectorWidth, n);
+  if (panel == 0 && padN)
+    panel = paddedPanel(p->vectorWidth, n);
   return so->dims[0] >= minRows && panel > 0 && k >= panel ? panel : 0;
 }
 
 int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *sa, const DlcShape *sb,
                            const DlcShape *so, bool tb, bool constantB) {
-  return packedPanel(p, sa, sb, so, tb, constantB ? p->minRows : p->matmulMinRows);
+  return packedPanel(p, sa, sb, so, tb, constantB ? p->minRows : p->matmulMinRows, true);
 }
 
 /* Measured on Zen 1 (AVX2, 32 KiB 8-way L1): bench/run.py's gemm, ratio
@@ -78,7 +103,7 @@ int64_t dlcConvAsGemm(const DlcGemmPacking *p, const DlcShape *sx, const DlcShap
   DlcShape sa = {2, {sw->dims[0], sw->dims[1] * sw->dims[2] * sw->dims[3]}};
   DlcShape sb = {2, {sa.dims[1], so->dims[2] * so->dims[3]}};
   DlcShape sc = {2, {sw->dims[0], sb.dims[1]}};
-  int64_t panel = packedPanel(p, &sa, &sb, &sc, false, p->minRows);
+  int64_t panel = packedPanel(p, &sa, &sb, &sc, false, p->minRows, false);
   *mode = DLC_CONV_PIXEL_PANELS;
   if (panel > 0 || sx->dims[0] != 1)
     return panel;
@@ -87,5 +112,5 @@ int64_t dlcConvAsGemm(const DlcGemmPacking *p, const DlcShape *sx, const DlcShap
   DlcShape ta = {2, {sb.dims[1], sa.dims[1]}}, tb = {2, {sa.dims[0], sa.dims[1]}};
   DlcShape tc = {2, {sb.dims[1], sa.dims[0]}};
   *mode = DLC_CONV_CHANNEL_PANELS;
-  return packedPanel(p, &ta, &tb, &tc, true, p->minRows);
+  return packedPanel(p, &ta, &tb, &tc, true, p->minRows, false);
 }

@@ -37,7 +37,8 @@ DlcGemmPacking dlcGemmPackingNone(void);
 
 /* The panel width for B of a 2-d GEMM C [M, N] = A x B (B given as [N, K]
    when transposeB), 0: no packing (dynamic or batched shapes, too few rows,
-   N not a multiple of a vector, K shorter than a panel). `constantB`: B is
+   K shorter than a panel, an N that whole panels would pad by more than an
+   eighth). An N that is no multiple of the panel is padded to one. `constantB`: B is
    a constant weight that dlc-prepack-weights packs at compile time, so
    fewer rows pay for the panels (minRows rather than matmulMinRows). */
 int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *a, const DlcShape *b,

@@ -1,0 +1,91 @@
+// GEMMs whose sizes have no convenient divisors keep whole register tiles
+// (issue 15: "GEMM at every size"). The blocks were the largest divisors
+// of M, K and N, so a prime extent gave blocks of one: 197 x 768 x 768 ran
+// one-row register tiles, 128 x 389 x 512 a Kc of 1, 127 columns one lane,
+// at 0.04-0.4x OpenBLAS. Now an Mc that divides M badly takes equal
+// blocks of whole 6-row tiles and the shorter last one is split off; a Kc
+// likewise leaves a shorter last Kc block (a dynamic slice); an N that is
+// no whole number of panels (or, on the plain loops, of vectors) is padded
+// with zero columns, sliced off after. The fixed AVX2 and AVX-512 models
+// keep this independent of the machine.
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=8 pack-a-bytes=2097152},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx2},canonicalize,cse)' | FileCheck %s
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16 pack-a-bytes=2097148},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx512},canonicalize,cse)' | FileCheck %s --check-prefix=AVX512
+
+// M = 197 (ViT's tokens), prime: two blocks, 102 rows (17 six-row tiles)
+// and 95 (15 six-row tiles and a 5-row one); no one-row tiles. AVX-512's
+// L2 holds all 197 rows as one block (9 x 48 tiles, a 8-row remainder).
+// CHECK-LABEL: func.func private @prime_m_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [6, 102, 0, 384], vector = 8, register = [6, 16], parallel = [0]>
+// CHECK-DAG: tensor<102x384xf32>
+// CHECK-DAG: tensor<95x384xf32> to tensor<90x384xf32>
+// CHECK-DAG: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
+// CHECK-DAG: vector.outerproduct {{.*}} : vector<5xf32>, vector<16xf32>
+// CHECK-NOT: vector.outerproduct {{.*}} : vector<1xf32>
+// CHECK-LABEL: func.func private @prime_k_kernel0
+// AVX512-LABEL: func.func private @prime_m_kernel0
+// AVX512-SAME: #dlk.schedule<tile = [4, 0, 0, 96], vector = 16, register = [9, 48], parallel = [0]>
+func.func @prime_m(%a: tensor<197x768xf32>, %b: tensor<768x768xf32>) -> tensor<197x768xf32> {
+  %0 = dlg.matmul %a, %b : tensor<197x768xf32>, tensor<768x768xf32> -> tensor<197x768xf32>
+  return %0 : tensor<197x768xf32>
+}
+
+// K = 389, prime: Kc 196, then a last block of 193 (a dynamic slice of A).
+// CHECK-SAME: #dlk.schedule<tile = [8, 0, 0, 196], vector = 8, register = [6, 16], parallel = [0]>
+// CHECK: tensor.extract_slice {{.*}} : tensor<128x?xf32> to tensor<128x?xf32>
+// CHECK: vector.outerproduct {{.*}} : vector<6xf32>, vector<16xf32>
+// AVX512-LABEL: func.func private @prime_k_kernel0
+// AVX512-SAME: #dlk.schedule<tile = [4, 0, 0, 132], vector = 16, register = [8, 32], parallel = [0]>
+func.func @prime_k(%a: tensor<128x389xf32>, %b: tensor<389x512xf32>) -> tensor<128x512xf32> {
+  %0 = dlg.matmul %a, %b : tensor<128x389xf32>, tensor<389x512xf32> -> tensor<128x512xf32>
+  return %0 : tensor<128x512xf32>
+}
+
+// N = 770: B padded by 14 zero columns to 49 panels of 16 (AVX-512: by 46
+// to 17 panels of 48), the GEMM's padded C sliced back to 770 columns,
+// and the epilogue (bias, relu) a loop of its own over those.
+// CHECK-LABEL: func.func private @ragged_n_kernel0
+// CHECK-SAME: register = [6, 16]
+// CHECK: tensor.pad %arg1 low[0, 0] high[0, 14]
+// CHECK: scf.forall (%{{.*}}) in (49) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<128x49x16xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [128, 770] [1, 1] : tensor<128x784xf32> to tensor<128x770xf32>
+// CHECK: scf.forall {{.*}} -> (tensor<128x770xf32>)
+// CHECK: arith.maximumf
+// AVX512-LABEL: func.func private @ragged_n_kernel0
+// AVX512: tensor.pad %arg1 low[0, 0] high[0, 46]
+// AVX512: -> (tensor<128x17x48xf32>)
+// AVX512: tensor<128x816xf32> to tensor<128x770xf32>
+func.func @ragged_n(%a: tensor<128x768xf32>, %b: tensor<768x770xf32>, %bias: tensor<770xf32>) -> tensor<128x770xf32> {
+  %0 = dlg.matmul %a, %b : tensor<128x768xf32>, tensor<768x770xf32> -> tensor<128x770xf32>
+  %1 = dlg.add %0, %bias : tensor<128x770xf32>, tensor<770xf32> -> tensor<128x770xf32>
+  %2 = dlg.relu %1 : tensor<128x770xf32>
+  return %2 : tensor<128x770xf32>
+}
+
+// Too few rows for panels, so the plain loops: 127 columns padded to 128,
+// whole-vector register tiles rather than one lane.
+// CHECK-LABEL: func.func private @ragged_n_rows_kernel0
+// CHECK-SAME: register = [6, 16]
+// CHECK: tensor.pad %arg1 low[0, 0] high[0, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [8, 127] [1, 1] : tensor<8x128xf32> to tensor<8x127xf32>
+// AVX512-LABEL: func.func private @ragged_n_rows_kernel0
+// AVX512-SAME: register = [4, 64]
+// AVX512: tensor.pad %arg1 low[0, 0] high[0, 1]
+func.func @ragged_n_rows(%a: tensor<8x512xf32>, %b: tensor<512x127xf32>) -> tensor<8x127xf32> {
+  %0 = dlg.matmul %a, %b : tensor<8x512xf32>, tensor<512x127xf32> -> tensor<8x127xf32>
+  return %0 : tensor<8x127xf32>
+}
+
+// A classifier's 10 columns would pad by more than an eighth: they stay a
+// partial vector of 5 (AVX2) or 10 lanes, unpadded.
+// CHECK-LABEL: func.func private @narrow_kernel0
+// CHECK-SAME: register = [12, 5]
+// CHECK-NOT: tensor.pad
+// CHECK: return
+// AVX512-LABEL: func.func private @narrow_kernel0
+// AVX512-SAME: register = [12, 10]
+// AVX512-NOT: tensor.pad
+// AVX512: return
+func.func @narrow(%a: tensor<32x512xf32>, %b: tensor<512x10xf32>) -> tensor<32x10xf32> {
+  %0 = dlg.matmul %a, %b : tensor<32x512xf32>, tensor<512x10xf32> -> tensor<32x10xf32>
+  return %0 : tensor<32x10xf32>
+}
