@@ -225,6 +225,22 @@ static bool viewsUntil(MlirOperation op, MlirOperation to) {
   return true;
 }
 
+/* Whether `v` (a view of Bp) is only viewed further and read by
+   vector.transfer_read. */
+static bool readOnlyView(MlirValue v) {
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (dlcOpIs(user, "memref.subview") && mlirOpOperandGetOperandNumber(u) == 0) {
+      if (!readOnlyView(mlirOperationGetResult(user, 0)))
+        return false;
+    } else if (!dlcOpIs(user, "vector.transfer_read") || mlirOpOperandGetOperandNumber(u) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /* The compute: scf.for %p < P whose body views Bp[%p] and whose first
    loop walks rows MR at a time. Bp is used by nothing else than the copy,
    its dealloc and those views; every read of a view sits in the row loop,
@@ -239,14 +255,26 @@ static bool matchCompute(Match *m) {
     int64_t s1[3];
     if (dlcOpIsAncestor(m->copy, user) || dlcOpIs(user, "memref.dealloc"))
       continue;
-    if (!mlirValueIsNull(panel) || !dlcSubview3(user, 1, s1) || !sized(s1, 1, m->kc, m->nr))
+    if (!dlcSubview3(user, 1, s1) || !sized(s1, 1, m->kc, m->nr))
       return false;
     MlirOperation p = loopOf(mlirOperationGetOperand(user, 1));
     int64_t pb[3];
     if (mlirOperationIsNull(p) || !loopBounds(p, pb) || pb[1] != m->panels || pb[2] != 1 ||
         !mlirOperationEqual(mlirOperationGetParentOperation(p), m->kLoop) ||
         !mlirOperationEqual(mlirOperationGetParentOperation(user), p) ||
-        !mlirOperationIsBeforeInBlock(m->copy, p))
+        !mlirOperationIsBeforeInBlock(m->copy, p) ||
+        (!mlirOperationIsNull(m->pLoop) && mlirOperationEqual(m->pLoop, p)))
+      return false;
+    /* Rows of M split into blocks of their own (a prime M, 197 or 257
+       rows: cpu_schedule.c's emitGemmGroup) each walk the panels in a loop
+       of its own. The first packs; the later ones only read Bp, whole by
+       then. */
+    if (!mlirOperationIsNull(m->pLoop) && mlirOperationIsBeforeInBlock(m->pLoop, p)) {
+      if (!readOnlyView(mlirOperationGetResult(user, 0)))
+        return false;
+      continue;
+    }
+    if (!mlirValueIsNull(panel) && !readOnlyView(panel))
       return false;
     m->pLoop = p;
     panel = mlirOperationGetResult(user, 0);

@@ -11,6 +11,14 @@
 // RUN: dlc-opt --lower-to-llvm=target=avx512 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-wide.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=WIDE
 // RUN: dlc-opt --lower-to-llvm=target=avx2 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-wide.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX2
 // RUN: dlc-opt --lower-to-llvm=target=avx2 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-pipeline.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE2
+// RUN: dlc-opt --lower-to-llvm=target=avx2 --mlir-print-ir-after=dlc-gemm-fuse-packing %S/Inputs/gemm-fuse-packing-rows.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROWS
+
+// 197 rows run as Mc blocks of 102 and 95 rows, each over the panels in a
+// loop of its own; the first packs, the second reads (@later_rows below):
+// ROWS: IR Dump After dlc-gemm-fuse-packing
+// ROWS: scf.forall
+// ROWS: } {dlc.fused_packing}
+// ROWS-NOT: dlc.fused_packing
 
 // dlc-gemm-fuse-packing: the copy that packs a Kc block of B goes; the
 // first MR-row block of each panel reads B in place and stores each vector
@@ -321,6 +329,134 @@ func.func @read_before_rows(%a: memref<4x8xf32>, %b: memref<8x2x16xf32>, %c: mem
         }
         vector.transfer_write %acc, %cp[%c0, %m, %c0] {in_bounds = [true, true]} : vector<2x16xf32>, memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
       }
+    }
+    memref.dealloc %bp : memref<2x4x16xf32>
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @later_rows
+// CHECK-NOT:   scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// CHECK:       scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// CHECK:         scf.for %{{.*}} = %c0 to %c2_{{[0-9]+}} step %c2 {
+// CHECK:       scf.for %[[P2:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NEXT:    memref.subview %{{.*}}[%[[P2]], 0, 0] [1, 4, 16]
+// CHECK:       } {dlc.fused_packing}
+// CHECK:       return
+
+// Rows split off into a block of their own (a prime M: cpu_schedule.c
+// splits the shorter last Mc block off) walk the panels in a second loop
+// that only reads Bp, after the first has packed all of it: the first loop
+// fuses the packing, the second reads the packed panels.
+func.func @later_rows(%a: memref<4x8xf32>, %b: memref<8x2x16xf32>, %c: memref<2x4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %pad = ub.poison : f32
+  scf.for %k = %c0 to %c8 step %c4 {
+    %blk = memref.subview %b[%k, 0, 0] [4, 2, 16] [1, 1, 1] : memref<8x2x16xf32> to memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>>
+    %bp = memref.alloc() {alignment = 64 : i64} : memref<2x4x16xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.for %j = %c0 to %c2 step %c1 {
+        %e = memref.subview %blk[%i, %j, 0] [1, 1, 16] [1, 1, 1] : memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>
+        %d = memref.subview %bp[%j, %i, 0] [1, 1, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+        %v = vector.transfer_read %e[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>, vector<16xf32>
+        vector.transfer_write %v, %d[%c0, %c0, %c0] {in_bounds = [true]} : vector<16xf32>, memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    scf.for %p = %c0 to %c2 step %c1 {
+      %panel = memref.subview %bp[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %cp = memref.subview %c[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      scf.for %m = %c0 to %c4 step %c2 {
+        %acc0 = vector.transfer_read %cp[%c0, %m, %c0], %pad {in_bounds = [true, true]} : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>, vector<2x16xf32>
+        %acc = scf.for %kk = %c0 to %c4 step %c2 iter_args(%s = %acc0) -> (vector<2x16xf32>) {
+          %r0 = memref.subview %panel[0, %kk, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b0 = vector.transfer_read %r0[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka = arith.addi %k, %kk : index
+          %a0 = vector.transfer_read %a[%m, %ka], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s1 = vector.outerproduct %a0, %b0, %s {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          %kk1 = arith.addi %kk, %c1 : index
+          %r1 = memref.subview %panel[0, %kk1, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b1 = vector.transfer_read %r1[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka1 = arith.addi %ka, %c1 : index
+          %a1 = vector.transfer_read %a[%m, %ka1], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s2 = vector.outerproduct %a1, %b1, %s1 {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          scf.yield %s2 : vector<2x16xf32>
+        }
+        vector.transfer_write %acc, %cp[%c0, %m, %c0] {in_bounds = [true, true]} : vector<2x16xf32>, memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    scf.for %p2 = %c0 to %c2 step %c1 {
+      %panel2 = memref.subview %bp[%p2, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %cp2 = memref.subview %c[%p2, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %r2 = memref.subview %panel2[0, 3, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+      %b2 = vector.transfer_read %r2[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+      vector.transfer_write %b2, %cp2[%c0, %c0, %c0] {in_bounds = [true]} : vector<16xf32>, memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+    }
+    memref.dealloc %bp : memref<2x4x16xf32>
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @later_write
+// CHECK:       scf.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:    scf.for %[[J:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NOT:   dlc.fused_packing
+// CHECK:       return
+
+// The second panel loop writes Bp. Left alone.
+func.func @later_write(%a: memref<4x8xf32>, %b: memref<8x2x16xf32>, %c: memref<2x4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %pad = ub.poison : f32
+  scf.for %k = %c0 to %c8 step %c4 {
+    %blk = memref.subview %b[%k, 0, 0] [4, 2, 16] [1, 1, 1] : memref<8x2x16xf32> to memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>>
+    %bp = memref.alloc() {alignment = 64 : i64} : memref<2x4x16xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.for %j = %c0 to %c2 step %c1 {
+        %e = memref.subview %blk[%i, %j, 0] [1, 1, 16] [1, 1, 1] : memref<4x2x16xf32, strided<[32, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>
+        %d = memref.subview %bp[%j, %i, 0] [1, 1, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+        %v = vector.transfer_read %e[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[32, 16, 1], offset: ?>>, vector<16xf32>
+        vector.transfer_write %v, %d[%c0, %c0, %c0] {in_bounds = [true]} : vector<16xf32>, memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    scf.for %p = %c0 to %c2 step %c1 {
+      %panel = memref.subview %bp[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %cp = memref.subview %c[%p, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      scf.for %m = %c0 to %c4 step %c2 {
+        %acc0 = vector.transfer_read %cp[%c0, %m, %c0], %pad {in_bounds = [true, true]} : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>, vector<2x16xf32>
+        %acc = scf.for %kk = %c0 to %c4 step %c2 iter_args(%s = %acc0) -> (vector<2x16xf32>) {
+          %r0 = memref.subview %panel[0, %kk, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b0 = vector.transfer_read %r0[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka = arith.addi %k, %kk : index
+          %a0 = vector.transfer_read %a[%m, %ka], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s1 = vector.outerproduct %a0, %b0, %s {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          %kk1 = arith.addi %kk, %c1 : index
+          %r1 = memref.subview %panel[0, %kk1, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+          %b1 = vector.transfer_read %r1[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+          %ka1 = arith.addi %ka, %c1 : index
+          %a1 = vector.transfer_read %a[%m, %ka1], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x8xf32>, vector<2xf32>
+          %s2 = vector.outerproduct %a1, %b1, %s1 {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+          scf.yield %s2 : vector<2x16xf32>
+        }
+        vector.transfer_write %acc, %cp[%c0, %m, %c0] {in_bounds = [true, true]} : vector<2x16xf32>, memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      }
+    }
+    scf.for %p2 = %c0 to %c2 step %c1 {
+      %panel2 = memref.subview %bp[%p2, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %cp2 = memref.subview %c[%p2, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32> to memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
+      %r2 = memref.subview %panel2[0, 3, 0] [1, 1, 16] [1, 1, 1] : memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>
+      %b2 = vector.transfer_read %r2[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x16xf32, strided<[64, 16, 1], offset: ?>>, vector<16xf32>
+      vector.transfer_write %b2, %panel2[%c0, %c0, %c0] {in_bounds = [true]} : vector<16xf32>, memref<1x4x16xf32, strided<[64, 16, 1], offset: ?>>
     }
     memref.dealloc %bp : memref<2x4x16xf32>
   }
