@@ -66,14 +66,17 @@ static bool zeroHighPad(MlirOperation op) {
   return x == 0.0 && !signbit(x);
 }
 
-/* The linalg.transpose that `arg` reaches through single-use reshapes
-   (after, first, a zero pad: zeroHighPad), with those ops in `chain`; or
-   such a pad alone, whose user is none of these (the unpacked loops of a
-   matmul read B padded to whole vectors); a null op otherwise. */
+/* The linalg.transpose that `arg` reaches through single-use reshapes and
+   at most one zero pad (zeroHighPad: B's columns padded to whole panels),
+   with those ops in `chain`; or, where the chain ends in such a pad whose
+   user is none of these (the unpacked loops of a matmul read B padded to
+   whole vectors), that pad, with the ops before it in `chain`; a null op
+   otherwise. */
 static MlirOperation packOf(MlirValue arg, MlirOperation *chain, int *n) {
   static const char *const kReshapes[] = {"tensor.expand_shape", "tensor.collapse_shape"};
   *n = 0;
   MlirValue v = arg;
+  bool padded = false;
   for (;;) {
     intptr_t k = 0;
     MlirOperation user = dlcSoleUser(v, &k);
@@ -81,13 +84,14 @@ static MlirOperation packOf(MlirValue arg, MlirOperation *chain, int *n) {
       return (MlirOperation){NULL};
     if (dlcOpIs(user, "linalg.transpose"))
       return k == 0 ? user : (MlirOperation){NULL};
-    bool reshape = *n == 0 && zeroHighPad(user);
+    bool pad = !padded && zeroHighPad(user), reshape = pad;
     for (size_t i = 0; i < sizeof kReshapes / sizeof *kReshapes; ++i)
       reshape = reshape || dlcOpIs(user, kReshapes[i]);
-    if (!reshape && *n == 1 && dlcOpIs(chain[0], "tensor.pad"))
-      return *n = 0, chain[0];
+    if (!reshape && *n > 0 && dlcOpIs(chain[*n - 1], "tensor.pad"))
+      return chain[--*n];
     if (!reshape || *n == kMaxChain)
       return (MlirOperation){NULL};
+    padded = padded || pad;
     chain[(*n)++] = user;
     v = mlirOperationGetResult(user, 0);
   }
@@ -300,10 +304,15 @@ static bool prepackArgument(MlirBlock entry, MlirOperation call, intptr_t i) {
   for (intptr_t d = 0; d < in.rank; ++d)
     if (in.dims[d] == DLC_DYNAMIC)
       return false;
+  /* the constant's bytes, row-major, in the pad's input shape (reshapes
+     before it keep the order) */
+  MlirOperation padOp = padOnly ? pack : (MlirOperation){NULL};
+  for (int k = 0; k < n && mlirOperationIsNull(padOp); ++k)
+    if (dlcOpIs(chain[k], "tensor.pad"))
+      padOp = chain[k];
+  bool pad = !mlirOperationIsNull(padOp);
   DlcShape from, padded;
-  MlirOperation padOp = padOnly ? pack : n > 0 ? chain[0] : (MlirOperation){NULL};
-  bool pad = !mlirOperationIsNull(padOp) && dlcOpIs(padOp, "tensor.pad");
-  if (!dlcTypeGetShape(mlirValueGetType(arg), &from) ||
+  if (!dlcTypeGetShape(mlirValueGetType(pad ? mlirOperationGetOperand(padOp, 0) : arg), &from) ||
       (pad && !dlcTypeGetShape(mlirValueGetType(mlirOperationGetResult(padOp, 0)), &padded)))
     return false;
   MlirValue packed = mlirOperationGetResult(pack, 0);
@@ -324,6 +333,8 @@ static bool prepackArgument(MlirBlock entry, MlirOperation call, intptr_t i) {
   mlirValueReplaceAllUsesOfWith(packed, arg);
   if (padOnly) {
     mlirOperationDestroy(pack);
+    for (int k = n - 1; k >= 0; --k)
+      mlirOperationDestroy(chain[k]);
     return true;
   }
   MlirOperation init = mlirOpResultGetOwner(mlirOperationGetOperand(pack, 1));

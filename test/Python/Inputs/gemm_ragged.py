@@ -2,7 +2,8 @@
 size"): a prime M (ViT's 197 tokens, 257, 1021), a prime K (389), N no
 whole number of panels (770, 129, 100 with transpose_b) or, on the plain
 loops of few rows, of vectors (127, a 5003-word vocabulary, a batched 45),
-with and without a bias + relu epilogue. Each equals NumPy (float64) at 1
+with and without a bias + relu epilogue, and a classifier of 1004 classes
+behind a flatten. Each equals NumPy (float64) at 1
 and 2 threads, with B as an argument (padded and packed on every call) and
 as a constant (padded and packed at compile time, dlc-prepack-weights),
 and the two are bit for bit the same: the padding adds zeros only to
@@ -47,11 +48,27 @@ def case(m, k, n, tb=False, epilogue=False, batch=None):
     return name, src, [x, w, bias], want
 
 
+def classifier_case(k, n):
+    """A classifier behind a flatten: x [1, K, 1, 1] reshaped to [1, K] by
+    W [N, K] (transpose_b), + bias; its B reaches the pad through a
+    reshape."""
+    w = (rng.standard_normal((n, k)) * 0.05).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    src = (f"func.func @f(%x: {T((1, k, 1, 1))}, %w: {T((n, k))}, %b: {T((n,))}) -> {T((1, n))} {{\n"
+           f"  %f = dlg.reshape %x : {T((1, k, 1, 1))} -> {T((1, k))}\n"
+           f"  %y = dlg.matmul %f, %w {{transpose_b = true}} : {T((1, k))}, {T((n, k))} -> {T((1, n))}\n"
+           f"  %z = dlg.add %y, %b : {T((1, n))}, {T((n,))} -> {T((1, n))}\n"
+           f"  return %z : {T((1, n))}\n}}")
+    x = rng.standard_normal((1, k, 1, 1)).astype(np.float32)
+    want = x.reshape(1, k).astype(np.float64) @ w.T.astype(np.float64) + bias
+    return f"classifier 1x{k}x{n} after a flatten", src, [x, w, bias], want
+
+
 def main():
     cases = [case(197, 768, 768), case(257, 511, 129, epilogue=True), case(1021, 64, 48),
              case(128, 389, 512), case(128, 768, 770, epilogue=True),
              case(64, 160, 100, tb=True, epilogue=True), case(8, 512, 127),
-             case(1, 768, 5003), case(20, 33, 45, batch=3)]
+             case(1, 768, 5003), case(20, 33, 45, batch=3), classifier_case(1280, 1004)]
     failed = 0
     for name, src, args, want in cases:
         const_src, rest = models.with_constant_weights(src, args)
