@@ -200,7 +200,7 @@ static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool 
   a = padRows(b, a, pad);
   intptr_t nDim = tb ? 0 : 1;
   int64_t n = mlirShapedTypeGetDimSize(mlirValueGetType(w), nDim);
-  int64_t padded = (n + panel - 1) / panel * panel;
+  int64_t padded = n % panel ? dlcGemmPaddedN(n, panel) : n;
   if (padded > n) {
     int64_t low[2] = {0, 0}, high[2] = {0, 0};
     high[nDim] = padded - n;

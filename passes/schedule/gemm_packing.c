@@ -36,6 +36,18 @@ DlcGemmPacking dlcGemmPackingNone(void) { return (DlcGemmPacking){false, 0, 0, 0
    OpenBLAS. */
 enum { kMaxPadShare = 8 };
 
+/* The padded N for `panel`-wide panels: whole panels, and an even number
+   of them where that still pads by at most a sixteenth, so the parallel
+   tiles (halves of the panels, cost_model.c) split evenly between two
+   threads: 1000^3 padded to 63 panels ran 3 tiles (two on one thread, 0.70x
+   OpenBLAS at 2 threads), to 64 panels 2. */
+int64_t dlcGemmPaddedN(int64_t n, int64_t panel) {
+  int64_t panels = (n + panel - 1) / panel;
+  if (panels % 2 && (panels + 1) * panel - n <= n / (2 * kMaxPadShare))
+    ++panels;
+  return panels * panel;
+}
+
 static int64_t paddedPanel(int64_t vw, int64_t n) {
   /* the widest panel (three, two or one vectors) that pads by at most a
      sixteenth, else the one that pads least, within an eighth */

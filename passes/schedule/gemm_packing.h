@@ -44,6 +44,11 @@ DlcGemmPacking dlcGemmPackingNone(void);
 int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *a, const DlcShape *b,
                            const DlcShape *c, bool transposeB, bool constantB);
 
+/* N padded to whole `panel`-wide panels (dlcGemmPackedPanel gave a panel
+   that does not divide n): an even number of them where that pads by at
+   most a sixteenth. */
+int64_t dlcGemmPaddedN(int64_t n, int64_t panel);
+
 /* Columns of padding for A [M, K] (f32) of a packed GEMM (a matmul's A,
    the channel-panel conv's col^T), 0 for none:
    rows a multiple of 4 KiB apart share their L1 sets (the set index is

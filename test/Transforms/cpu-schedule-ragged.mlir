@@ -40,14 +40,17 @@ func.func @prime_k(%a: tensor<128x389xf32>, %b: tensor<389x512xf32>) -> tensor<1
   return %0 : tensor<128x512xf32>
 }
 
-// N = 770: B padded by 14 zero columns to 49 panels of 16 (AVX-512: by 46
-// to 17 panels of 48), the GEMM's padded C sliced back to 770 columns,
-// and the epilogue (bias, relu) a loop of its own over those.
+// N = 770: B padded with zero columns to 50 panels of 16 (49 would do,
+// but an even count splits into tiles two threads share evenly: 10 tiles
+// of 5, where 49 gave 49 tiles of one; within a sixteenth of N), with
+// AVX-512 by 46 to 17 panels of 48 (18 would pad by more); the GEMM's
+// padded C sliced back to 770 columns, and the epilogue (bias, relu) a
+// loop of its own over those.
 // CHECK-LABEL: func.func private @ragged_n_kernel0
-// CHECK-SAME: register = [6, 16]
-// CHECK: tensor.pad %arg1 low[0, 0] high[0, 14]
-// CHECK: scf.forall (%{{.*}}) in (49) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<128x49x16xf32>)
-// CHECK: tensor.extract_slice %{{.*}}[0, 0] [128, 770] [1, 1] : tensor<128x784xf32> to tensor<128x770xf32>
+// CHECK-SAME: tile = [5, 0, 0, 384], vector = 8, register = [6, 16]
+// CHECK: tensor.pad %arg1 low[0, 0] high[0, 30]
+// CHECK: scf.forall (%{{.*}}) in (10) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<128x50x16xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [128, 770] [1, 1] : tensor<128x800xf32> to tensor<128x770xf32>
 // CHECK: scf.forall {{.*}} -> (tensor<128x770xf32>)
 // CHECK: arith.maximumf
 // AVX512-LABEL: func.func private @ragged_n_kernel0

@@ -1,6 +1,6 @@
 """GEMMs whose A is packed block by block (dlc-gemm-pack-a): A of at least
 twice L2 (AVX-512) or more than four times (AVX2), rows that MR does not
-divide (a remainder block of its own), K whose Kc is no multiple of the
+divide (a remainder block of its own), K whose Kc may be no multiple of the
 copy's columns (no packing, no row padding), at 1 and 2 threads. Each case
 prints how many blocks of A the AVX-512 and AVX2 pipelines pack (their
 fixed cache models: a 1 MiB and a 512 KiB L2, so A >= 2 MiB and A > 2 MiB;
@@ -36,8 +36,8 @@ def main():
     failed = False
     # (m, k, n): 8 MiB A; 2 MiB exactly (packed with AVX-512: twice L2);
     # 1.75 MiB (not packed); rows 2056 (a 2-row remainder: with AVX2 a
-    # block of its own); K 1000 (Kc 250); K 1032 (Kc 344 with AVX2, 8-column
-    # copy tiles)
+    # block of its own); K 1000 (Kc 200 with AVX2, 168 + 160 with
+    # AVX-512); K 1032 (Kc 344 with AVX2, 8-column copy tiles)
     for m, k, n in [(2048, 1024, 256), (512, 1024, 256), (448, 1024, 256), (2056, 1024, 256),
                     (1200, 1000, 256), (2048, 1032, 256)]:
         src = source(m, k, n)
