@@ -92,3 +92,17 @@ func.func @narrow(%a: tensor<32x512xf32>, %b: tensor<512x10xf32>) -> tensor<32x1
   %0 = dlg.matmul %a, %b : tensor<32x512xf32>, tensor<512x10xf32> -> tensor<32x10xf32>
   return %0 : tensor<32x10xf32>
 }
+
+// 17 columns: the plain loops (whole panels would pad by more than an
+// eighth), padded to 24 (three 8-lane vectors; 32 with AVX-512) rather
+// than 17 one-lane steps a row.
+// CHECK-LABEL: func.func private @seventeen_kernel0
+// CHECK: tensor.pad %arg1 low[0, 0] high[0, 7]
+// CHECK: vector.outerproduct {{.*}}, vector<8xf32>
+// CHECK: tensor<33x24xf32> to tensor<33x17xf32>
+// AVX512-LABEL: func.func private @seventeen_kernel0
+// AVX512: tensor.pad %arg1 low[0, 0] high[0, 15]
+func.func @seventeen(%a: tensor<33x65xf32>, %b: tensor<65x17xf32>) -> tensor<33x17xf32> {
+  %0 = dlg.matmul %a, %b : tensor<33x65xf32>, tensor<65x17xf32> -> tensor<33x17xf32>
+  return %0 : tensor<33x17xf32>
+}

@@ -1,10 +1,10 @@
 """GEMMs of sizes without convenient divisors (issue 15: "GEMM at every
 size"): a prime M (ViT's 197 tokens, 257, 1021), a prime K (389), N no
 whole number of panels (770, 129, 100 with transpose_b) or, on the plain
-loops of few rows, of vectors (127, a 5003-word vocabulary, a batched 45),
-with and without a bias + relu epilogue, and a classifier of 1004 classes
-behind a flatten. Each equals NumPy (float64) at 1
-and 2 threads, with B as an argument (padded and packed on every call) and
+loops of few rows or few columns, of vectors (127, a 5003-word
+vocabulary, a batched 45, 17), with and without a bias + relu epilogue,
+and a classifier of 1004 classes behind a flatten. Each equals NumPy
+(float64) at 1 and 2 threads, with B as an argument (padded and packed on every call) and
 as a constant (padded and packed at compile time, dlc-prepack-weights),
 and the two are bit for bit the same: the padding adds zeros only to
 columns that are sliced off. One line per case for FileCheck; exits 1 on
@@ -68,7 +68,8 @@ def main():
     cases = [case(197, 768, 768), case(257, 511, 129, epilogue=True), case(1021, 64, 48),
              case(128, 389, 512), case(128, 768, 770, epilogue=True),
              case(64, 160, 100, tb=True, epilogue=True), case(8, 512, 127),
-             case(1, 768, 5003), case(20, 33, 45, batch=3), classifier_case(1280, 1004)]
+             case(1, 768, 5003), case(20, 33, 45, batch=3), case(33, 65, 17, epilogue=True),
+             classifier_case(1280, 1004)]
     failed = 0
     for name, src, args, want in cases:
         const_src, rest = models.with_constant_weights(src, args)
