@@ -617,13 +617,13 @@ void dlcScheduleGemm(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s
   int64_t maxRows = dlcGemmMaxRows(t, l->aRowBytes);
   dlcGemmRegisterTileRows(M, N, vw, maxRows, s->registerTile);
   int64_t nr = s->registerTile[1], kcMax = maxKc(t);
-  int64_t mc = dlcLargestDivisor(M, maxMc(t, kcMax)), ncMax = maxNc(t, kcMax);
+  int64_t mc = rowBlock(M, maxMc(t, kcMax), N, vw, maxRows), ncMax = maxNc(t, kcMax);
   int64_t nc = nr * dlcLargestDivisor(N / nr, ncMax / nr > 0 ? ncMax / nr : 1);
   /* Split further until both cores have work, register tiles permitting. */
   while (dlcMulSaturate(dlcMulSaturate(batch, M / mc), N / nc) < kMinTiles) {
     if (nc % (2 * nr) == 0)
       nc /= 2;
-    else if (mc % 2 == 0 && mc / 2 >= s->registerTile[0])
+    else if (mc % 2 == 0 && mc / 2 >= s->registerTile[0] && M % mc == 0)
       mc /= 2;
     else
       break;
@@ -632,9 +632,19 @@ void dlcScheduleGemm(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s
   s->tiles[p - 2] = mc;
   s->tiles[p - 1] = nc;
   s->tiles[n - 1] =
-      M <= s->registerTile[0] ? streamKc(K, kcMax) : dlcLargestDivisor(K, kcMax);
+      M <= s->registerTile[0] ? streamKc(K, kcMax) : kBlock(K, kcMax, 1);
   s->vectorWidth = vw;
   setParallel(s, 0, p);
+  /* An Mc that does not divide M (rowBlock) is no forall tile: its
+     shorter last block is split off inside (emitGemmGroup). Attention's
+     scores at ViT's 197 tokens had Mc = 1 and one-row register tiles. */
+  if (M % mc) {
+    int k = 0;
+    for (int i = 0; i < s->numParallel; ++i)
+      if (s->parallel[i] != p - 2)
+        s->parallel[k++] = s->parallel[i];
+    s->numParallel = k;
+  }
 }
 
 void dlcScheduleLoops(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {

@@ -106,3 +106,20 @@ func.func @seventeen(%a: tensor<33x65xf32>, %b: tensor<65x17xf32>) -> tensor<33x
   %0 = dlg.matmul %a, %b : tensor<33x65xf32>, tensor<65x17xf32> -> tensor<33x17xf32>
   return %0 : tensor<33x17xf32>
 }
+
+// Batched (the plain loops), 197 rows: Mc 112 does not divide them, so M is
+// no forall dimension (the batch and N are) and the 85-row last block is
+// split off inside; 197 keys pad to 200 columns.
+// CHECK-LABEL: func.func private @batched_prime_m_kernel0
+// CHECK-SAME: tile = [1, 112, 200, 64], vector = 8, register = [14, 8], parallel = [0, 2]
+// CHECK: tensor.pad %arg1 low[0, 0, 0] high[0, 0, 3]
+// CHECK-DAG: vector.outerproduct {{.*}} : vector<14xf32>, vector<8xf32>
+// CHECK-DAG: tensor<1x85x64xf32>
+// CHECK-NOT: vector.outerproduct {{.*}} : vector<1xf32>
+// CHECK: return
+// AVX512-LABEL: func.func private @batched_prime_m_kernel0
+// AVX512-NOT: register = [1,
+func.func @batched_prime_m(%a: tensor<2x197x64xf32>, %b: tensor<2x64x197xf32>) -> tensor<2x197x197xf32> {
+  %0 = dlg.matmul %a, %b : tensor<2x197x64xf32>, tensor<2x64x197xf32> -> tensor<2x197x197xf32>
+  return %0 : tensor<2x197x197xf32>
+}
