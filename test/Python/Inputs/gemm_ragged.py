@@ -57,14 +57,38 @@ def classifier_case(k, n):
     reshape."""
     w = (rng.standard_normal((n, k)) * 0.05).astype(np.float32)
     bias = rng.standard_normal(n).astype(np.float32)
-    src = (f"func.func @f(%x: {T((1, k, 1, 1))}, %w: {T((n, k))}, %b: {T((n,))}) -> {T((1, n))} {{\n"
-           f"  %f = dlg.reshape %x : {T((1, k, 1, 1))} -> {T((1, k))}\n"
-           f"  %y = dlg.matmul %f, %w {{transpose_b = true}} : {T((1, k))}, {T((n, k))} -> {T((1, n))}\n"
+    x4, x2, y = T((1, k, 1, 1)), T((1, k)), T((1, n))
+    src = (f"func.func @f(%x: {x4}, %w: {T((n, k))}, %b: {T((n,))}) -> {y} {{\n"
+           f"  %f = dlg.reshape %x : {x4} -> {x2}\n"
+           f"  %y = dlg.matmul %f, %w {{transpose_b = true}} : {x2}, {T((n, k))} -> {y}\n"
            f"  %z = dlg.add %y, %b : {T((1, n))}, {T((n,))} -> {T((1, n))}\n"
            f"  return %z : {T((1, n))}\n}}")
     x = rng.standard_normal((1, k, 1, 1)).astype(np.float32)
     want = x.reshape(1, k).astype(np.float64) @ w.T.astype(np.float64) + bias
     return f"classifier 1x{k}x{n} after a flatten", src, [x, w, bias], want, True
+
+
+def run_cases(cases, operand):
+    """Checks each (name, source, args, want, packs) at 1 and 2 threads, with
+    the weights as arguments and as constants; one line per case, naming the
+    constant `operand`. Returns how many failed."""
+    failed = 0
+    for name, src, args, want, packs in cases:
+        const_src, rest = models.with_constant_weights(src, args)
+        for threads in (1, 2):
+            got = dlc.compile(src, threads=threads)(*args)
+            packed = dlc.compile(const_src, threads=threads)
+            const = packed(*rest)
+            # the pad (and packing) of the constant ran at compile time
+            prepacked = "dlc_packed" in packed.ir("llvm") if threads == 1 else packs
+            err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
+            same = np.array_equal(got, const)
+            ok = err < 1e-5 and same and prepacked == packs and got.shape == want.shape
+            failed += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {name}, {threads} thread{'s' if threads > 1 else ''}"
+                  f": constant {operand} prepacked {prepacked}, the same {same}"
+                  + ("" if ok else f", error {err:.1e}"))
+    return failed
 
 
 def main():
@@ -74,23 +98,7 @@ def main():
              case(1, 768, 5003), case(20, 33, 45, batch=3), case(33, 65, 17, epilogue=True),
              case(197, 64, 197, batch=2), case(197, 197, 64, batch=2, packs=False),
              classifier_case(1280, 1004)]
-    failed = 0
-    for name, src, args, want, packs in cases:
-        const_src, rest = models.with_constant_weights(src, args)
-        for threads in (1, 2):
-            got = dlc.compile(src, threads=threads)(*args)
-            packed = dlc.compile(const_src, threads=threads)
-            const = packed(*rest)
-            # the pad (and packing) of the constant B ran at compile time
-            prepacked = "dlc_packed" in packed.ir("llvm") if threads == 1 else packs
-            err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
-            same = np.array_equal(got, const)
-            ok = err < 1e-5 and same and prepacked == packs and got.shape == want.shape
-            failed += not ok
-            print(f"{'ok  ' if ok else 'FAIL'} {name}, {threads} thread{'s' if threads > 1 else ''}"
-                  f": constant B prepacked {prepacked}, the same {same}"
-                  + ("" if ok else f", error {err:.1e}"))
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if run_cases(cases, "B") else 0)
 
 
 if __name__ == "__main__":
