@@ -178,6 +178,23 @@ static MlirValue emitPanelGemm(DlcBuilder *b, MlirValue a, bool ta, MlirValue bp
   return dlcLowerOut(dlcEmitGeneric(b, &u, withBias ? addBody : dlcCopyBody, NULL));
 }
 
+/* `v`'s leading corner of type `type` (offsets 0, strides 1): a padded
+   tensor sliced back. */
+static MlirValue leadingSlice(DlcBuilder *b, MlirValue v, MlirType type) {
+  int64_t offsets[DLC_MAX_LOOPS] = {0}, strides[DLC_MAX_LOOPS];
+  for (intptr_t i = 0; i < mlirShapedTypeGetRank(type); ++i)
+    strides[i] = 1;
+  return dlcEmitExtractSlice(b, v, type, offsets, strides);
+}
+
+/* `v` with dim `dim` padded at its high end with zeros to `size` (columns
+   of B or output channels of W that whole panels or vectors need). */
+static MlirValue padDimHigh(DlcBuilder *b, MlirValue v, intptr_t dim, int64_t size) {
+  int64_t low[DLC_MAX_LOOPS] = {0}, high[DLC_MAX_LOOPS] = {0};
+  high[dim] = size - mlirShapedTypeGetDimSize(mlirValueGetType(v), dim);
+  return dlcEmitPad(b, v, low, high, 0.0);
+}
+
 /* A [M, K] read through a copy whose rows are `pad` elements longer
    (dlcGemmRowPadding): a tensor.pad, sliced back to [M, K]. Outside the
    GEMM's group (the schedule groups linalg ops only), it is one copy per
@@ -185,9 +202,8 @@ static MlirValue emitPanelGemm(DlcBuilder *b, MlirValue a, bool ta, MlirValue bp
 static MlirValue padRows(DlcBuilder *b, MlirValue a, int64_t pad) {
   if (pad <= 0)
     return a;
-  int64_t low[2] = {0, 0}, high[2] = {0, pad}, offsets[2] = {0, 0}, strides[2] = {1, 1};
-  return dlcEmitExtractSlice(b, dlcEmitPadPoison(b, a, low, high), mlirValueGetType(a), offsets,
-                             strides);
+  int64_t low[2] = {0, 0}, high[2] = {0, pad};
+  return leadingSlice(b, dlcEmitPadPoison(b, a, low, high), mlirValueGetType(a));
 }
 
 /* C [m, n] = A x B on f32 operands, B packed into `panel`-column panels,
@@ -201,11 +217,8 @@ static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool 
   intptr_t nDim = tb ? 0 : 1;
   int64_t n = mlirShapedTypeGetDimSize(mlirValueGetType(w), nDim);
   int64_t padded = n % panel ? dlcGemmPaddedN(n, panel) : n;
-  if (padded > n) {
-    int64_t low[2] = {0, 0}, high[2] = {0, 0};
-    high[nDim] = padded - n;
-    w = dlcEmitPad(b, w, low, high, 0.0);
-  }
+  if (padded > n)
+    w = padDimHigh(b, w, nDim, padded);
   /* B [K, N] -> [K, N/NR, NR] -> [N/NR, K, NR]; transposed, [N, K] -> [N/NR, NR, K]. */
   int64_t perm[3] = {1, 0, 2}, permT[3] = {0, 2, 1};
   MlirValue bp = dlcEmitTranspose(b, dlcEmitSplitDim(b, w, tb ? 0 : 1, panel), tb ? permT : perm);
@@ -213,10 +226,7 @@ static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool 
   if (mlirValueIsNull(c))
     return c;
   c = dlcEmitMergeDims(b, c, 1, 2);
-  if (padded == n)
-    return c;
-  int64_t offsets[2] = {0, 0}, strides[2] = {1, 1};
-  return dlcEmitExtractSlice(b, c, ct, offsets, strides);
+  return padded == n ? c : leadingSlice(b, c, ct);
 }
 
 /* The padded N of a matmul on the plain loops (see lowerMatmul), 0 for
@@ -265,19 +275,12 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
                             dlcGemmRowPadding(&p->packing, &sa, ta,
                                               isConstant(a) || isConstant(kernelOperand(op, a))),
                             dlcLowerResultType(op));
-  /* A constant B that these loops would read transposed (a classifier's
-     1000 x K weight: 1000 columns are no whole number of panels) becomes
-     K x N through a transpose that dlc-prepack-weights evaluates at compile
-     time: the k loop then reads rows of B in place of gathering one float
-     from each of NR rows 4*K bytes apart per step: 1 x 2048 by 1000 x 2048
-     with its bias, B in cache, 0.66-0.68 -> 0.44-0.48 ms (1 thread,
-     interleaved, Sapphire Rapids-class Xeon). Bit for bit the same sums. */
   /* N no multiple of the vector (a vocabulary of 5003 or 50257, a ragged
-     head): B's columns zero-padded to whole vectors, the padded columns of
-     C sliced off, where that pads by at most an eighth. The register tile
+     head): B's columns zero-padded to whole vectors where that pays
+     (plainPaddedN), the padded columns of C sliced off. The register tile
      took N's largest divisor up to a vector as its lanes, one lane at
      N = 127 or 5003 (0.07-0.2x OpenBLAS). A constant B's pad is evaluated
-     at compile time (dlc-prepack-weights), before its transpose below. */
+     at compile time (dlc-prepack-weights). */
   MlirType resultType = dlcLowerResultType(op);
   DlcSchedule given;
   int64_t nPad = mlirTypeIsAF32(dlcElementType(w)) && mlirTypeIsAF32(dlcElementType(a)) &&
@@ -285,15 +288,21 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
                      ? plainPaddedN(&p->packing, &sa, &sb, &so, tb, constantWeight(op, w))
                      : 0;
   if (nPad > 0) {
-    int64_t low[DLC_MAX_LOOPS] = {0}, high[DLC_MAX_LOOPS] = {0}, dims[DLC_MAX_LOOPS];
+    int64_t dims[DLC_MAX_LOOPS];
     intptr_t nDim = sb.rank - (tb ? 2 : 1);
-    high[nDim] = nPad - sb.dims[nDim];
-    w = dlcEmitPad(b, w, low, high, 0.0);
+    w = padDimHigh(b, w, nDim, nPad);
     sb.dims[nDim] = nPad;
     for (intptr_t i = 0; i < so.rank; ++i)
       dims[i] = i == so.rank - 1 ? nPad : so.dims[i];
     resultType = tensorOf(so.rank, dims, mlirShapedTypeGetElementType(resultType));
   }
+  /* A constant B that these loops would read transposed (a classifier's
+     1000 x K weight: 1000 columns are no whole number of panels) becomes
+     K x N through a transpose that dlc-prepack-weights evaluates at compile
+     time: the k loop then reads rows of B in place of gathering one float
+     from each of NR rows 4*K bytes apart per step: 1 x 2048 by 1000 x 2048
+     with its bias, B in cache, 0.66-0.68 -> 0.44-0.48 ms (1 thread,
+     interleaved, Sapphire Rapids-class Xeon). Bit for bit the same sums. */
   if (tb && p->packing.pack && sb.rank == 2 && sb.dims[0] != DLC_DYNAMIC &&
       sb.dims[1] != DLC_DYNAMIC && constantWeight(op, w)) {
     static const int64_t kSwap[2] = {1, 0};
@@ -340,12 +349,7 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
     return dlcLowerFail(
         op, "cannot lower: a dynamic batch dimension of the result is static in both operands");
   MlirValue c = dlcLowerOut(dlcEmitGeneric(b, &g, macBody, NULL));
-  if (nPad == 0 || mlirValueIsNull(c))
-    return c;
-  int64_t offsets[DLC_MAX_LOOPS] = {0}, strides[DLC_MAX_LOOPS];
-  for (intptr_t i = 0; i < so.rank; ++i)
-    strides[i] = 1;
-  return dlcEmitExtractSlice(b, c, dlcLowerResultType(op), offsets, strides);
+  return nPad == 0 || mlirValueIsNull(c) ? c : leadingSlice(b, c, dlcLowerResultType(op));
 }
 
 static bool copyBody(DlcBuilder *b, const MlirValue *a, MlirValue *y, void *u) {
@@ -365,13 +369,11 @@ static void windowExprs(MlirContext ctx, intptr_t oh, intptr_t ow, intptr_t kh, 
 /* W [O, ...] and the bias [O] padded with zero output channels to oPad
    (none when oPad is 0). */
 static void padOutputChannels(DlcBuilder *b, MlirValue *w, MlirValue *bias, int64_t oPad) {
-  int64_t o = mlirShapedTypeGetDimSize(mlirValueGetType(*w), 0);
-  if (oPad <= o)
+  if (oPad <= mlirShapedTypeGetDimSize(mlirValueGetType(*w), 0))
     return;
-  int64_t low[4] = {0, 0, 0, 0}, high[4] = {oPad - o, 0, 0, 0};
-  *w = dlcEmitPad(b, *w, low, high, 0.0);
+  *w = padDimHigh(b, *w, 0, oPad);
   if (!mlirValueIsNull(*bias))
-    *bias = dlcEmitPad(b, *bias, low, high, 0.0);
+    *bias = padDimHigh(b, *bias, 0, oPad);
 }
 
 /* The conv's result [N, O, Ho, Wo] from `y` (its elements in that order),
@@ -380,11 +382,11 @@ static MlirValue reshapeSliced(DlcBuilder *b, MlirValue y, MlirOperation op, int
   MlirType rt = dlcLowerResultType(op);
   if (oPad <= mlirShapedTypeGetDimSize(rt, 1))
     return dlcEmitReshape(b, y, rt);
-  int64_t dims[4], offsets[4] = {0, 0, 0, 0}, strides[4] = {1, 1, 1, 1};
+  int64_t dims[4];
   for (intptr_t i = 0; i < 4; ++i)
     dims[i] = i == 1 ? oPad : mlirShapedTypeGetDimSize(rt, i);
   y = dlcEmitReshape(b, y, tensorOf(4, dims, mlirShapedTypeGetElementType(rt)));
-  return dlcEmitExtractSlice(b, y, rt, offsets, strides);
+  return leadingSlice(b, y, rt);
 }
 
 /* conv2d as a GEMM (im2col): W [O, C*kH*kW] x col [C*kH*kW, Ho*Wo], where

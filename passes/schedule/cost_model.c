@@ -304,6 +304,32 @@ int64_t dlcGemmMaxRows(const DlcCpuTarget *t, int64_t rowBytes) {
   return distinct > 0 ? distinct * (t->l1Ways - 2) : kUnlimited;
 }
 
+/* A block of `extent` up to `limit`: its largest divisor that is a multiple
+   of `align`, unless that is under a quarter of `limit` (a prime extent gave
+   blocks of one); then ceil(extent / limit) equal blocks rounded up to a
+   multiple of `unit`, the last one shorter, which the schedule splits off
+   (emitGemmGroup) or leaves a dynamic slice. */
+static int64_t evenBlock(int64_t extent, int64_t limit, int64_t align, int64_t unit) {
+  int64_t d = 1;
+  for (int64_t c = limit < extent ? limit : extent; c > 1 && d == 1; --c)
+    if (extent % c == 0 && c % align == 0)
+      d = c;
+  if (d == extent || 4 * d >= limit)
+    return d;
+  int64_t blocks = (extent + limit - 1) / limit;
+  int64_t size = ((extent + blocks - 1) / blocks + unit - 1) / unit * unit;
+  return size < extent ? size : extent;
+}
+
+/* Kc for K (evenBlock): a prime K had Kc = 1; the equal blocks are rounded
+   up to `align` and the k loop's unroll by four. `align` is 8 where
+   dlc-gemm-pack-a packs A (its copy moves 8-column tiles): 1000^3 had Kc
+   250 and so read its 4 MB A in place, 0.89x OpenBLAS at 1 thread (Zen 3),
+   against 0.93x with Kc 200 and A packed. */
+static int64_t kBlock(int64_t k, int64_t limit, int64_t align) {
+  return evenBlock(k, limit, align, align > 4 ? align : 4);
+}
+
 /* Kc of a packed-panel GEMM with MR x NR register tiles: the Kc x NR panel
    of B, contiguous, takes Kc x NR x 4 / (sets x 64) ways of every L1 set,
    and the tile's MR rows of A take ceil(MR / their sets) lines of theirs
@@ -321,25 +347,6 @@ int64_t dlcGemmMaxRows(const DlcCpuTarget *t, int64_t rowBytes) {
    12 rounds: within noise); 2048^3 184.6 -> 187.0; 128x3072x768 186.7 ->
    190.0, ahead in 9 of 12. Rows spread over 4 or more sets (K = 256,
    768) keep maxKc; so do 512^3's (2 sets, 4 lines: Kc 256 fits). */
-/* Kc for K: the largest divisor of K up to `limit` that is a multiple of
-   `align`, unless that is under a quarter of `limit` (a prime K had Kc =
-   1); then ceil(K / limit) equal blocks rounded up to `align` and the k
-   loop's unroll by four, the last block shorter. `align` is 8 where
-   dlc-gemm-pack-a packs A (its copy moves 8-column tiles): 1000^3 had Kc
-   250 and so read its 4 MB A in place, 0.89x OpenBLAS at 1 thread (Zen 3),
-   against 0.93x with Kc 200 and A packed. */
-static int64_t kBlock(int64_t k, int64_t limit, int64_t align) {
-  int64_t d = 1;
-  for (int64_t c = limit < k ? limit : k; c > 1 && d == 1; --c)
-    if (k % c == 0 && c % align == 0)
-      d = c;
-  if (d == k || 4 * d >= limit)
-    return d;
-  int64_t unit = align > 4 ? align : 4, blocks = (k + limit - 1) / limit;
-  int64_t kc = ((k + blocks - 1) / blocks + unit - 1) / unit * unit;
-  return kc < k ? kc : k;
-}
-
 static int64_t panelKc(const DlcCpuTarget *t, int64_t k, int64_t nr, int64_t mr,
                        int64_t rowBytes, int64_t align) {
   enum { kLine = 64 };
@@ -478,21 +485,14 @@ static bool packsA(const DlcLoopNest *l, int p, const DlcCpuTarget *t) {
   return minBytes > 0 && aBytes(l, p) > minBytes;
 }
 
-/* Mc for M rows: the largest divisor of M up to `limit`, unless that is
-   under a quarter of it (a prime M: ViT's 197 tokens, or 257, had Mc = 1,
-   so one-row register tiles, at a third of OpenBLAS's speed); then
-   ceil(M / limit) equal blocks rounded up to whole MR-row register tiles
-   (MR the tile `limit` rows would take), the last block shorter: the
-   schedule splits it off (emitGemmGroup). */
+/* Mc for M rows (evenBlock): a prime M (ViT's 197 tokens, or 257) had Mc
+   = 1, so one-row register tiles, at a third of OpenBLAS's speed; the
+   equal blocks are rounded up to whole MR-row register tiles (MR the tile
+   `limit` rows would take). */
 static int64_t rowBlock(int64_t m, int64_t limit, int64_t n, int64_t vw, int64_t maxRows) {
-  int64_t d = dlcLargestDivisor(m, limit);
-  if (d == m || 4 * d >= limit)
-    return d;
   int64_t reg[2];
   dlcGemmRegisterTileRows(limit, n, vw, maxRows, reg);
-  int64_t blocks = (m + limit - 1) / limit, rows = (m + blocks - 1) / blocks;
-  rows = (rows + reg[0] - 1) / reg[0] * reg[0];
-  return rows < m ? rows : m;
+  return evenBlock(m, limit, 1, reg[0]);
 }
 
 /* Nc with A packed: each packed Mc x Kc block is a copy of its own, which
