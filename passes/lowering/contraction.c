@@ -283,9 +283,10 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
      at compile time (dlc-prepack-weights). */
   MlirType resultType = dlcLowerResultType(op);
   DlcSchedule given;
+  bool constantB = constantWeight(op, w); /* w itself, before a pad views it */
   int64_t nPad = mlirTypeIsAF32(dlcElementType(w)) && mlirTypeIsAF32(dlcElementType(a)) &&
                          !givenSchedule(op, &given)
-                     ? plainPaddedN(&p->packing, &sa, &sb, &so, tb, constantWeight(op, w))
+                     ? plainPaddedN(&p->packing, &sa, &sb, &so, tb, constantB)
                      : 0;
   if (nPad > 0) {
     int64_t dims[DLC_MAX_LOOPS];
@@ -304,7 +305,7 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
      with its bias, B in cache, 0.66-0.68 -> 0.44-0.48 ms (1 thread,
      interleaved, Sapphire Rapids-class Xeon). Bit for bit the same sums. */
   if (tb && p->packing.pack && sb.rank == 2 && sb.dims[0] != DLC_DYNAMIC &&
-      sb.dims[1] != DLC_DYNAMIC && constantWeight(op, w)) {
+      sb.dims[1] != DLC_DYNAMIC && constantB) {
     static const int64_t kSwap[2] = {1, 0};
     w = dlcEmitTranspose(b, w, kSwap);
     sb = (DlcShape){2, {sb.dims[1], sb.dims[0]}};
