@@ -19,6 +19,19 @@
    b=32 with constant weights ran 0.243-0.253 ms packed against 0.258-0.265
    ms unpacked (1 thread, CPU time, best of 300, loaded machine). */
 enum { kPackMinRows = 16, kMatmulPackMinRows = 32 };
+/* ... except where B's rows are a multiple of 4 KiB apart (N = 1024,
+   2048, 3072, 4096): the unpacked tile's k loop then reads one line per
+   row of B, every line on the same L1 set and on a page of its own, and
+   16-31 rows pack B from the conv's 16. Measured on Zen 3 (AVX2), B an
+   argument, the unpacked and packed GEMM compiled in one process and
+   timed in turn (best of 30 or more), packed against unpacked, in three
+   runs: 1 thread 16x1024x1024 1.20x, 16x2048x2048 1.11x, 16x4096x4096
+   1.04-1.48x, 24x1024x1024 1.19x, 31x1024x1024 1.51x, 16x768x2048 1.30x,
+   16x3072x3072 1.17-1.30x, 16x768x3072 0.91-1.15x, 16x1024x3072 0.94-1.10x;
+   2 threads 1.08-1.56x, except 16x4096x4096 at 0.85-1.17x and 16x2048x2048
+   at 0.84-1.56x. Fewer rows lost: 8 and 12 rows at 1024^2 0.93-0.94x,
+   8x4096x4096 0.85x. */
+enum { kRowAliasBytes = 4096 };
 /* Batches of up to this many images become one GEMM. */
 enum { kMaxImagesAsGemm = 64 };
 
@@ -82,7 +95,9 @@ static int64_t packedPanel(const DlcGemmPacking *p, const DlcShape *sa, const Dl
 
 int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *sa, const DlcShape *sb,
                            const DlcShape *so, bool tb, bool constantB) {
-  return packedPanel(p, sa, sb, so, tb, constantB ? p->minRows : p->matmulMinRows, true);
+  bool aliasing = !tb && sb->rank == 2 && sb->dims[1] > 0 && sb->dims[1] * 4 % kRowAliasBytes == 0;
+  return packedPanel(p, sa, sb, so, tb, constantB || aliasing ? p->minRows : p->matmulMinRows,
+                     true);
 }
 
 /* Measured on Zen 1 (AVX2, 32 KiB 8-way L1): bench/run.py's gemm, ratio
@@ -93,7 +108,7 @@ int64_t dlcGemmPackedPanel(const DlcGemmPacking *p, const DlcShape *sa, const Dl
    -> 1.018/1.010, 1024^3 0.970/0.948 -> 0.956/0.976. The register tile
    alone, in C with A from L2 and C rows 4 KiB apart, ran 34.4 GFLOP/s on
    rows 4 KiB apart and 37.3 on rows 4160 bytes apart. */
-enum { kRowAliasBytes = 4096, kRowPadBytes = 64 };
+enum { kRowPadBytes = 64 };
 
 int64_t dlcGemmRowPadding(const DlcGemmPacking *p, const DlcShape *sa, bool ta, bool constantA) {
   if (!p->pack || ta || constantA || sa->rank != 2 || sa->dims[0] == DLC_DYNAMIC ||

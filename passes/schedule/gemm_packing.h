@@ -23,8 +23,9 @@
 typedef struct DlcGemmPacking {
   bool pack;               /* pack at all */
   int64_t vectorWidth;     /* f32 lanes; the panel width follows the cost model */
-  int64_t minRows;         /* fewest output rows M of a conv-as-GEMM worth the packing */
-  int64_t matmulMinRows;   /* the same for a matmul */
+  int64_t minRows;         /* fewest output rows M of a conv-as-GEMM worth the packing
+                              (and of a matmul on a constant B or B rows 4 KiB apart) */
+  int64_t matmulMinRows;   /* the same for other matmuls */
   int64_t maxImagesAsGemm; /* largest batch of a conv2d lowered as one GEMM */
   int64_t packABytes;      /* A larger than this is packed by dlc-gemm-pack-a; 0: never */
 } DlcGemmPacking;

@@ -125,6 +125,31 @@ func.func @few_rows(%a: tensor<16x768xf32>, %b: tensor<768x768xf32>) -> tensor<1
   return %m : tensor<16x768xf32>
 }
 
+// ... unless B's rows are a multiple of 4 KiB apart (N = 1024): the
+// unpacked tile would read one line per row of B, every one on the same
+// L1 set, so 16 rows already pack B into panels (gemm_packing.c; 16 x
+// 1024 x 1024 ran 1.2x faster packed on Zen 3):
+// CHECK-LABEL: func.func private @few_rows_aliasing_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [8, 0, 0, 128], vector = 16, register = [8, 32], parallel = [0]>
+// CHECK: tensor.empty() : tensor<32x1024x32xf32>
+// AVX2-LABEL: func.func private @few_rows_aliasing_kernel0
+// AVX2-SAME: #dlk.schedule<tile = [16, 0, 0, 256], vector = 8, register = [6, 16], parallel = [0]>
+// AVX2: tensor.empty() : tensor<64x1024x16xf32>
+// Fewer rows still read B in place (three loops, m n k; 12 x 1024 x 1024
+// ran 0.93x packed):
+// CHECK-LABEL: func.func private @fewer_rows_aliasing_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [12, 256, 128], vector = 16, register = [6, 64], parallel = [0, 1]>
+// AVX2-LABEL: func.func private @fewer_rows_aliasing_kernel0
+// AVX2-SAME: #dlk.schedule<tile = [12, 256, 256], vector = 8, register = [6, 16], parallel = [0, 1]>
+func.func @few_rows_aliasing(%a: tensor<16x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<16x1024xf32> {
+  %m = dlg.matmul %a, %b : tensor<16x1024xf32>, tensor<1024x1024xf32> -> tensor<16x1024xf32>
+  return %m : tensor<16x1024xf32>
+}
+func.func @fewer_rows_aliasing(%a: tensor<12x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<12x1024xf32> {
+  %m = dlg.matmul %a, %b : tensor<12x1024xf32>, tensor<1024x1024xf32> -> tensor<12x1024xf32>
+  return %m : tensor<12x1024xf32>
+}
+
 // A classifier's 10 columns are one partial vector (10 lanes; 5 with AVX2,
 // the largest divisor of 10 within 8), and still take rows: one
 // accumulator alone waits an FMA latency per k step (MLP's 32x512 * 512x10

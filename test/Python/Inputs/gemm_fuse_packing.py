@@ -2,7 +2,8 @@
 (dlc-gemm-fuse-packing): BERT's shapes, rows that MR does not divide (a
 remainder row loop after the fused one; 67x512x384 in AVX-512's 9 x 48
 register tiles, which dlc-split-register-tiles splits, with a 4-row one), 32 rows (MLP b=32: packed, fused,
-from 32 rows on, gemm_packing.c), a bias + GELU epilogue, many Kc
+from 32 rows on, gemm_packing.c; from 16 where B's rows are 4 KiB
+apart: 16x1024x1024, 24x512x2048), a bias + GELU epilogue, many Kc
 blocks, at 1 and 2 threads. Each case checks that the
 pass fused what it should for AVX2 and for AVX-512 (the IR after it,
 from dlc-opt), that the result
@@ -34,18 +35,19 @@ from prepack_weights import gemm_case as case  # noqa: E402
 UNFUSED = ("gemm 64x160", "gemm 130x768x384 transpose_b")
 # Not fused with AVX-512 either: parallel tiles whose Kc rows are runs of
 # 2 KiB or more of B, which the copy streams faster
-# (dlcGemmFusePackingMaxRunBytes): 128x768x4096's tiles of 16 panels of 32
-# floats. 128x768x3072's panels are 48 wide, and the avx512 model's tiles
+# (dlcGemmFusePackingMaxRunBytes): 128x768x4096's and 24x512x2048's tiles
+# of 16 panels of 32 floats. 128x768x3072's panels are 48 wide, and the avx512 model's tiles
 # of 8 of them make runs of 1.5 KiB: fused. The fixed avx2 and avx512
 # targets make the count independent of the machine; the numerics run on
 # this one, so an AVX-512 machine checks both the fused GEMMs and the copy
 # (on a 2 MiB L2, 128x768x3072 takes tiles of 16 panels: the copy).
-UNFUSED_AVX512 = UNFUSED + ("gemm 128x768x4096",)
-# Not fused with AVX2: B's rows 12 and 16 KiB apart (N = 3072, 4096), whose
-# Kc = 384 rows map onto 16 and 4 sets of the avx2 model's 512 KiB 8-way
-# L2, 128 and 32 lines: the rows the first row block reads would evict
+UNFUSED_AVX512 = UNFUSED + ("gemm 128x768x4096", "gemm 24x512x2048")
+# Not fused with AVX2: B's rows 4, 8, 12 and 16 KiB apart (N = 1024, 2048,
+# 3072, 4096), whose Kc = 256 or 384 rows map onto 16, 8, 16 and 4 sets of
+# the avx2 model's 512 KiB 8-way L2, 128, 64, 128 and 32 lines: the rows the first row block reads would evict
 # each other before it gets to them (dlcCacheLinesForRows).
-UNFUSED_AVX2 = UNFUSED + ("gemm 128x768x3072", "gemm 128x768x4096")
+UNFUSED_AVX2 = UNFUSED + ("gemm 128x768x3072", "gemm 128x768x4096", "gemm 16x1024x1024",
+                          "gemm 24x512x2048")
 
 
 def fused_loops(src, target):
@@ -58,7 +60,8 @@ def fused_loops(src, target):
 def main():
     cases = [case(128, 768, 768), case(128, 3072, 768), case(128, 768, 3072, epilogue=True),
              case(100, 512, 256), case(67, 512, 256), case(32, 784, 512), case(130, 768, 384, tb=True),
-             case(64, 160, 256), case(128, 768, 4096), case(67, 512, 384)]
+             case(64, 160, 256), case(128, 768, 4096), case(67, 512, 384),
+             case(16, 1024, 1024), case(24, 512, 2048, epilogue=True)]
     failed = 0
     for name, src, args, want in cases:
         fused = fused_loops(src, "avx2")
