@@ -228,6 +228,39 @@ static int packingVectorWidth(const OpInfo *o, const OpInfo *root, int64_t nr, i
   return (int)nr;
 }
 
+/* The loop of producer `i` (a packing or layout copy of one of the root's
+   inputs, fused into the Kc loop) that writes the dim the root reads
+   through its K loop gets the Kc block's extent: a transposing copy's
+   square blocks must divide it (a transposed B at K = 784 had 8 x 8 blocks
+   over Kc = 196 rows, partial ones, and vectorisation failed), and where
+   K is no whole number of Kc blocks the last one is dynamic (-1:
+   no square blocks, one row at a time). A copy's innermost loop keeps its
+   extent where the blocks are dynamic: its vectors run along it. */
+static void limitToKcBlock(Group *g, int i, const OpInfo *root, int64_t kc) {
+  OpInfo *p = &g->ops[i];
+  int n = root->loops.numLoops, pn = p->loops.numLoops;
+  int64_t k = root->loops.extent[n - 1];
+  MlirValue r = mlirOperationGetResult(p->op, 0);
+  MlirAffineMap out = dlcOperandMap(p->op, mlirOperationGetNumOperands(p->op) - 1);
+  for (intptr_t j = 0; j + 1 < mlirOperationGetNumOperands(root->op); ++j) {
+    if (!mlirValueEqual(mlirOperationGetOperand(root->op, j), r))
+      continue;
+    MlirAffineMap in = dlcOperandMap(root->op, j);
+    for (intptr_t e = 0;
+         e < mlirAffineMapGetNumResults(in) && e < mlirAffineMapGetNumResults(out); ++e) {
+      MlirAffineExpr ce = mlirAffineMapGetResult(in, e), pe = mlirAffineMapGetResult(out, e);
+      if (!mlirAffineExprIsADim(ce) || !mlirAffineExprIsADim(pe) ||
+          mlirAffineDimExprGetPosition(ce) != n - 1)
+        continue;
+      int d = (int)mlirAffineDimExprGetPosition(pe);
+      if (k % kc == 0)
+        p->tileExtent[d] = kc;
+      else if (d != pn - 1)
+        p->tileExtent[d] = -1;
+    }
+  }
+}
+
 static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   const OpInfo *root = &g->ops[g->root];
@@ -255,8 +288,10 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   /* Packing and layout copies of A and B, per Kc block: the packed Kc x Nc
      block of B stays in L2 for all the tile's MR-row blocks. */
   for (int i = g->root - 1; i >= 0 && kcLoop >= 0; --i)
-    if (feedsInput(g->ops[i].op, root->op))
+    if (feedsInput(g->ops[i].op, root->op)) {
       kcLoop = dlcScriptFuseInto(s, &handles[i], kcLoop);
+      limitToKcBlock(g, i, root, kc);
+    }
   for (int i = 0; i < g->numOps; ++i)
     if (i != g->root)
       vectorTile(s, handles[i], &g->ops[i], packingVectorWidth(&g->ops[i], root, nr, vw));

@@ -82,6 +82,37 @@ func.func @tb(%a: tensor<100x64xf32>, %b: tensor<96x64xf32>) -> tensor<100x96xf3
   return %0 : tensor<100x96xf32>
 }
 
+// The copy runs once per Kc block, so its blocks divide Kc, not K: at
+// K = 784 (Kc 196 with AVX2, 112 with AVX-512) 8 x 8 blocks over 196 rows
+// left a partial one and the GEMM failed to compile ("Attempted to
+// vectorize"); 196 takes 7 x 8 blocks. Where K is no whole number of Kc
+// blocks (1604 in blocks of 324 or 180), the last block is dynamic and the
+// copy goes a row of the panel at a time.
+// CHECK-LABEL: func.func private @tb_kc_kernel0
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK-LABEL: func.func private @tb_kc_ragged_kernel0
+// CHECK-NOT: vector<16x16xf32>
+// CHECK: vector.outerproduct
+// AVX2-LABEL: func.func private @tb_kc_kernel0
+// AVX2: vector.transpose %{{.*}}, [1, 0] : vector<8x7xf32> to vector<7x8xf32>
+// AVX2-LABEL: func.func private @tb_kc_ragged_kernel0
+// AVX2-NOT: vector<8x8xf32>
+// AVX2: vector.outerproduct
+// SCRIPT-LABEL: group {{[0-9]+}} of @tb_kc_kernel0
+// SCRIPT: tile_using_for %h{{[0-9]+}} tile_sizes [0, 0, 0, 112]
+// SCRIPT: tile_using_for %h{{[0-9]+}} tile_sizes [1, 16, 16]
+// SCRIPT-LABEL: group {{[0-9]+}} of @tb_kc_ragged_kernel0
+// SCRIPT: tile_using_for %h{{[0-9]+}} tile_sizes [0, 0, 0, 180]
+// SCRIPT: tile_using_for %h{{[0-9]+}} tile_sizes [1, 1, 0]
+func.func @tb_kc(%a: tensor<32x784xf32>, %b: tensor<512x784xf32>) -> tensor<32x512xf32> {
+  %0 = dlg.matmul %a, %b {transpose_b = true} : tensor<32x784xf32>, tensor<512x784xf32> -> tensor<32x512xf32>
+  return %0 : tensor<32x512xf32>
+}
+func.func @tb_kc_ragged(%a: tensor<32x1604xf32>, %b: tensor<512x1604xf32>) -> tensor<32x512xf32> {
+  %0 = dlg.matmul %a, %b {transpose_b = true} : tensor<32x1604xf32>, tensor<512x1604xf32> -> tensor<32x512xf32>
+  return %0 : tensor<32x512xf32>
+}
+
 // A standalone transpose (a loops group) gets the same blocks:
 // CHECK-LABEL: func.func private @standalone_kernel0
 // CHECK: vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>

@@ -4,7 +4,9 @@ scores and context at 197 tokens), a prime K (389), N no
 whole number of panels (770, 129, 100 with transpose_b) or, on the plain
 loops of few rows or few columns, of vectors (127, a 5003-word
 vocabulary, a batched 45, 17), with and without a bias + relu epilogue,
-and a classifier of 1004 classes behind a flatten. Each equals NumPy
+a classifier of 1004 classes behind a flatten, and a transposed B whose
+Kc blocks (196 of K = 784; 324 of 1604, the last one shorter) no square
+8 x 8 block divides. Each equals NumPy
 (float64) at 1 and 2 threads, with B as an argument (padded and packed on every call) and
 as a constant (padded and packed at compile time, dlc-prepack-weights),
 and the two are bit for bit the same: the padding adds zeros only to
@@ -97,7 +99,8 @@ def main():
              case(64, 160, 100, tb=True, epilogue=True), case(8, 512, 127),
              case(1, 768, 5003), case(20, 33, 45, batch=3), case(33, 65, 17, epilogue=True),
              case(197, 64, 197, batch=2), case(197, 197, 64, batch=2, packs=False),
-             classifier_case(1280, 1004)]
+             classifier_case(1280, 1004), case(32, 784, 512, tb=True),
+             case(32, 1604, 256, tb=True, epilogue=True)]
     sys.exit(1 if run_cases(cases, "B") else 0)
 
 
