@@ -317,6 +317,47 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   emitRowBlocks(s, h, n, p, mc, reg, vw);
 }
 
+/* The multiply and add of a dot-product GEMM's body marked `contract`,
+   so that LLVM fuses them into one FMA (one rounding): its partial sums
+   are vector mulf + addf, not the vector.outerproduct (an FMA) of the
+   GEMM's register tile, and unfused each step of a partial sum was two
+   floating-point ops, and two roundings, where one does. */
+static MlirWalkResult markContract(MlirOperation op, void *user) {
+  if (dlcOpIs(op, "arith.mulf") || dlcOpIs(op, "arith.addf"))
+    mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("fastmath"),
+                                    *(const MlirAttribute *)user);
+  return MlirWalkResultAdvance;
+}
+
+static void contractBody(MlirOperation root) {
+  MlirAttribute contract = mlirAttributeParseGet(
+      mlirOperationGetContext(root), mlirStringRefCreateFromCString("#arith.fastmath<contract>"));
+  mlirOperationWalk(root, markContract, &contract, MlirWalkPreOrder);
+}
+
+/* A dot-product GEMM (dlcScheduleDot): the forall over the batch or B's
+   rows, its producers (C's zero fill) and epilogue tiled as plain loops,
+   the root in mr x nr register tiles of partial sums along K. */
+static void emitDotGroup(DlcScript *s, Group *g, int vw) {
+  int handles[DLC_SCHEDULE_MAX_GROUP];
+  const OpInfo *root = &g->ops[g->root];
+  const DlcSchedule *sc = &g->sched;
+  int p = root->numParallel;
+  int64_t rootForall[DLC_SCHEDULE_MAX_LOOPS] = {0}, forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  for (intptr_t i = 0; i < sc->numParallel; ++i)
+    if (sc->parallel[i] < p)
+      rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
+  dlcSinkTiles(root, &g->ops[g->numOps - 1], g->root == g->numOps - 1, rootForall, forall);
+  emitForallAndFuse(s, g, forall, handles, false);
+  for (int i = 0; i < g->numOps; ++i)
+    if (i == g->root)
+      dlcScriptDotTile(s, handles[i], root->loops.numLoops, sc->registerTile[0],
+                       sc->registerTile[1], sc->vectorWidth,
+                       sc->tiles[p - 1] ? sc->tiles[p - 1] : root->loops.extent[p - 1]);
+    else
+      vectorTile(s, handles[i], &g->ops[i], vw);
+}
+
 /* The loop of a direct conv's copy back to NCHW (op `o`, whose operand 0
    is the blocked result Y3[.., ow, n]) that walks Y3's channel dim n, or
    -1 when `o` does not read Y3 so. That copy may carry the epilogue's other
@@ -548,9 +589,10 @@ static bool registerTileFits(const DlcSchedule *sc, const DlcLoopNest *nest, int
 }
 
 /* A given schedule's tiles must fit the root, or its tiles stop being
-   static; a given register tile must fit the GEMM's tiles. */
+   static; a given register tile must fit the GEMM's tiles (a dot-product
+   GEMM's are checked by givenDotFits). */
 static bool givenFits(DlcScheduleState *st, MlirOperation func, const Group *g,
-                      const DlcLoopNest *nest) {
+                      const DlcLoopNest *nest, bool dot) {
   bool fits = g->sched.numTiles == nest->numLoops;
   for (intptr_t d = 0; fits && d < g->sched.numTiles; ++d)
     fits =
@@ -567,7 +609,7 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const Group *g,
     dlcScheduleFail(st, func, msg);
     return false;
   }
-  if (g->root >= 0 && g->sched.registerTile[0] > 0 &&
+  if (g->root >= 0 && !dot && g->sched.registerTile[0] > 0 &&
       !registerTileFits(&g->sched, nest, g->ops[g->root].numParallel)) {
     dlcScheduleFail(st, func,
                     "#dlk.schedule register tile does not fit: MR must not exceed the M tile "
@@ -575,6 +617,27 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const Group *g,
     return false;
   }
   return true;
+}
+
+/* A given schedule of a dot-product GEMM: its register tile (the cost
+   model's where it gives none) must divide the rows and the N tile, and
+   its vector K. */
+static bool givenDotFits(DlcScheduleState *st, MlirOperation func, DlcSchedule *given,
+                         const DlcSchedule *model, const DlcLoopNest *nest) {
+  int n = nest->numLoops, p = n - 1;
+  if (given->registerTile[0] <= 0)
+    memcpy(given->registerTile, model->registerTile, sizeof given->registerTile);
+  if (given->vectorWidth <= 0)
+    given->vectorWidth = model->vectorWidth;
+  int64_t mc = given->tiles[p - 2] ? given->tiles[p - 2] : nest->extent[p - 2];
+  int64_t nc = given->tiles[p - 1] ? given->tiles[p - 1] : nest->extent[p - 1];
+  if (mc % given->registerTile[0] == 0 && given->registerTile[1] <= nc &&
+      nest->extent[n - 1] % given->vectorWidth == 0)
+    return true;
+  dlcScheduleFail(st, func,
+                  "#dlk.schedule does not fit this dot-product GEMM: MR must divide the M "
+                  "tile, NR must not exceed the N tile, and the vector width must divide K");
+  return false;
 }
 
 /* Whether a loops group reduces rows before its sink reads them again: a
@@ -689,10 +752,19 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
       : conv >= 0      ? &infos[conv].loops
       : depthwise >= 0 ? &infos[depthwise].loops
                        : &sink->loops;
-  if (haveGiven && !givenFits(st, func, &g, nest))
+  /* a transposed B with few rows of A: dot products (decided by the
+     shape, so that a schedule printed in the IR reads back the same) */
+  DlcSchedule dotSched;
+  bool dot = g.root >= 0 && dlcIsDotGemmRoot(&infos[g.root]) &&
+             dlcScheduleDot(nest, &cpu->target, &dotSched);
+  if (haveGiven && !givenFits(st, func, &g, nest, dot))
+    return;
+  if (haveGiven && dot && !givenDotFits(st, func, &g.sched, &dotSched, nest))
     return;
   if (!haveGiven) {
-    if (g.root >= 0)
+    if (dot)
+      g.sched = dotSched;
+    else if (g.root >= 0)
       dlcScheduleGemm(nest, &cpu->target, &g.sched);
     else if (conv >= 0)
       dlcScheduleDirectConv(nest, &cpu->target, &g.sched);
@@ -725,11 +797,16 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
       ownInits(ops, n);
   }
   dlcScheduleComment(st, func, n,
-                     g.root >= 0       ? "gemm"
+                     dot               ? "dot"
+                     : g.root >= 0     ? "gemm"
                      : conv >= 0      ? "direct conv"
                      : depthwise >= 0 ? "depthwise conv"
                                       : "loops");
-  if (g.root >= 0)
+  if (dot) {
+    contractBody(infos[g.root].op);
+    emitDotGroup(&st->script, &g, cpu->vw);
+  }
+  else if (g.root >= 0)
     emitGemmGroup(&st->script, &g, cpu->vw);
   else if (conv >= 0)
     emitDirectConvGroup(&st->script, &g, conv, cpu->vw, padSid);

@@ -242,7 +242,7 @@ static MlirValue emitPackedMatmul(DlcBuilder *b, MlirValue a, MlirValue w, bool 
    23.7 -> 37.4 GFLOP/s, AVX2). A classifier's 1 x 2048 by 2048 x 1000
    keeps its 10-lane vectors with AVX-512 rather than copy 8 MB a call. */
 static int64_t plainPaddedN(const DlcGemmPacking *p, const DlcShape *sa, const DlcShape *sb,
-                            const DlcShape *so, bool tb, bool constantB) {
+                            const DlcShape *so, bool ta, bool tb, bool constantB) {
   int64_t vw = p->vectorWidth;
   if (!p->pack || vw <= 1)
     return 0;
@@ -253,6 +253,9 @@ static int64_t plainPaddedN(const DlcGemmPacking *p, const DlcShape *sa, const D
     if (sa->dims[i] == DLC_DYNAMIC)
       return 0;
   int64_t n = sb->dims[sb->rank - (tb ? 2 : 1)], m = so->dims[so->rank - 2];
+  /* dot products (a transposed B kept as it is) vectorise along K, not N */
+  if (tb && !ta && !constantB && dlcDotGemmFits(m, sb->dims[sb->rank - 1], vw))
+    return 0;
   int64_t padded = (n + vw - 1) / vw * vw, lanes = dlcLargestDivisor(n, vw);
   /* fewer vector steps a row than the unpadded partial vectors take */
   if (n % vw == 0 || padded / vw >= n / lanes)
@@ -286,7 +289,7 @@ static MlirValue lowerMatmul(DlcBuilder *b, MlirOperation op, const DlcLowerPoli
   bool constantB = constantWeight(op, w); /* w itself, before a pad views it */
   int64_t nPad = mlirTypeIsAF32(dlcElementType(w)) && mlirTypeIsAF32(dlcElementType(a)) &&
                          !givenSchedule(op, &given)
-                     ? plainPaddedN(&p->packing, &sa, &sb, &so, tb, constantB)
+                     ? plainPaddedN(&p->packing, &sa, &sb, &so, ta, tb, constantB)
                      : 0;
   if (nPad > 0) {
     int64_t dims[DLC_MAX_LOOPS];

@@ -242,6 +242,22 @@ bool dlcIsGemmRoot(const DlcLinalgInfo *r) {
   return true;
 }
 
+bool dlcIsDotGemmRoot(const DlcLinalgInfo *r) {
+  int n = r->loops.numLoops;
+  if (!dlcIsGemmRoot(r) || r->numParallel != n - 1)
+    return false;
+  for (intptr_t i = 0; i < 2; ++i) {
+    MlirAffineMap m = dlcOperandMap(r->op, i);
+    intptr_t k = mlirAffineMapGetNumResults(m);
+    if (k < 2)
+      return false;
+    MlirAffineExpr last = mlirAffineMapGetResult(m, k - 1);
+    if (!mlirAffineExprIsADim(last) || mlirAffineDimExprGetPosition(last) != (unsigned)(n - 1))
+      return false;
+  }
+  return true;
+}
+
 bool dlcHasReduction(const DlcLinalgInfo *o) {
   for (int d = 0; d < o->loops.numLoops; ++d)
     if (o->loops.reduction[d])

@@ -50,6 +50,11 @@ bool dlcReadLinalg(MlirOperation op, DlcLinalgInfo *info);
    parallel loops in order, and maps that vectorise. */
 bool dlcIsGemmRoot(const DlcLinalgInfo *r);
 
+/* A GEMM root with one reduction loop (K) that is the innermost index of
+   both inputs: A [.., M, K] and B read as [.., N, K] (transpose_b). Each
+   output is a dot product of two contiguous rows. */
+bool dlcIsDotGemmRoot(const DlcLinalgInfo *r);
+
 bool dlcHasReduction(const DlcLinalgInfo *o);
 
 /* The sink's tiles for tiles of a GEMM root's parallel loops: the sink's

@@ -71,6 +71,17 @@ int64_t dlcVectorTile(int64_t extent, int64_t vectorWidth);
 
 void dlcScheduleGemm(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
 void dlcScheduleLoops(const DlcLoopNest *sink, int64_t vectorWidth, DlcSchedule *out);
+
+/* The schedule of a GEMM whose inputs are both contiguous along K
+   (dlcIsDotGemmRoot: loops [batch.., m, n, k]) as dot products, when its
+   few rows make that pay; false otherwise (the GEMM schedule applies).
+   Register tile [MR, NR]: MR rows of A by NR rows of B, one vector of
+   partial sums each, along K in `vectorWidth` lanes. */
+bool dlcScheduleDot(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
+
+/* Whether such a GEMM of `m` rows and dot products `k` long runs as dot
+   products (dlcScheduleDot), for the lowering: it pads no columns for them. */
+bool dlcDotGemmFits(int64_t m, int64_t k, int64_t vectorWidth);
 /* For a loops kernel that reads its input rows twice (a norm or softmax: a
    row reduction, then the row again scaled by its result), the parallel
    tile along the rows shrunk so that its rows fit half of L1, so the second

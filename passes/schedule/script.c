@@ -191,6 +191,53 @@ void dlcScriptMarkReductionLoop(DlcScript *s, int h) {
       s, "    transform.annotate %%h%d \"" DLC_ATTR_REDUCTION_LOOP "\" : !transform.any_op\n", h);
 }
 
+/* The partial sums' tile, shared by the dot tile and the vector tile of a
+   trailing reduction: tiles `t`'s reduction by `sizes`, vectorises the
+   partial sums' fill, the partial op and the merge, and keeps the
+   partial sums in registers across the loop. */
+static void partialSums(DlcScript *s, int t, const int64_t *sizes, int n) {
+  int r = s->next;
+  s->next += 4;
+  dlcScriptEmit(s,
+                "    %%h%d, %%h%d, %%h%d, %%h%d = transform.structured.tile_reduction_using_for"
+                " %%h%d by tile_sizes = ",
+                r, r + 1, r + 2, r + 3, t);
+  emitSizes(s, sizes, n);
+  emitTypes(s, 4);
+  for (int i = 0; i < 3; ++i) /* the partial sums' fill, the partial op, the merge */
+    dlcScriptVectorize(s, r + i);
+  /* the vector of partial sums is the loop's accumulator: hoisted out of
+     it (dlcScriptVectorLowering), it stays in registers rather than make
+     a load-add-store round trip through memory every step */
+  if (s->hoistPartials)
+    dlcScriptMarkReductionLoop(s, r + 3);
+}
+
+static void dotTile(DlcScript *s, int h, int n, int64_t mr, int64_t nr, int64_t vw) {
+  int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  for (int d = 0; d < n - 3; ++d)
+    sizes[d] = 1;
+  sizes[n - 3] = mr;
+  sizes[n - 2] = nr;
+  int t = dlcScriptTileFor(s, h, sizes, n, NULL);
+  memset(sizes, 0, sizeof sizes);
+  sizes[n - 1] = vw;
+  partialSums(s, t, sizes, n);
+}
+
+void dlcScriptDotTile(DlcScript *s, int h, int n, int64_t mr, int64_t nr, int64_t vw,
+                      int64_t cols) {
+  int64_t whole = cols / nr * nr;
+  if (whole == cols || whole == 0) {
+    dotTile(s, h, n, mr, whole ? nr : cols, vw);
+    return;
+  }
+  int lo, hi;
+  dlcScriptSplit(s, h, n - 2, whole, &lo, &hi);
+  dotTile(s, lo, n, mr, nr, vw);
+  dotTile(s, hi, n, mr, cols - whole, vw);
+}
+
 void dlcScriptVectorTile(DlcScript *s, int h, const DlcLinalgInfo *o, const int64_t *ext,
                          int64_t vectorWidth) {
   int n = o->loops.numLoops;
@@ -205,21 +252,7 @@ void dlcScriptVectorTile(DlcScript *s, int h, const DlcLinalgInfo *o, const int6
     int t = dlcScriptTileFor(s, h, sizes, n, NULL);
     memset(sizes, 0, sizeof sizes);
     sizes[n - 1] = v;
-    int r = s->next;
-    s->next += 4;
-    dlcScriptEmit(s,
-                  "    %%h%d, %%h%d, %%h%d, %%h%d = transform.structured.tile_reduction_using_for"
-                  " %%h%d by tile_sizes = ",
-                  r, r + 1, r + 2, r + 3, t);
-    emitSizes(s, sizes, n);
-    emitTypes(s, 4);
-    for (int i = 0; i < 3; ++i) /* the partial sums' fill, the partial op, the merge */
-      dlcScriptVectorize(s, r + i);
-    /* the vector of partial sums is the loop's accumulator: hoisted out of
-       it (dlcScriptVectorLowering), it stays in registers rather than make
-       a load-add-store round trip through memory every step */
-    if (s->hoistPartials)
-      dlcScriptMarkReductionLoop(s, r + 3);
+    partialSums(s, t, sizes, n);
     return;
   }
   sizes[n - 1] = v == ext[n - 1] ? 0 : v;

@@ -98,6 +98,14 @@ void dlcScriptMarkReductionLoop(DlcScript *s, int h);
    forbids. */
 void dlcScriptMarkHoistOnlyLoop(DlcScript *s, int h);
 
+/* The register tile of a dot-product GEMM (dlcScheduleDot; loops
+   [batch.., m, n, k]): mr x nr outputs at a time, each a vector of
+   `vectorWidth` partial sums along k kept in registers, summed across
+   lanes after the k loop. mr divides the op's m extent; the last of its
+   `cols` columns that nr does not divide are split off into one tile. */
+void dlcScriptDotTile(DlcScript *s, int h, int numLoops, int64_t mr, int64_t nr,
+                      int64_t vectorWidth, int64_t cols);
+
 /* The vector tile of a non-GEMM op whose loops have `extent`: 1 on every
    loop but the innermost, which gets up to four vectors of `vectorWidth`;
    a lone trailing reduction keeps vector-wide partial sums instead. Then

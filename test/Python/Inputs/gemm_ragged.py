@@ -67,15 +67,19 @@ def classifier_case(k, n):
            f"  return %z : {T((1, n))}\n}}")
     x = rng.standard_normal((1, k, 1, 1)).astype(np.float32)
     want = x.reshape(1, k).astype(np.float64) @ w.T.astype(np.float64) + bias
-    return f"classifier 1x{k}x{n} after a flatten", src, [x, w, bias], want, True
+    # W an argument: dot products (cpu-schedule-dot.mlir), whose partial
+    # sums add in another order than the constant's GEMM: not bit for bit
+    return f"classifier 1x{k}x{n} after a flatten", src, [x, w, bias], want, True, False
 
 
 def run_cases(cases, operand):
-    """Checks each (name, source, args, want, packs) at 1 and 2 threads, with
-    the weights as arguments and as constants; one line per case, naming the
-    constant `operand`. Returns how many failed."""
+    """Checks each (name, source, args, want, packs[, bitwise]) at 1 and 2
+    threads, with the weights as arguments and as constants; one line per
+    case, naming the constant `operand`. The two agree bit for bit unless
+    `bitwise` is False (then to 1e-6). Returns how many failed."""
     failed = 0
-    for name, src, args, want, packs in cases:
+    for name, src, args, want, packs, *rest in cases:
+        bitwise = rest[0] if rest else True
         const_src, rest = models.with_constant_weights(src, args)
         for threads in (1, 2):
             got = dlc.compile(src, threads=threads)(*args)
@@ -85,7 +89,9 @@ def run_cases(cases, operand):
             prepacked = "dlc_packed" in packed.ir("llvm") if threads == 1 else packs
             err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
             same = np.array_equal(got, const)
-            ok = err < 1e-5 and same and prepacked == packs and got.shape == want.shape
+            close = float(np.abs(got - const).max()) <= 1e-6 * max(1.0, np.abs(want).max())
+            ok = (err < 1e-5 and (same if bitwise else close) and prepacked == packs
+                  and got.shape == want.shape)
             failed += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {name}, {threads} thread{'s' if threads > 1 else ''}"
                   f": constant {operand} prepacked {prepacked}, the same {same}"

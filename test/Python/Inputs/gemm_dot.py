@@ -1,0 +1,79 @@
+"""GEMMs that run as dot products (cost_model.c's dlcScheduleDot): B
+transposed and an argument, fewer than 16 rows of A. A GEMV, a prime
+number of columns (no parallel tiles, a tail tile), a bias + relu
+epilogue, a K no multiple of the vector (five-lane partial sums), a
+decoder's attention scores over 197 keys per head, and a batched A by
+one 2-d B. Each equals NumPy (float64) at 1 and 2 threads, and ran as
+dot products for AVX2 and for AVX-512 (the schedule's group kind, from
+dlc-opt). A K shorter than a vector keeps the GEMM schedule. Prints one
+line per case for FileCheck; exits 1 on any FAIL."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import dlc
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "E2E",
+                                "Inputs"))
+import models  # noqa: E402
+
+rng = np.random.default_rng(47)
+T = models.t
+
+
+def case(m, k, n, batch=None, b_batched=True, epilogue=False):
+    lead = (batch,) if batch else ()
+    xs, ws, ys = lead + (m, k), (lead if b_batched else ()) + (n, k), lead + (m, n)
+    ops = [f"  %y0 = dlg.matmul %x, %w {{transpose_b = true}} : {T(xs)}, {T(ws)} -> {T(ys)}"]
+    out = "%y0"
+    if epilogue:
+        ops += [f"  %y1 = dlg.add %y0, %b : {T(ys)}, {T((n,))} -> {T(ys)}",
+                f"  %y2 = dlg.relu %y1 : {T(ys)}"]
+        out = "%y2"
+    src = (f"func.func @f(%x: {T(xs)}, %w: {T(ws)}, %b: {T((n,))}) -> {T(ys)} {{\n" +
+           "\n".join(ops) + f"\n  return {out} : {T(ys)}\n}}")
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = rng.standard_normal(ws).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    z = np.matmul(x.astype(np.float64), np.swapaxes(w, -1, -2).astype(np.float64))
+    want = np.maximum(z + bias, 0) if epilogue else z
+    name = (f"gemm {'%dx' % batch if batch else ''}{m}x{k}x{n} transpose_b" +
+            ("" if b_batched else " (2-d B)") + (" +bias+relu" if epilogue else ""))
+    return name, src, [x, w, bias], want
+
+
+def kinds(src, target):
+    """The schedule's group kinds of the kernels (dot, gemm, loops ...)."""
+    err = subprocess.run(["dlc-opt", "-", "--pass-pipeline=builtin.module(func.func(dlg-fuse),"
+                          "dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
+                          f"dlc-cpu-schedule{{target={target} print-transform=true}})",
+                          "-o", os.devnull], input=src, capture_output=True, text=True,
+                         check=True).stderr
+    return sorted({line.rsplit(", ", 1)[1] for line in err.splitlines()
+                   if "// group" in line and " ops, " in line})
+
+
+def main():
+    cases = [(case(1, 1024, 1024), "dot"), (case(1, 768, 5003), "dot"),
+             (case(4, 768, 3072, epilogue=True), "dot"), (case(13, 100, 77), "dot"),
+             (case(1, 64, 197, batch=12), "dot"), (case(5, 256, 96, batch=3, b_batched=False), "dot"),
+             (case(8, 4, 64), "gemm")]
+    failed = 0
+    for (name, src, args, want), kind in cases:
+        seen = [kinds(src, t) for t in ("avx2", "avx512")]
+        for threads in (1, 2):
+            got = dlc.compile(src, threads=threads)(*args)
+            err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
+            ok = err < 1e-5 and got.shape == want.shape and all(kind in s for s in seen)
+            failed += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {name}, {threads} thread{'s' if threads > 1 else ''}: "
+                  f"{'/'.join(seen[0])} (avx2) {'/'.join(seen[1])} (avx512)"
+                  + ("" if ok else f", error {err:.1e}"))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
