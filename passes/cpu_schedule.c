@@ -261,17 +261,30 @@ static void limitToKcBlock(Group *g, int i, const OpInfo *root, int64_t kc) {
   }
 }
 
+/* The forall of a group with a GEMM root: the schedule's parallel tiles
+   of the root's loops, carried over to the sink's, every producer fused
+   into it. `rootForall` (unless NULL) gets the root's tiles (0: not in
+   the forall). */
+static void emitRootForall(DlcScript *s, Group *g, int *handles, int64_t *rootForall) {
+  const OpInfo *root = &g->ops[g->root];
+  const DlcSchedule *sc = &g->sched;
+  int64_t tiles[DLC_SCHEDULE_MAX_LOOPS] = {0}, forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
+  for (intptr_t i = 0; i < sc->numParallel; ++i)
+    if (sc->parallel[i] < root->numParallel)
+      tiles[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
+  dlcSinkTiles(root, &g->ops[g->numOps - 1], g->root == g->numOps - 1, tiles, forall);
+  emitForallAndFuse(s, g, forall, handles, false);
+  if (rootForall)
+    memcpy(rootForall, tiles, sizeof tiles);
+}
+
 static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   const OpInfo *root = &g->ops[g->root];
   int n = root->loops.numLoops, p = root->numParallel, M = p - 2, N = p - 1;
   const DlcSchedule *sc = &g->sched;
-  int64_t rootForall[DLC_SCHEDULE_MAX_LOOPS] = {0}, forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
-  for (intptr_t i = 0; i < sc->numParallel; ++i)
-    if (sc->parallel[i] < p)
-      rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
-  dlcSinkTiles(root, &g->ops[g->numOps - 1], g->root == g->numOps - 1, rootForall, forall);
-  emitForallAndFuse(s, g, forall, handles, false);
+  int64_t rootForall[DLC_SCHEDULE_MAX_LOOPS];
+  emitRootForall(s, g, handles, rootForall);
   int64_t mc = sc->tiles[M] ? sc->tiles[M] : root->loops.extent[M];
   int64_t nc = sc->tiles[N] ? sc->tiles[N] : root->loops.extent[N];
   int64_t kc = sc->tiles[n - 1];
@@ -343,12 +356,7 @@ static void emitDotGroup(DlcScript *s, Group *g, int vw) {
   const OpInfo *root = &g->ops[g->root];
   const DlcSchedule *sc = &g->sched;
   int p = root->numParallel;
-  int64_t rootForall[DLC_SCHEDULE_MAX_LOOPS] = {0}, forall[DLC_SCHEDULE_MAX_LOOPS] = {0};
-  for (intptr_t i = 0; i < sc->numParallel; ++i)
-    if (sc->parallel[i] < p)
-      rootForall[sc->parallel[i]] = sc->tiles[sc->parallel[i]];
-  dlcSinkTiles(root, &g->ops[g->numOps - 1], g->root == g->numOps - 1, rootForall, forall);
-  emitForallAndFuse(s, g, forall, handles, false);
+  emitRootForall(s, g, handles, NULL);
   for (int i = 0; i < g->numOps; ++i)
     if (i == g->root)
       dlcScriptDotTile(s, handles[i], root->loops.numLoops, sc->registerTile[0],
