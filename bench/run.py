@@ -3,7 +3,9 @@ same process, and their ratio (dlc / reference; > 1 means dlc is faster).
 
   GEMM f32 (GFLOP/s) at 256, 512, 1024, 2048 and 128x768x3072 vs OpenBLAS,
   and at sizes without convenient divisors: 197x768x768 (ViT's tokens,
-  prime), 257x511x129, 1000^3 (N no whole number of panels)
+  prime), 257x511x129, 1000^3 (N no whole number of panels); few rows:
+  16x1024x1024 (B's rows 4 KiB apart), and B given as [N, K]
+  (transpose_b, CblasTrans for OpenBLAS) at 1x1024x1024 and 4x768x3072
   BERT encoder layer, MLP and ResNet basic block (ms) vs PyTorch eager
   5-op elementwise chain over 16M floats and RMSNorm [32,4096] vs a
   hand-fused C loop (clang -O3 -march=native)
@@ -118,21 +120,25 @@ def openblas():
     return None
 
 
-def gemm_source(m, k, n):
-    return f"""func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
-  %0 = dlg.matmul %a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32> -> tensor<{m}x{n}xf32>
+def gemm_source(m, k, n, tb=False):
+    b = f"tensor<{n}x{k}xf32>" if tb else f"tensor<{k}x{n}xf32>"
+    attr = " {transpose_b = true}" if tb else ""
+    return f"""func.func @main(%a: tensor<{m}x{k}xf32>, %b: {b}) -> tensor<{m}x{n}xf32> {{
+  %0 = dlg.matmul %a, %b{attr} : tensor<{m}x{k}xf32>, {b} -> tensor<{m}x{n}xf32>
   return %0 : tensor<{m}x{n}xf32>
 }}"""
 
 
-def gemm(m, k, n, threads, reps, blas, copies=1):
+def gemm(m, k, n, threads, reps, blas, copies=1, tb=False):
     """GFLOP/s of dlc and OpenBLAS. With `copies` > 1 each call takes the
     next of that many copies of B, so that B comes from memory as a model's
     weights do (each read once per inference) rather than from cache: at
-    BERT-base shapes that costs dlc 15-25% (stop 35's note)."""
-    src = gemm_source(m, k, n)
+    BERT-base shapes that costs dlc 15-25% (stop 35's note). `tb`: B given
+    as [N, K] (transpose_b; cblas_sgemm's CblasTrans)."""
+    src = gemm_source(m, k, n, tb)
     a = np.random.rand(m, k).astype(np.float32)
-    bs = [np.random.rand(k, n).astype(np.float32) for _ in range(max(1, copies))]
+    bs = [np.random.rand(*((n, k) if tb else (k, n))).astype(np.float32)
+          for _ in range(max(1, copies))]
     mod = dlc.compile(src, threads=threads, target=TARGET)
     flop = 2.0 * m * n * k
     c_ours = np.empty((m, n), np.float32)
@@ -141,8 +147,9 @@ def gemm(m, k, n, threads, reps, blas, copies=1):
     if blas:
         c = np.empty((m, n), np.float32)
         blas.openblas_set_num_threads(threads)
-        fns.append(lambda: blas.cblas_sgemm(101, 111, 111, m, n, k, 1.0, a.ctypes.data, k,
-                                            next(ref_b).ctypes.data, n, 0.0, c.ctypes.data, n))
+        fns.append(lambda: blas.cblas_sgemm(101, 111, 112 if tb else 111, m, n, k, 1.0,
+                                            a.ctypes.data, k, next(ref_b).ctypes.data,
+                                            k if tb else n, 0.0, c.ctypes.data, n))
     times = timed(fns, threads, reps)
     return flop / times[0] / 1e9, flop / times[1] / 1e9 if blas else None
 
@@ -514,11 +521,12 @@ def main():
 def print_kernels(threads, reps, blas, quick):
     sizes = [(256, 256, 256), (512, 512, 512)] if quick else \
         [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (128, 768, 3072),
-         (197, 768, 768), (257, 511, 129), (1000, 1000, 1000)]
+         (197, 768, 768), (257, 511, 129), (1000, 1000, 1000), (16, 1024, 1024),
+         (1, 1024, 1024, True), (4, 768, 3072, True)]
     hand = hand_c()
-    for m, k, n in sizes:
-        ours, ref = gemm(m, k, n, threads, reps, blas)
-        print(f"gemm {m}x{k}x{n}: dlc {ours:.2f} GFLOP/s, OpenBLAS "
+    for m, k, n, *tb in sizes:
+        ours, ref = gemm(m, k, n, threads, reps, blas, tb=bool(tb))
+        print(f"gemm {m}x{k}x{n}{' transpose_b' if tb else ''}: dlc {ours:.2f} GFLOP/s, OpenBLAS "
               f"{ref if ref is None else f'{ref:.2f}'} GFLOP/s, ratio {ratio(ours, ref, True)}")
     ours, ref = chain(threads, reps, hand)
     print(f"elementwise chain 16M: dlc {ours:.2f} ms, hand-fused C {ref:.2f} ms, ratio {ratio(ours, ref, False)}")
