@@ -330,6 +330,16 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   emitRowBlocks(s, h, n, p, mc, reg, vw);
 }
 
+/* The extent of root loop `d` inside the group's forall: its tile where
+   the schedule puts it in the forall, else all of it (a tile of a loop
+   the forall does not split tiles nothing). */
+static int64_t forallExtent(const DlcSchedule *s, const DlcLoopNest *nest, int d) {
+  for (int i = 0; i < s->numParallel; ++i)
+    if (s->parallel[i] == d && s->tiles[d] > 0)
+      return s->tiles[d];
+  return nest->extent[d];
+}
+
 /* The multiply and add of a dot-product GEMM's body marked `contract`,
    so that LLVM fuses them into one FMA (one rounding): its partial sums
    are vector mulf + addf, not the vector.outerproduct (an FMA) of the
@@ -360,8 +370,7 @@ static void emitDotGroup(DlcScript *s, Group *g, int vw) {
   for (int i = 0; i < g->numOps; ++i)
     if (i == g->root)
       dlcScriptDotTile(s, handles[i], root->loops.numLoops, sc->registerTile[0],
-                       sc->registerTile[1], sc->vectorWidth,
-                       sc->tiles[p - 1] ? sc->tiles[p - 1] : root->loops.extent[p - 1]);
+                       sc->registerTile[1], sc->vectorWidth, forallExtent(sc, &root->loops, p - 1));
     else
       vectorTile(s, handles[i], &g->ops[i], vw);
 }
@@ -627,18 +636,17 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const Group *g,
   return true;
 }
 
-/* A given schedule of a dot-product GEMM: its register tile (the cost
-   model's where it gives none) must divide the rows and the N tile, and
-   its vector K. */
+/* A given schedule of a dot-product GEMM: MR must divide the M tile (the
+   dot tiles split off no rows), NR fit in the N tile (the last columns
+   that NR does not divide get a tile of their own), and the lanes of the
+   partial sums divide K. Where it names no register tile, the cost
+   model's rule picks one for its tiles. */
 static bool givenDotFits(DlcScheduleState *st, MlirOperation func, DlcSchedule *given,
-                         const DlcSchedule *model, const DlcLoopNest *nest) {
+                         const DlcCpuTarget *t, const DlcLoopNest *nest) {
   int n = nest->numLoops, p = n - 1;
+  int64_t mc = forallExtent(given, nest, p - 2), nc = forallExtent(given, nest, p - 1);
   if (given->registerTile[0] <= 0)
-    memcpy(given->registerTile, model->registerTile, sizeof given->registerTile);
-  if (given->vectorWidth <= 0)
-    given->vectorWidth = model->vectorWidth;
-  int64_t mc = given->tiles[p - 2] ? given->tiles[p - 2] : nest->extent[p - 2];
-  int64_t nc = given->tiles[p - 1] ? given->tiles[p - 1] : nest->extent[p - 1];
+    dlcDotRegisterTile(t, mc, nc, given->registerTile);
   if (mc % given->registerTile[0] == 0 && given->registerTile[1] <= nc &&
       nest->extent[n - 1] % given->vectorWidth == 0)
     return true;
@@ -767,7 +775,7 @@ static void scheduleGroup(DlcScheduleState *st, MlirOperation func, const MlirOp
              dlcScheduleDot(nest, &cpu->target, &dotSched);
   if (haveGiven && !givenFits(st, func, &g, nest, dot))
     return;
-  if (haveGiven && dot && !givenDotFits(st, func, &g.sched, &dotSched, nest))
+  if (haveGiven && dot && !givenDotFits(st, func, &g.sched, &cpu->target, nest))
     return;
   if (!haveGiven) {
     if (dot)

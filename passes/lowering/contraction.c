@@ -253,8 +253,10 @@ static int64_t plainPaddedN(const DlcGemmPacking *p, const DlcShape *sa, const D
     if (sa->dims[i] == DLC_DYNAMIC)
       return 0;
   int64_t n = sb->dims[sb->rank - (tb ? 2 : 1)], m = so->dims[so->rank - 2];
-  /* dot products (a transposed B kept as it is) vectorise along K, not N */
-  if (tb && !ta && !constantB && dlcDotGemmFits(m, sb->dims[sb->rank - 1], vw))
+  /* dot products (a transposed B kept as it is: no constant that
+     lowerMatmul transposes at compile time) vectorise along K, not N */
+  if (tb && !ta && !(constantB && sb->rank == 2) &&
+      dlcDotGemmFits(m, sa->dims[sa->rank - 1], vw))
     return 0;
   int64_t padded = (n + vw - 1) / vw * vw, lanes = dlcLargestDivisor(n, vw);
   /* fewer vector steps a row than the unpadded partial vectors take */

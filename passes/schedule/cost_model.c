@@ -674,8 +674,8 @@ void dlcScheduleLoops(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
   }
 }
 
-/* Dot-product GEMMs: a transposed B that is no constant (a constant one
-   becomes K x N at compile time) with few rows of A, as in a decoder's
+/* Dot-product GEMMs: a transposed B that is no constant (a constant 2-d
+   one becomes K x N at compile time) with few rows of A, as in a decoder's
    attention scores over its key cache, q [1, d] by K [keys, d]^T. The
    GEMM's register tile reads such a B across its rows, NR floats 4*K
    bytes apart per k step, gathered: 1 x 1024 by 1024 x 1024 ran at 1.0
@@ -691,8 +691,34 @@ void dlcScheduleLoops(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
    tile reads, so the two meet there. */
 enum { kDotMaxRows = 15, kDotTileRows = 4, kDotSpareRegs = 4 };
 
+/* The lanes of the partial sums: the widest power of two up to a vector
+   that divides K (#dlk.schedule's vector width is a power of two). */
+static int64_t dotLanes(int64_t k, int64_t vw) {
+  int64_t v = 1;
+  while (2 * v <= vw && k % (2 * v) == 0)
+    v *= 2;
+  return v;
+}
+
+/* Partial sums fewer than 4 lanes wide lose to the GEMM tile's gathers
+   (a K with no factor 4). */
+enum { kDotMinLanes = 4 };
+
 bool dlcDotGemmFits(int64_t m, int64_t k, int64_t vw) {
-  return m > 0 && m <= kDotMaxRows && k >= vw;
+  return m > 0 && m <= kDotMaxRows && k >= vw && dotLanes(k, vw) >= kDotMinLanes;
+}
+
+/* NR: as many rows of B as the registers hold partial sums for, a divisor
+   of the N tile unless that is under half of them (a prime N: the last
+   columns get a tile of their own, dlcScriptDotTile). */
+void dlcDotRegisterTile(const DlcCpuTarget *t, int64_t mc, int64_t nc, int64_t out[2]) {
+  int64_t mr = dlcLargestDivisor(mc, kDotTileRows);
+  int64_t cap = (t->vectorRegs - kDotSpareRegs) / mr;
+  if (cap > nc)
+    cap = nc;
+  int64_t nr = dlcLargestDivisor(nc, cap);
+  out[0] = mr;
+  out[1] = 2 * nr < cap ? cap : nr;
 }
 
 bool dlcScheduleDot(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
@@ -708,7 +734,7 @@ bool dlcScheduleDot(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s)
     return false;
   memset(s, 0, sizeof *s);
   s->numTiles = n;
-  s->vectorWidth = K % vw == 0 ? vw : dlcLargestDivisor(K, vw);
+  s->vectorWidth = dotLanes(K, vw);
   int64_t work = M * N;
   for (int d = 0; d < p - 2; ++d)
     work = dlcMulSaturate(work, l->extent[d]);
@@ -730,16 +756,7 @@ bool dlcScheduleDot(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s)
         nTile = e / chunks;
     }
   }
-  /* NR: as many rows of B as the registers hold partial sums for, a
-     divisor of the N tile unless that is under half of them (a prime
-     N: the last columns get a loop of their own, dlcScriptDotTile) */
-  int64_t mr = dlcLargestDivisor(M, kDotTileRows);
-  int64_t cap = (t->vectorRegs - kDotSpareRegs) / mr;
-  if (cap > nTile)
-    cap = nTile;
-  int64_t nr = dlcLargestDivisor(nTile, cap);
-  s->registerTile[0] = mr;
-  s->registerTile[1] = 2 * nr < cap ? cap : nr;
+  dlcDotRegisterTile(t, M, nTile, s->registerTile);
   return true;
 }
 

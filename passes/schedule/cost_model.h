@@ -82,6 +82,10 @@ bool dlcScheduleDot(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule 
 /* Whether such a GEMM of `m` rows and dot products `k` long runs as dot
    products (dlcScheduleDot), for the lowering: it pads no columns for them. */
 bool dlcDotGemmFits(int64_t m, int64_t k, int64_t vectorWidth);
+
+/* The dot tile's [MR, NR] for `mc` rows and `nc` columns (a given
+   schedule's tiles, where it names no register tile). */
+void dlcDotRegisterTile(const DlcCpuTarget *t, int64_t mc, int64_t nc, int64_t out[2]);
 /* For a loops kernel that reads its input rows twice (a norm or softmax: a
    row reduction, then the row again scaled by its result), the parallel
    tile along the rows shrunk so that its rows fit half of L1, so the second

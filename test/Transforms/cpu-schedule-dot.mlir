@@ -93,3 +93,55 @@ func.func @given(%a: tensor<4x64xf32>, %b: tensor<128x64xf32>) -> tensor<4x128xf
   }
   return %0 : tensor<4x128xf32>
 }
+
+// A given tile of N outside the forall (no `parallel`) tiles nothing: the
+// register tiles cover all 21 columns, 5 of 4 and one of 1 (read as a
+// tile of 7, the last 3 columns were a tile of 3 over 17, dynamic, and the
+// GEMM did not compile):
+// SCRIPT-LABEL: group {{[0-9]+}} of @tile_not_forall_kernel0: 2 ops, dot
+// SCRIPT: transform.structured.split %h{{[0-9]+}} after 20 { dimension = 1 }
+// SCRIPT: tile_using_for %h{{[0-9]+}} tile_sizes [1, 4, 0]
+// SCRIPT: tile_using_for %h{{[0-9]+}} tile_sizes [1, 1, 0]
+func.func @tile_not_forall(%a: tensor<1x64xf32>, %b: tensor<21x64xf32>) -> tensor<1x21xf32> {
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [0, 7, 0], vector = 8, register = [1, 4]> (%a, %b) : (tensor<1x64xf32>, tensor<21x64xf32>) -> tensor<1x21xf32> {
+  ^bb0(%x: tensor<1x64xf32>, %y: tensor<21x64xf32>):
+    %m = dlg.matmul %x, %y {transpose_b = true} : tensor<1x64xf32>, tensor<21x64xf32> -> tensor<1x21xf32>
+    dlk.yield %m : tensor<1x21xf32>
+  }
+  return %0 : tensor<1x21xf32>
+}
+
+// A given schedule without a register tile gets the model's rule for its
+// own tiles (NR 4 in tiles of 4 columns, not the 8 of the model's):
+// SCRIPT-LABEL: group {{[0-9]+}} of @no_register_kernel0: 2 ops, dot
+// SCRIPT: tile_using_forall %h{{[0-9]+}} tile_sizes [0, 4, 0]
+// SCRIPT: tile_using_for %h{{[0-9]+}} tile_sizes [1, 4, 0]
+func.func @no_register(%a: tensor<1x64xf32>, %b: tensor<128x64xf32>) -> tensor<1x128xf32> {
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [0, 4, 0], vector = 8, parallel = [1]> (%a, %b) : (tensor<1x64xf32>, tensor<128x64xf32>) -> tensor<1x128xf32> {
+  ^bb0(%x: tensor<1x64xf32>, %y: tensor<128x64xf32>):
+    %m = dlg.matmul %x, %y {transpose_b = true} : tensor<1x64xf32>, tensor<128x64xf32> -> tensor<1x128xf32>
+    dlk.yield %m : tensor<1x128xf32>
+  }
+  return %0 : tensor<1x128xf32>
+}
+
+// A batched constant B stays [N, K] (only a 2-d one is transposed at
+// compile time), so it runs as dot products too, and its 17 columns are
+// not padded to 24 for vectors along N:
+// CHECK-LABEL: func.func private @batched_const_kernel0
+// CHECK-NOT: tensor.pad
+// CHECK: return
+// SCRIPT-LABEL: group {{[0-9]+}} of @batched_const_kernel0: 2 ops, dot
+func.func @batched_const(%a: tensor<2x4x64xf32>) -> tensor<2x4x17xf32> {
+  %b = arith.constant dense<0.5> : tensor<2x17x64xf32>
+  %0 = dlg.matmul %a, %b {transpose_b = true} : tensor<2x4x64xf32>, tensor<2x17x64xf32> -> tensor<2x4x17xf32>
+  return %0 : tensor<2x4x17xf32>
+}
+
+// K = 1031 has no factor 4: partial sums of one lane would lose to the
+// GEMM tile, which keeps it.
+// SCRIPT-LABEL: group {{[0-9]+}} of @prime_k_kernel0: 2 ops, gemm
+func.func @prime_k(%a: tensor<1x1031xf32>, %b: tensor<1024x1031xf32>) -> tensor<1x1024xf32> {
+  %0 = dlg.matmul %a, %b {transpose_b = true} : tensor<1x1031xf32>, tensor<1024x1031xf32> -> tensor<1x1024xf32>
+  return %0 : tensor<1x1024xf32>
+}
