@@ -35,8 +35,9 @@ def Dlk_ScheduleAttr : AttrDef<Dlk_Dialect, "Schedule"> {
   let summary = "how a kernel's loops are tiled, vectorized and parallelized";
   let description = [{
     `tile` gives one tile size per loop of the kernel's root op (0 leaves
-    that loop untiled); `vector` is the vector width in elements (a power of
-    two, 1 for scalar code); `register` is a contraction's register tile,
+    that loop untiled); `vector` is the vector width in elements (1 for
+    scalar code; not only powers of two: the CPU cost model takes 5 lanes
+    for a row of 10); `register` is a contraction's register tile,
     MR rows by NR columns of accumulators;
     `parallel` lists the loops run in parallel. Every field is optional.
 

@@ -4,6 +4,9 @@
 // registers across the reduction loop, and vector code everywhere.
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{vector-width=8},canonicalize,cse)' | FileCheck %s
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{vector-width=8 print-transform})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCRIPT
+// The schedules printed in the IR read back (a row of 100 takes 25 lanes):
+// RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{vector-width=8})' | dlc-opt | FileCheck %s --check-prefix=READBACK
+// READBACK: @row100_kernel0({{.*}}dlk.schedule = #dlk.schedule<tile = [50, 0], vector = 25, parallel = [0]>
 
 // CHECK-LABEL: func.func private @mlp_kernel0
 // CHECK-SAME: dlk.schedule = #dlk.schedule<tile = [8, 0, 0, 196], vector = 8, register = [6, 16], parallel = [0]>
@@ -157,3 +160,11 @@ func.func @tall(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> tensor<256x
 // SCRIPT: transform.structured.fuse_into_containing_op
 // SCRIPT: transform.structured.tile_reduction_using_for
 // SCRIPT: transform.loop.hoist_loop_invariant_subsets
+
+// A row of 100 floats: 25-lane vectors (no power of two; cpu-schedule's
+// READBACK run parses the printed schedule again).
+func.func @row100(%a: tensor<300x100xf32>, %b: tensor<300x100xf32>) -> tensor<300x100xf32> {
+  %0 = dlg.add %a, %b : tensor<300x100xf32>, tensor<300x100xf32> -> tensor<300x100xf32>
+  %1 = dlg.relu %0 : tensor<300x100xf32>
+  return %1 : tensor<300x100xf32>
+}

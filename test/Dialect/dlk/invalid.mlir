@@ -98,8 +98,8 @@ func.func @yield_outside(%x: tensor<8xf32>) {
 
 // -----
 
-// expected-error @+1 {{#dlk.schedule vector width must be a power of two, got 6}}
-func.func @vector_width() attributes {s = #dlk.schedule<vector = 6>} { return }
+// expected-error @+1 {{#dlk.schedule vector width must be positive, got 0}}
+func.func @vector_width() attributes {s = #dlk.schedule<vector = 0>} { return }
 
 // -----
 

@@ -40,6 +40,10 @@ func.func @schedules() attributes {
     // CHECK-SAME: b = #dlk.schedule<vector = 8>
     b = #dlk.schedule<vector = 8>,
     // CHECK-SAME: c = #dlk.schedule<tile = [32, 32], parallel = [1]>
-    c = #dlk.schedule<parallel = [1], tile = [32, 32], vector = 1>} {
+    c = #dlk.schedule<parallel = [1], tile = [32, 32], vector = 1>,
+    // lanes that are no power of two, as the cost model picks for a row of
+    // 100 (25) or 10 columns (5):
+    // CHECK-SAME: d = #dlk.schedule<tile = [50, 0], vector = 25, parallel = [0]>
+    d = #dlk.schedule<tile = [50, 0], vector = 25, parallel = [0]>} {
   return
 }
