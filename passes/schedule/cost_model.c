@@ -692,7 +692,8 @@ void dlcScheduleLoops(const DlcLoopNest *l, int64_t vw, DlcSchedule *s) {
 enum { kDotMaxRows = 15, kDotTileRows = 4, kDotSpareRegs = 4 };
 
 /* The lanes of the partial sums: the widest power of two up to a vector
-   that divides K (#dlk.schedule's vector width is a power of two). */
+   that divides K, so that each is one whole register (4 lanes: an xmm),
+   not a 5-lane vector at K = 100 that LLVM splits over two. */
 static int64_t dotLanes(int64_t k, int64_t vw) {
   int64_t v = 1;
   while (2 * v <= vw && k % (2 * v) == 0)
