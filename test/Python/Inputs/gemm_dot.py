@@ -1,7 +1,7 @@
 """GEMMs that run as dot products (cost_model.c's dlcScheduleDot): B
 transposed and an argument, fewer than 16 rows of A. A GEMV, a prime
 number of columns (no parallel tiles, a tail tile), a bias + relu
-epilogue, a K no multiple of the vector (five-lane partial sums), a
+epilogue, a K no multiple of the vector (four-lane partial sums), a
 decoder's attention scores over 197 keys per head, and a batched A by
 one 2-d B. Each equals NumPy (float64) at 1 and 2 threads, and ran as
 dot products for AVX2 and for AVX-512 (the schedule's group kind, from
@@ -16,33 +16,15 @@ import numpy as np
 
 import dlc
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "E2E",
-                                "Inputs"))
-import models  # noqa: E402
-
-rng = np.random.default_rng(47)
-T = models.t
+# The GEMM cases (IR, inputs, NumPy's answer) are gemm_ragged.py's.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gemm_ragged import case as gemm_case  # noqa: E402
 
 
 def case(m, k, n, batch=None, b_batched=True, epilogue=False):
-    lead = (batch,) if batch else ()
-    xs, ws, ys = lead + (m, k), (lead if b_batched else ()) + (n, k), lead + (m, n)
-    ops = [f"  %y0 = dlg.matmul %x, %w {{transpose_b = true}} : {T(xs)}, {T(ws)} -> {T(ys)}"]
-    out = "%y0"
-    if epilogue:
-        ops += [f"  %y1 = dlg.add %y0, %b : {T(ys)}, {T((n,))} -> {T(ys)}",
-                f"  %y2 = dlg.relu %y1 : {T(ys)}"]
-        out = "%y2"
-    src = (f"func.func @f(%x: {T(xs)}, %w: {T(ws)}, %b: {T((n,))}) -> {T(ys)} {{\n" +
-           "\n".join(ops) + f"\n  return {out} : {T(ys)}\n}}")
-    x = rng.standard_normal(xs).astype(np.float32)
-    w = rng.standard_normal(ws).astype(np.float32)
-    bias = rng.standard_normal(n).astype(np.float32)
-    z = np.matmul(x.astype(np.float64), np.swapaxes(w, -1, -2).astype(np.float64))
-    want = np.maximum(z + bias, 0) if epilogue else z
-    name = (f"gemm {'%dx' % batch if batch else ''}{m}x{k}x{n} transpose_b" +
-            ("" if b_batched else " (2-d B)") + (" +bias+relu" if epilogue else ""))
-    return name, src, [x, w, bias], want
+    name, src, args, want, _ = gemm_case(m, k, n, tb=True, epilogue=epilogue, batch=batch,
+                                         b_batched=b_batched)
+    return name, src, args, want
 
 
 def kinds(src, target):

@@ -28,11 +28,13 @@ rng = np.random.default_rng(46)
 T = models.t
 
 
-def case(m, k, n, tb=False, epilogue=False, batch=None, packs=True):
+def case(m, k, n, tb=False, epilogue=False, batch=None, packs=True, b_batched=True):
     """`packs`: a constant B is padded or packed at compile time (a batched
-    B of whole vectors is read as it is)."""
+    B of whole vectors is read as it is). `b_batched` False: a batched A by
+    one 2-d B."""
     lead = (batch,) if batch else ()
-    w = (rng.standard_normal(lead + ((n, k) if tb else (k, n))) * 0.1).astype(np.float32)
+    w = (rng.standard_normal((lead if b_batched else ()) + ((n, k) if tb else (k, n))) *
+         0.1).astype(np.float32)
     bias = rng.standard_normal(n).astype(np.float32)
     xs, ys = lead + (m, k), lead + (m, n)
     attr = " {transpose_b = true}" if tb else ""
@@ -49,7 +51,7 @@ def case(m, k, n, tb=False, epilogue=False, batch=None, packs=True):
     z = np.matmul(x.astype(np.float64), wt.astype(np.float64))
     want = np.maximum(z + bias, 0) if epilogue else z
     name = (f"gemm {'%dx' % batch if batch else ''}{m}x{k}x{n}" + (" transpose_b" if tb else "") +
-            (" +bias+relu" if epilogue else ""))
+            ("" if b_batched else " (2-d B)") + (" +bias+relu" if epilogue else ""))
     return name, src, [x, w, bias], want, packs
 
 
