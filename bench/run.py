@@ -4,8 +4,10 @@ same process, and their ratio (dlc / reference; > 1 means dlc is faster).
   GEMM f32 (GFLOP/s) at 256, 512, 1024, 2048 and 128x768x3072 vs OpenBLAS,
   and at sizes without convenient divisors: 197x768x768 (ViT's tokens,
   prime), 257x511x129, 1000^3 (N no whole number of panels); few rows:
-  16x1024x1024 (B's rows 4 KiB apart), and B given as [N, K]
-  (transpose_b, CblasTrans for OpenBLAS) at 1x1024x1024 and 4x768x3072
+  16x1024x1024 (B's rows 4 KiB apart), 1x768x50257 (GPT-2's vocabulary
+  projection: B 154 MB, N no whole number of vectors), and B given as
+  [N, K] (transpose_b, CblasTrans for OpenBLAS) at 1x1024x1024 and
+  4x768x3072
   BERT encoder layer, MLP and ResNet basic block (ms) vs PyTorch eager
   5-op elementwise chain over 16M floats and RMSNorm [32,4096] vs a
   hand-fused C loop (clang -O3 -march=native)
@@ -522,7 +524,7 @@ def print_kernels(threads, reps, blas, quick):
     sizes = [(256, 256, 256), (512, 512, 512)] if quick else \
         [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (128, 768, 3072),
          (197, 768, 768), (257, 511, 129), (1000, 1000, 1000), (16, 1024, 1024),
-         (1, 1024, 1024, True), (4, 768, 3072, True)]
+         (1, 768, 50257), (1, 1024, 1024, True), (4, 768, 3072, True)]
     hand = hand_c()
     for m, k, n, *tb in sizes:
         ours, ref = gemm(m, k, n, threads, reps, blas, tb=bool(tb))

@@ -192,6 +192,29 @@ static void emitRowBlocks(DlcScript *s, int h, int n, int p, int64_t mc, const i
   emitRegisterTile(s, hi, n, p, M, tileRows);
 }
 
+/* The register tiles of an Mc block whose `nc` columns NR does not divide
+   (a few-row GEMM on a ragged N, dlcGemmSplitsRaggedN): the NR-wide tiles
+   over the most columns they cover, then the rest split the same way with
+   the register tile of its whole vectors, and last the columns short of a
+   vector as one partial vector (5 lanes at 1733 = 54 x 32 + 5). */
+static void emitColumnBlocks(DlcScript *s, int h, int n, int p, int64_t mc, const int64_t reg[2],
+                             int vw, int64_t nc) {
+  if (nc % reg[1] == 0) {
+    emitRowBlocks(s, h, n, p, mc, reg, vw);
+    return;
+  }
+  int64_t whole = nc / reg[1] * reg[1], rest = nc - whole, next[2];
+  dlcGemmRegisterTile(mc, rest > vw ? rest / vw * vw : rest, vw, next);
+  if (whole == 0) {
+    emitColumnBlocks(s, h, n, p, mc, next, vw, nc);
+    return;
+  }
+  int lo, hi;
+  dlcScriptSplit(s, h, p - 1, whole, &lo, &hi);
+  emitRowBlocks(s, lo, n, p, mc, reg, vw);
+  emitColumnBlocks(s, hi, n, p, mc, next, vw, rest);
+}
+
 /* Whether `producer`'s result is an input (not the init) of `root`. */
 static bool feedsInput(MlirOperation producer, MlirOperation root) {
   MlirValue r = mlirOperationGetResult(producer, 0);
@@ -278,6 +301,16 @@ static void emitRootForall(DlcScript *s, Group *g, int *handles, int64_t *rootFo
     memcpy(rootForall, tiles, sizeof tiles);
 }
 
+/* The extent of root loop `d` inside the group's forall: its tile where
+   the schedule puts it in the forall, else all of it (a tile of a loop
+   the forall does not split tiles nothing). */
+static int64_t forallExtent(const DlcSchedule *s, const DlcLoopNest *nest, int d) {
+  for (int i = 0; i < s->numParallel; ++i)
+    if (s->parallel[i] == d && s->tiles[d] > 0)
+      return s->tiles[d];
+  return nest->extent[d];
+}
+
 static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   int handles[DLC_SCHEDULE_MAX_GROUP];
   const OpInfo *root = &g->ops[g->root];
@@ -289,8 +322,8 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   int64_t nc = sc->tiles[N] ? sc->tiles[N] : root->loops.extent[N];
   int64_t kc = sc->tiles[n - 1];
   int64_t reg[2] = {sc->registerTile[0], sc->registerTile[1]};
-  if (reg[0] <= 0) /* a given schedule without one */
-    dlcGemmRegisterTile(mc, nc, vw, reg);
+  if (reg[0] <= 0) /* a given schedule without one: whole vectors, the rest split off */
+    dlcGemmRegisterTile(mc, nc > vw && nc % vw ? nc / vw * vw : nc, vw, reg);
   int64_t nr = reg[1];
   int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
   int h = handles[g->root], kcLoop = -1;
@@ -312,13 +345,13 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
      block: the packed block of B serves them all (BLIS's ic loop). An Mc
      that does not divide M (a prime M, rowBlock in the cost model) leaves
      a shorter last block, split off first so every block is static. */
-  int64_t rows = root->loops.extent[M];
+  int64_t rows = root->loops.extent[M], cols = forallExtent(sc, &root->loops, N);
   if (!rootForall[M] && mc < rows) {
     int64_t whole = rows / mc * mc;
     if (whole < rows) {
       int lo, hi;
       dlcScriptSplit(s, h, M, whole, &lo, &hi);
-      emitRowBlocks(s, hi, n, p, rows - whole, reg, vw);
+      emitColumnBlocks(s, hi, n, p, rows - whole, reg, vw, cols);
       h = lo;
     }
     if (whole > mc) {
@@ -327,17 +360,7 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
       h = dlcScriptTileFor(s, h, sizes, n, NULL);
     }
   }
-  emitRowBlocks(s, h, n, p, mc, reg, vw);
-}
-
-/* The extent of root loop `d` inside the group's forall: its tile where
-   the schedule puts it in the forall, else all of it (a tile of a loop
-   the forall does not split tiles nothing). */
-static int64_t forallExtent(const DlcSchedule *s, const DlcLoopNest *nest, int d) {
-  for (int i = 0; i < s->numParallel; ++i)
-    if (s->parallel[i] == d && s->tiles[d] > 0)
-      return s->tiles[d];
-  return nest->extent[d];
+  emitColumnBlocks(s, h, n, p, mc, reg, vw, cols);
 }
 
 /* The multiply and add of a dot-product GEMM's body marked `contract`,
@@ -595,14 +618,23 @@ static void emitLoopsGroup(DlcScript *s, Group *g, int vw, int64_t padSid) {
 /*--- Groups ----------------------------------------------------------------------*/
 
 /* A given [MR, NR] fits the M tile (rows MR does not divide get a tile of
-   their own) and NR divides the N tile of the GEMM root (loops
-   [..., m, n, k...] with `p` parallel ones); other kernels ignore it. */
+   their own) and the N tile of the GEMM root (loops [..., m, n, k...] with
+   `p` parallel ones): NR divides it where B is packed into panels of the
+   tile's columns, and on the plain loops is no wider than it (the columns
+   NR does not divide get tiles of their own: emitColumnBlocks, as the
+   cost model's own schedules for a ragged N have them); other kernels
+   ignore it. */
 static bool registerTileFits(const DlcSchedule *sc, const DlcLoopNest *nest, int p) {
   if (p < 2)
     return false;
+  bool panels = false;
+  for (int d = 0; d < p - 2; ++d)
+    panels = panels || nest->panel[d];
   int64_t mc = sc->tiles[p - 2] ? sc->tiles[p - 2] : nest->extent[p - 2];
   int64_t nc = sc->tiles[p - 1] ? sc->tiles[p - 1] : nest->extent[p - 1];
-  return mc > 0 && nc > 0 && sc->registerTile[0] <= mc && nc % sc->registerTile[1] == 0;
+  int64_t nr = sc->registerTile[1];
+  return mc > 0 && nc > 0 && sc->registerTile[0] <= mc &&
+         (panels ? nc % nr == 0 : nr <= nc);
 }
 
 /* A given schedule's tiles must fit the root, or its tiles stop being
@@ -630,7 +662,8 @@ static bool givenFits(DlcScheduleState *st, MlirOperation func, const Group *g,
       !registerTileFits(&g->sched, nest, g->ops[g->root].numParallel)) {
     dlcScheduleFail(st, func,
                     "#dlk.schedule register tile does not fit: MR must not exceed the M tile "
-                    "and NR must divide the N tile of a contraction");
+                    "and NR must divide the N tile of a contraction on packed panels, or not "
+                    "exceed it");
     return false;
   }
   return true;

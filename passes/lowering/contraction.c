@@ -258,6 +258,9 @@ static int64_t plainPaddedN(const DlcGemmPacking *p, const DlcShape *sa, const D
   if (tb && !ta && !(constantB && sb->rank == 2) &&
       dlcDotGemmFits(m, sa->dims[sa->rank - 1], vw))
     return 0;
+  /* few rows read B once: reading it in place beats a padded copy */
+  if (!constantB && dlcGemmSplitsRaggedN(m, n, vw))
+    return 0;
   int64_t padded = (n + vw - 1) / vw * vw, lanes = dlcLargestDivisor(n, vw);
   /* fewer vector steps a row than the unpadded partial vectors take */
   if (n % vw == 0 || padded / vw >= n / lanes)

@@ -593,6 +593,36 @@ static int64_t streamKc(int64_t k, int64_t kcMax) {
   return kc >= kStreamRows / 2 ? kc : dlcLargestDivisor(k, kcMax);
 }
 
+/* Few rows read each float of B once, so such a GEMM streams B: 1 x 768
+   by 768 x 50257, a language model's vocabulary projection, reads 154 MB
+   for 77 MFLOP. Where no vector divides N, its register tiles had N's
+   largest divisor up to a vector as lanes (6 at N = 30522), or, under half
+   a vector (1 at 5003 or 50257), dlk-to-linalg padded B's columns to
+   whole vectors: a copy of B on one thread before the GEMM, whose
+   parallel tiles then divided the padded N (50264 = 8 x 6283: one vector
+   each). Both ran at 0.33-0.6x OpenBLAS (AVX2, Zen 3). B is now read in
+   place (a constant B is still padded, at compile time): the parallel
+   tiles take a divisor of N (raggedNc), each split into whole register
+   tiles, whole vectors and one partial vector (emitColumnBlocks in
+   cpu_schedule.c), over a GEMV's Kc blocks of 16 rows (streamKc; 8 M
+   rows lost 2.5x at 3 x 768 x 30522, more rows of B than the prefetchers
+   follow). Below 8 rows: forced at 8-15 rows with AVX2 (what an AVX-512
+   vector would cover) the split ran 1.06-1.8x faster than the padded
+   copy in five shapes, but 0.78x at 15 x 1024 x 5003. The figures are in
+   docs/schedules.md. */
+bool dlcGemmSplitsRaggedN(int64_t m, int64_t n, int64_t vw) {
+  enum { kRaggedRows = 8 };
+  return vw > 1 && m < kRaggedRows && n > vw && n % vw != 0;
+}
+
+/* The columns of such a GEMM's parallel tile: the largest divisor of N up
+   to N / `want` (`want` tiles at least, for the cores), where that is
+   at least `minCols` wide; else N, one tile. */
+static int64_t raggedNc(int64_t n, int64_t want, int64_t minCols) {
+  int64_t nc = want > 1 ? dlcLargestDivisor(n, n / want) : n;
+  return nc >= minCols ? nc : n;
+}
+
 void dlcScheduleGemm(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
   int64_t vw = t->vectorWidth;
   int n = l->numLoops, p = 0;
@@ -615,10 +645,17 @@ void dlcScheduleGemm(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s
     batch = dlcMulSaturate(batch, l->extent[d]);
   }
   int64_t maxRows = dlcGemmMaxRows(t, l->aRowBytes);
-  dlcGemmRegisterTileRows(M, N, vw, maxRows, s->registerTile);
+  /* a ragged N's register tiles are sized for its whole vectors */
+  bool ragged = dlcGemmSplitsRaggedN(M, N, vw);
+  int64_t cols = ragged ? 4 * vw : N;
+  dlcGemmRegisterTileRows(M, cols, vw, maxRows, s->registerTile);
   int64_t nr = s->registerTile[1], kcMax = maxKc(t);
-  int64_t mc = rowBlock(M, maxMc(t, kcMax), N, vw, maxRows), ncMax = maxNc(t, kcMax);
+  int64_t mc = rowBlock(M, maxMc(t, kcMax), cols, vw, maxRows), ncMax = maxNc(t, kcMax);
   int64_t nc = nr * dlcLargestDivisor(N / nr, ncMax / nr > 0 ? ncMax / nr : 1);
+  if (ragged) {
+    int64_t tiles = dlcMulSaturate(batch, M / mc);
+    nc = raggedNc(N, tiles >= kMinTiles ? 1 : (kMinTiles + tiles - 1) / tiles, 4 * vw);
+  }
   /* Split further until both cores have work, register tiles permitting. */
   while (dlcMulSaturate(dlcMulSaturate(batch, M / mc), N / nc) < kMinTiles) {
     if (nc % (2 * nr) == 0)
@@ -628,11 +665,11 @@ void dlcScheduleGemm(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s
     else
       break;
   }
-  dlcGemmRegisterTileRows(mc, nc, vw, maxRows, s->registerTile);
+  dlcGemmRegisterTileRows(mc, ragged ? cols : nc, vw, maxRows, s->registerTile);
   s->tiles[p - 2] = mc;
   s->tiles[p - 1] = nc;
   s->tiles[n - 1] =
-      M <= s->registerTile[0] ? streamKc(K, kcMax) : kBlock(K, kcMax, 1);
+      M <= s->registerTile[0] || ragged ? streamKc(K, kcMax) : kBlock(K, kcMax, 1);
   s->vectorWidth = vw;
   setParallel(s, 0, p);
   /* An Mc that does not divide M (rowBlock) is no forall tile: its

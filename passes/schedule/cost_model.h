@@ -70,6 +70,13 @@ int64_t dlcLargestDivisor(int64_t n, int64_t limit);
 int64_t dlcVectorTile(int64_t extent, int64_t vectorWidth);
 
 void dlcScheduleGemm(const DlcLoopNest *root, const DlcCpuTarget *t, DlcSchedule *out);
+
+/* Whether a GEMM of `m` rows by `n` columns (not packed into panels)
+   reads B in place with its N tiles split into whole vectors and one
+   partial vector: fewer than 8 rows and an N longer than a vector that no
+   vector divides. dlk-to-linalg pads no columns of a B that is not a
+   constant for it. */
+bool dlcGemmSplitsRaggedN(int64_t m, int64_t n, int64_t vectorWidth);
 void dlcScheduleLoops(const DlcLoopNest *sink, int64_t vectorWidth, DlcSchedule *out);
 
 /* The schedule of a GEMM whose inputs are both contiguous along K

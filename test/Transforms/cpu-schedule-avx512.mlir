@@ -168,11 +168,17 @@ func.func @classifier(%a: tensor<32x512xf32>, %b: tensor<512x10xf32>) -> tensor<
 
 // A classifier's one row (a GEMV): each element of B is read once, so the
 // k loop walks 16 rows of B at a time, streams the prefetchers follow, not
-// the 128-256 of maxKc; 1000 columns in partial vectors of 10 lanes (8
-// with AVX2). (B given as [N, K] and no constant runs as dot products
-// instead: cpu-schedule-dot.mlir.)
+// the 128-256 of maxKc. With AVX-512 no vector divides 1000 columns: each
+// parallel tile's 250 columns run as 3 x 64, 48 and a partial vector of
+// 10 lanes (they were 25 partial vectors of 10); with AVX2, whole vectors
+// of 8. (B given as [N, K] and no constant runs as dot products instead:
+// cpu-schedule-dot.mlir; more such N in cpu-schedule-ragged.mlir.)
 // CHECK-LABEL: func.func private @gemv_kernel0
-// CHECK-SAME: tile = [1, 250, 16], vector = 16, register = [1, 10]
+// CHECK-SAME: tile = [1, 250, 16], vector = 16, register = [1, 64]
+// CHECK-NOT: tensor.pad
+// CHECK: vector.outerproduct {{.*}} : vector<64xf32>, f32
+// CHECK: vector.outerproduct {{.*}} : vector<48xf32>, f32
+// CHECK: vector.outerproduct {{.*}} : vector<10xf32>, f32
 // AVX2-LABEL: func.func private @gemv_kernel0
 // AVX2-SAME: tile = [1, 200, 16], vector = 8, register = [1, 8]
 func.func @gemv(%x: tensor<1x2048xf32>, %w: tensor<2048x1000xf32>) -> tensor<1x1000xf32> {

@@ -26,8 +26,8 @@ func.func @wrong_rank(%a: tensor<32x16xf32>, %b: tensor<16x128xf32>) -> tensor<3
 // -----
 
 func.func @register_too_wide(%a: tensor<32x16xf32>, %b: tensor<16x128xf32>) -> tensor<32x128xf32> {
-  // expected-error @+1 {{#dlk.schedule register tile does not fit: MR must not exceed the M tile and NR must divide the N tile of a contraction}}
-  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [16, 64, 0], vector = 8, register = [4, 48], parallel = [0, 1]> (%a, %b) : (tensor<32x16xf32>, tensor<16x128xf32>) -> tensor<32x128xf32> {
+  // expected-error @+1 {{#dlk.schedule register tile does not fit: MR must not exceed the M tile and NR must divide the N tile of a contraction on packed panels, or not exceed it}}
+  %0 = dlk.kernel "contraction" schedule #dlk.schedule<tile = [16, 64, 0], vector = 8, register = [4, 128], parallel = [0, 1]> (%a, %b) : (tensor<32x16xf32>, tensor<16x128xf32>) -> tensor<32x128xf32> {
   ^bb0(%x: tensor<32x16xf32>, %y: tensor<16x128xf32>):
     %m = dlg.matmul %x, %y : tensor<32x16xf32>, tensor<16x128xf32> -> tensor<32x128xf32>
     dlk.yield %m : tensor<32x128xf32>

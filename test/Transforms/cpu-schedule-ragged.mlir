@@ -6,8 +6,10 @@
 // blocks of whole 6-row tiles and the shorter last one is split off; a Kc
 // likewise leaves a shorter last Kc block (a dynamic slice); an N that is
 // no whole number of panels (or, on the plain loops, of vectors) is padded
-// with zero columns, sliced off after. The fixed AVX2 and AVX-512 models
-// keep this independent of the machine.
+// with zero columns, sliced off after, except below 8 rows with B no
+// constant, where B streams: it is read in place and each parallel tile's
+// columns split into whole vectors and one partial vector. The fixed AVX2
+// and AVX-512 models keep this independent of the machine.
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=8 pack-a-bytes=2097152},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx2},canonicalize,cse)' | FileCheck %s
 // RUN: dlc-opt %s --pass-pipeline='builtin.module(func.func(dlg-fuse),dlk-to-linalg{vector-width=16 pack-a-bytes=2097148},func.func(linalg-fuse-elementwise-ops),canonicalize,cse,dlc-cpu-schedule{target=avx512},canonicalize,cse)' | FileCheck %s --check-prefix=AVX512
 
@@ -122,4 +124,80 @@ func.func @seventeen(%a: tensor<33x65xf32>, %b: tensor<65x17xf32>) -> tensor<33x
 func.func @batched_prime_m(%a: tensor<2x197x64xf32>, %b: tensor<2x64x197xf32>) -> tensor<2x197x197xf32> {
   %0 = dlg.matmul %a, %b : tensor<2x197x64xf32>, tensor<2x64x197xf32> -> tensor<2x197x197xf32>
   return %0 : tensor<2x197x197xf32>
+}
+
+// A vocabulary projection of one row, B an argument (1 x 768 by 768 x
+// 50257 in miniature, N = 1003 = 17 x 59): B was padded to 1008 columns
+// by a copy before the GEMM, on one thread. Now it is read in place: 17
+// parallel tiles of 59 columns, each as 32 + 3 x 8 + 3 lanes; with
+// AVX-512 59 columns are less than a register tile's 64, so one tile of
+// 1003: 15 x 64, 32 and 11 lanes.
+// CHECK-LABEL: func.func private @vocab_kernel0
+// CHECK-SAME: tile = [1, 59, 16], vector = 8, register = [1, 32]
+// CHECK-NOT: tensor.pad
+// CHECK: scf.forall (%{{.*}}) in (17)
+// CHECK: vector.outerproduct {{.*}} : vector<32xf32>, f32
+// CHECK: scf.for %{{.*}} = %c0 to %c24 step %c8
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, f32
+// CHECK: vector.outerproduct {{.*}} : vector<3xf32>, f32
+// CHECK-NOT: tensor.extract_slice {{.*}} to tensor<1x1003xf32>
+// CHECK: return
+// AVX512-LABEL: func.func private @vocab_kernel0
+// AVX512-SAME: tile = [1, 1003, 16], vector = 16, register = [1, 64]
+// AVX512-NOT: tensor.pad
+// AVX512: scf.for %{{.*}} = %c0 to %c960 step %c64
+// AVX512: vector.outerproduct {{.*}} : vector<64xf32>, f32
+// AVX512: vector.outerproduct {{.*}} : vector<32xf32>, f32
+// AVX512: vector.outerproduct {{.*}} : vector<11xf32>, f32
+func.func @vocab(%a: tensor<1x64xf32>, %b: tensor<64x1003xf32>) -> tensor<1x1003xf32> {
+  %0 = dlg.matmul %a, %b : tensor<1x64xf32>, tensor<64x1003xf32> -> tensor<1x1003xf32>
+  return %0 : tensor<1x1003xf32>
+}
+
+// Three rows, a prime N and an epilogue: one tile of all 5003 columns (no
+// divisor to share among threads), 4992 of them in 2 x 32 tiles and a row
+// of its own, then 3 x 8 and 3 x 3; the bias and relu after, on the
+// unpadded columns.
+// CHECK-LABEL: func.func private @prime_n_rows_kernel0
+// CHECK-SAME: tile = [3, 5003, 16], vector = 8, register = [2, 32]
+// CHECK-NOT: tensor.pad
+// CHECK: scf.for %{{.*}} = %c0 to %c4992 step %c32
+// CHECK: vector.outerproduct {{.*}} : vector<2xf32>, vector<32xf32>
+// CHECK: vector.outerproduct {{.*}} : vector<32xf32>, f32
+// CHECK: vector.outerproduct {{.*}} : vector<3xf32>, vector<8xf32>
+// CHECK: vector.outerproduct {{.*}} : vector<3xf32>, f32
+// CHECK: arith.maximumf
+// AVX512-LABEL: func.func private @prime_n_rows_kernel0
+// AVX512-SAME: tile = [3, 5003, 16], vector = 16, register = [3, 64]
+// AVX512-NOT: tensor.pad
+// AVX512: vector.outerproduct {{.*}} : vector<3xf32>, vector<64xf32>
+// AVX512: vector.outerproduct {{.*}} : vector<3xf32>, vector<11xf32>
+// AVX512: arith.maximumf
+func.func @prime_n_rows(%a: tensor<3x96xf32>, %b: tensor<96x5003xf32>, %bias: tensor<5003xf32>) -> tensor<3x5003xf32> {
+  %0 = dlg.matmul %a, %b : tensor<3x96xf32>, tensor<96x5003xf32> -> tensor<3x5003xf32>
+  %1 = dlg.add %0, %bias : tensor<3x5003xf32>, tensor<5003xf32> -> tensor<3x5003xf32>
+  %2 = dlg.relu %1 : tensor<3x5003xf32>
+  return %2 : tensor<3x5003xf32>
+}
+
+// A given schedule whose NR does not divide the N tile of the plain loops
+// (the cost model's own for a ragged N are such): the columns left over
+// get tiles of their own, here 50 = 32 + 16 + 2 (the last two columns a
+// row at a time, as narrower than half a vector). On packed panels NR
+// must still divide the tile (cpu-schedule-invalid.mlir).
+// CHECK-LABEL: func.func private @given_ragged_kernel0
+// CHECK-SAME: tile = [2, 50, 16], vector = 8, register = [2, 32]
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: vector.outerproduct {{.*}} : vector<2xf32>, vector<32xf32>
+// CHECK: vector.outerproduct {{.*}} : vector<2xf32>, vector<16xf32>
+// CHECK: vector.outerproduct {{.*}} : vector<2xf32>, f32
+// AVX512-LABEL: func.func private @given_ragged_kernel0
+// AVX512: vector.outerproduct {{.*}} : vector<2xf32>, f32
+func.func @given_ragged(%a: tensor<2x64xf32>, %b: tensor<64x100xf32>) -> tensor<2x100xf32> {
+  %y = dlk.kernel "contraction" schedule #dlk.schedule<tile = [2, 50, 16], vector = 8, register = [2, 32], parallel = [0, 1]> (%a, %b) : (tensor<2x64xf32>, tensor<64x100xf32>) -> tensor<2x100xf32> {
+  ^bb0(%x: tensor<2x64xf32>, %w: tensor<64x100xf32>):
+    %0 = dlg.matmul %x, %w : tensor<2x64xf32>, tensor<64x100xf32> -> tensor<2x100xf32>
+    dlk.yield %0 : tensor<2x100xf32>
+  }
+  return %y : tensor<2x100xf32>
 }

@@ -3,7 +3,9 @@ size"): a prime M (ViT's 197 tokens, 257, 1021; batched, attention's
 scores and context at 197 tokens), a prime K (389), N no
 whole number of panels (770, 129, 100 with transpose_b) or, on the plain
 loops of few rows or few columns, of vectors (127, a 5003-word
-vocabulary, a batched 45, 17), with and without a bias + relu epilogue,
+vocabulary, a batched 45, 17; below 8 rows B streams, read in place in
+whole vectors and one partial vector: 1003, 5003, 1001, a batched 333),
+with and without a bias + relu epilogue,
 a classifier of 1004 classes behind a flatten, and a transposed B whose
 Kc blocks (196 of K = 784; 324 of 1604, the last one shorter) no square
 8 x 8 block divides. Each equals NumPy
@@ -108,7 +110,9 @@ def main():
              case(1, 768, 5003), case(20, 33, 45, batch=3), case(33, 65, 17, epilogue=True),
              case(197, 64, 197, batch=2), case(197, 197, 64, batch=2, packs=False),
              classifier_case(1280, 1004), case(32, 784, 512, tb=True),
-             case(32, 1604, 256, tb=True, epilogue=True)]
+             case(32, 1604, 256, tb=True, epilogue=True),
+             case(1, 256, 1003), case(3, 96, 5003, epilogue=True), case(7, 64, 1001),
+             case(2, 48, 333, batch=3)]
     sys.exit(1 if run_cases(cases, "B") else 0)
 
 
