@@ -740,7 +740,7 @@ static int64_t dotLanes(int64_t k, int64_t vw) {
 
 /* Partial sums fewer than 4 lanes wide lose to the GEMM tile's gathers
    (a K with no factor 4). */
-enum { kDotMinLanes = 4 };
+enum { kDotMinLanes = 4, kDotMinTileRows = 16 };
 
 bool dlcDotGemmFits(int64_t m, int64_t k, int64_t vw) {
   return m > 0 && m <= kDotMaxRows && k >= vw && dotLanes(k, vw) >= kDotMinLanes;
@@ -787,6 +787,10 @@ bool dlcScheduleDot(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s)
     if (d == p - 2)
       d = p - 1;
     int64_t e = l->extent[d], chunks = dlcLargestDivisor(e, kLoopChunks);
+    /* rows of B with no divisor up to 8 (GPT-2's 50257 = 29 x 1733): tiles
+       of N's largest proper divisor, where that is 16 rows or more */
+    if (chunks < 2 && d == p - 1 && dlcLargestDivisor(e, e / 2) >= kDotMinTileRows)
+      chunks = e / dlcLargestDivisor(e, e / 2);
     if (chunks >= 2) {
       s->tiles[d] = e / chunks;
       s->parallel[s->numParallel++] = d;

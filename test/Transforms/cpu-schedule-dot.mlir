@@ -64,6 +64,30 @@ func.func @scores(%q: tensor<12x1x64xf32>, %k: tensor<12x197x64xf32>) -> tensor<
   return %0 : tensor<12x1x197xf32>
 }
 
+// B's rows without a divisor from 2 to 8 (a vocabulary of 50257 = 29 x
+// 1733 words, here 1003 = 17 x 59): the threads split them in tiles of
+// their largest proper divisor, not into one tile on one thread; the 59
+// rows of a tile are 4 x 12 and a tile of 11. A prime count stays one
+// tile (@prime_n).
+// CHECK-LABEL: func.func private @vocab_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [0, 59, 0], vector = 8, register = [1, 12], parallel = [1]>
+// CHECK: scf.forall (%{{.*}}) in (17)
+// CHECK-LABEL: func.func private @prime_n_kernel0
+// CHECK-SAME: #dlk.schedule<tile = [0, 0, 0], vector = 8, register = [1, 12]>
+// CHECK-NOT: scf.forall
+// CHECK: return
+// AVX512-LABEL: func.func private @vocab_kernel0
+// AVX512-SAME: tile = [0, 59, 0], vector = 16
+func.func @vocab(%a: tensor<1x256xf32>, %b: tensor<1003x256xf32>) -> tensor<1x1003xf32> {
+  %0 = dlg.matmul %a, %b {transpose_b = true} : tensor<1x256xf32>, tensor<1003x256xf32> -> tensor<1x1003xf32>
+  return %0 : tensor<1x1003xf32>
+}
+
+func.func @prime_n(%a: tensor<1x256xf32>, %b: tensor<1009x256xf32>) -> tensor<1x1009xf32> {
+  %0 = dlg.matmul %a, %b {transpose_b = true} : tensor<1x256xf32>, tensor<1009x256xf32> -> tensor<1x1009xf32>
+  return %0 : tensor<1x1009xf32>
+}
+
 // 16 rows: B is copied into K x N order (normalize.c) and read by the
 // GEMM's register tile.
 // SCRIPT-LABEL: group {{[0-9]+}} of @rows16_kernel0: 3 ops, gemm

@@ -42,7 +42,7 @@ def main():
     cases = [(case(1, 1024, 1024), "dot"), (case(1, 768, 5003), "dot"),
              (case(4, 768, 3072, epilogue=True), "dot"), (case(13, 100, 77), "dot"),
              (case(1, 64, 197, batch=12), "dot"), (case(5, 256, 96, batch=3, b_batched=False), "dot"),
-             (case(8, 4, 64), "gemm")]
+             (case(8, 4, 64), "gemm"), (case(3, 256, 1003, epilogue=True), "dot")]
     failed = 0
     for (name, src, args, want), kind in cases:
         seen = [kinds(src, t) for t in ("avx2", "avx512")]
