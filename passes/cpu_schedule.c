@@ -322,8 +322,14 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   int64_t nc = sc->tiles[N] ? sc->tiles[N] : root->loops.extent[N];
   int64_t kc = sc->tiles[n - 1];
   int64_t reg[2] = {sc->registerTile[0], sc->registerTile[1]};
-  if (reg[0] <= 0) /* a given schedule without one: whole vectors, the rest split off */
-    dlcGemmRegisterTile(mc, nc > vw && nc % vw ? nc / vw * vw : nc, vw, reg);
+  bool panels = false;
+  for (int d = 0; d < p - 2; ++d)
+    panels = panels || root->loops.panel[d];
+  /* a given schedule without one: on the plain loops whole vectors, the
+     rest split off (emitColumnBlocks); packed panels keep an NR dividing
+     their columns */
+  if (reg[0] <= 0)
+    dlcGemmRegisterTile(mc, !panels && nc > vw && nc % vw ? nc / vw * vw : nc, vw, reg);
   int64_t nr = reg[1];
   int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
   int h = handles[g->root], kcLoop = -1;

@@ -616,11 +616,16 @@ bool dlcGemmSplitsRaggedN(int64_t m, int64_t n, int64_t vw) {
 }
 
 /* The columns of such a GEMM's parallel tile: the largest divisor of N up
-   to N / `want` (`want` tiles at least, for the cores), where that is
-   at least `minCols` wide; else N, one tile. */
+   to N / `want` (`want` tiles at least, for the cores) that is at least
+   `minCols` wide, else the same for fewer tiles down to two (2 x 1009
+   columns: two tiles, not one), else N, one tile. */
 static int64_t raggedNc(int64_t n, int64_t want, int64_t minCols) {
-  int64_t nc = want > 1 ? dlcLargestDivisor(n, n / want) : n;
-  return nc >= minCols ? nc : n;
+  for (int64_t w = want; w >= 2; --w) {
+    int64_t nc = dlcLargestDivisor(n, n / w);
+    if (nc >= minCols)
+      return nc;
+  }
+  return n;
 }
 
 void dlcScheduleGemm(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s) {
@@ -645,9 +650,10 @@ void dlcScheduleGemm(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s
     batch = dlcMulSaturate(batch, l->extent[d]);
   }
   int64_t maxRows = dlcGemmMaxRows(t, l->aRowBytes);
-  /* a ragged N's register tiles are sized for its whole vectors */
+  /* a ragged N's register tiles are sized for its whole vectors (up to
+     four: no wider than N, so the schedule read back as a given one fits) */
   bool ragged = dlcGemmSplitsRaggedN(M, N, vw);
-  int64_t cols = ragged ? 4 * vw : N;
+  int64_t cols = !ragged ? N : N / vw < 4 ? N / vw * vw : 4 * vw;
   dlcGemmRegisterTileRows(M, cols, vw, maxRows, s->registerTile);
   int64_t nr = s->registerTile[1], kcMax = maxKc(t);
   int64_t mc = rowBlock(M, maxMc(t, kcMax), cols, vw, maxRows), ncMax = maxNc(t, kcMax);

@@ -201,3 +201,29 @@ func.func @given_ragged(%a: tensor<2x64xf32>, %b: tensor<64x100xf32>) -> tensor<
   }
   return %y : tensor<2x100xf32>
 }
+
+// Ten columns of one row: the register tile is sized for N's whole
+// vectors (1 x 8, not the 1 x 32 of a long row), so the printed schedule
+// fits when given back; 8 lanes and 2.
+// CHECK-LABEL: func.func private @narrow_row_kernel0
+// CHECK-SAME: tile = [1, 10, 16], vector = 8, register = [1, 8]
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, f32
+// CHECK: vector.outerproduct {{.*}} : vector<2xf32>, f32
+// AVX512-LABEL: func.func private @narrow_row_kernel0
+// AVX512-SAME: tile = [1, 10, 16], vector = 16, register = [1, 10]
+func.func @narrow_row(%a: tensor<1x128xf32>, %b: tensor<128x10xf32>) -> tensor<1x10xf32> {
+  %0 = dlg.matmul %a, %b : tensor<1x128xf32>, tensor<128x10xf32> -> tensor<1x10xf32>
+  return %0 : tensor<1x10xf32>
+}
+
+// N = 2 x 1009: no divisor gives four tiles of 4 vectors or more, so two
+// of 1009 columns (31 x 32 + 16 + 1), not one tile on one thread.
+// CHECK-LABEL: func.func private @two_primes_kernel0
+// CHECK-SAME: tile = [1, 1009, 16], vector = 8, register = [1, 32]
+// CHECK: scf.forall (%{{.*}}) in (2)
+// AVX512-LABEL: func.func private @two_primes_kernel0
+// AVX512-SAME: tile = [1, 1009, 16], vector = 16, register = [1, 64]
+func.func @two_primes(%a: tensor<1x64xf32>, %b: tensor<64x2018xf32>) -> tensor<1x2018xf32> {
+  %0 = dlg.matmul %a, %b : tensor<1x64xf32>, tensor<64x2018xf32> -> tensor<1x2018xf32>
+  return %0 : tensor<1x2018xf32>
+}
