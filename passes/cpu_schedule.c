@@ -322,14 +322,12 @@ static void emitGemmGroup(DlcScript *s, Group *g, int vw) {
   int64_t nc = sc->tiles[N] ? sc->tiles[N] : root->loops.extent[N];
   int64_t kc = sc->tiles[n - 1];
   int64_t reg[2] = {sc->registerTile[0], sc->registerTile[1]};
-  bool panels = false;
-  for (int d = 0; d < p - 2; ++d)
-    panels = panels || root->loops.panel[d];
   /* a given schedule without one: on the plain loops whole vectors, the
      rest split off (emitColumnBlocks); packed panels keep an NR dividing
      their columns */
+  bool plain = !dlcLoopNestHasPanel(&root->loops);
   if (reg[0] <= 0)
-    dlcGemmRegisterTile(mc, !panels && nc > vw && nc % vw ? nc / vw * vw : nc, vw, reg);
+    dlcGemmRegisterTile(mc, plain && nc > vw && nc % vw ? nc / vw * vw : nc, vw, reg);
   int64_t nr = reg[1];
   int64_t sizes[DLC_SCHEDULE_MAX_LOOPS] = {0};
   int h = handles[g->root], kcLoop = -1;
@@ -633,9 +631,7 @@ static void emitLoopsGroup(DlcScript *s, Group *g, int vw, int64_t padSid) {
 static bool registerTileFits(const DlcSchedule *sc, const DlcLoopNest *nest, int p) {
   if (p < 2)
     return false;
-  bool panels = false;
-  for (int d = 0; d < p - 2; ++d)
-    panels = panels || nest->panel[d];
+  bool panels = dlcLoopNestHasPanel(nest);
   int64_t mc = sc->tiles[p - 2] ? sc->tiles[p - 2] : nest->extent[p - 2];
   int64_t nc = sc->tiles[p - 1] ? sc->tiles[p - 1] : nest->extent[p - 1];
   int64_t nr = sc->registerTile[1];
@@ -883,9 +879,8 @@ static bool feedsPanelA(MlirOperation producer, const MlirOperation *group, int 
         !mlirValueEqual(mlirOperationGetOperand(group[i], 0), r) || !readOp(group[i], &info) ||
         !dlcIsGemmRoot(&info))
       continue;
-    for (int d = 0; d < info.loops.numLoops; ++d)
-      if (info.loops.panel[d])
-        return true;
+    if (dlcLoopNestHasPanel(&info.loops))
+      return true;
   }
   return false;
 }

@@ -24,6 +24,13 @@ enum {
   kMinParallel = 1 << 14, /* elements below which threads cost more than they give */
 };
 
+bool dlcLoopNestHasPanel(const DlcLoopNest *l) {
+  for (int d = 0; d < l->numLoops; ++d)
+    if (l->panel[d])
+      return true;
+  return false;
+}
+
 int64_t dlcLargestDivisor(int64_t n, int64_t limit) {
   if (n <= 0 || limit <= 1)
     return 1;
@@ -653,7 +660,7 @@ void dlcScheduleGemm(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s
   /* a ragged N's register tiles are sized for its whole vectors (up to
      four: no wider than N, so the schedule read back as a given one fits) */
   bool ragged = dlcGemmSplitsRaggedN(M, N, vw);
-  int64_t cols = !ragged ? N : N / vw < 4 ? N / vw * vw : 4 * vw;
+  int64_t cols = ragged ? (N / vw < 4 ? N / vw : 4) * vw : N;
   dlcGemmRegisterTileRows(M, cols, vw, maxRows, s->registerTile);
   int64_t nr = s->registerTile[1], kcMax = maxKc(t);
   int64_t mc = rowBlock(M, maxMc(t, kcMax), cols, vw, maxRows), ncMax = maxNc(t, kcMax);
@@ -795,8 +802,9 @@ bool dlcScheduleDot(const DlcLoopNest *l, const DlcCpuTarget *t, DlcSchedule *s)
     int64_t e = l->extent[d], chunks = dlcLargestDivisor(e, kLoopChunks);
     /* rows of B with no divisor up to 8 (GPT-2's 50257 = 29 x 1733): tiles
        of N's largest proper divisor, where that is 16 rows or more */
-    if (chunks < 2 && d == p - 1 && dlcLargestDivisor(e, e / 2) >= kDotMinTileRows)
-      chunks = e / dlcLargestDivisor(e, e / 2);
+    int64_t proper = chunks < 2 && d == p - 1 ? dlcLargestDivisor(e, e / 2) : 0;
+    if (proper >= kDotMinTileRows)
+      chunks = e / proper;
     if (chunks >= 2) {
       s->tiles[d] = e / chunks;
       s->parallel[s->numParallel++] = d;

@@ -63,6 +63,9 @@ typedef struct DlcLoopNest {
   int64_t aRowBytes;
 } DlcLoopNest;
 
+/* Whether the nest has a loop over B's column panels: a GEMM on packed B. */
+bool dlcLoopNestHasPanel(const DlcLoopNest *l);
+
 /* Largest divisor of `n` that is <= `limit` (1 when n <= 0). */
 int64_t dlcLargestDivisor(int64_t n, int64_t limit);
 
